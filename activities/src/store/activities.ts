@@ -1,0 +1,11 @@
+import { failScrapeJob, type Db } from '@wds/db';
+import type { RecordScrapeFailureInput } from '@wds/workflows/contracts';
+import type { StoreActivities } from '../types';
+
+export function createStoreActivities(deps: { db: Db }): StoreActivities {
+  return {
+    async recordScrapeFailure({ jobId, error }: RecordScrapeFailureInput) {
+      await failScrapeJob(deps.db, jobId, error);
+    },
+  };
+}

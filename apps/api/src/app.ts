@@ -1,0 +1,29 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { ApiDeps } from './deps';
+import { installErrorHandling } from './errors';
+import { v2Routes } from './routes/v2';
+
+export interface AppOptions {
+  maxRequestBytes: number;
+  logLevel: string;
+}
+
+export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    bodyLimit: opts.maxRequestBytes,
+    // Request logs would carry URLs of lockdown scrapes; errors are logged explicitly instead.
+    disableRequestLogging: true,
+    logger: { level: opts.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] },
+    ajv: { customOptions: { coerceTypes: false } },
+  });
+  installErrorHandling(app);
+
+  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/ready', async (_req, reply) => {
+    const r = await deps.ready();
+    const ok = r.postgres && r.temporal;
+    return reply.status(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not ready', ...r });
+  });
+  await app.register(async (v2) => v2Routes(v2, deps), { prefix: '/v2' });
+  return app;
+}

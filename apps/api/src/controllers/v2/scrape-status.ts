@@ -1,0 +1,24 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { loadTeamScrape } from '@wds/db';
+import { WdsError, isErrorKind } from '@wds/errors';
+import type { ApiDeps } from '../../deps';
+import { requireScope } from '../../middleware/auth';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** GET /v2/scrape/{id}: the stored result of the team's own scrape. */
+export function scrapeStatusController(deps: ApiDeps) {
+  return async (req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
+    requireScope(req, 'scrape');
+    const { id } = req.params;
+    if (!UUID.test(id)) throw new WdsError('BAD_REQUEST', { message: 'Invalid scrape ID format. Scrape ID must be a valid UUID.' });
+    const row = await loadTeamScrape(deps.db, req.auth.teamId, id);
+    if (!row) throw new WdsError('NOT_FOUND', { message: 'Scrape job not found' });
+    if (row.status === 'pending') return reply.send({ success: true, status: 'scraping' });
+    if (row.status === 'failed') {
+      const e = row.error as { kind?: string; message?: string; code?: string; details?: unknown } | null;
+      throw new WdsError(isErrorKind(e?.kind) ? e.kind : 'INTERNAL', { message: e?.message, code: e?.code, details: e?.details });
+    }
+    return reply.send({ success: true, data: row.document });
+  };
+}

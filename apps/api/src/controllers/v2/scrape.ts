@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { scrapeCatalogRequestSchema, scrapeUrlRequestSchema, type ScrapeDocument } from '@wds/contracts';
+import { deleteScrapeJob, insertCompletedScrape, insertScrapeJob, loadScrapeJob } from '@wds/db';
+import { WdsError } from '@wds/errors';
+import type { ApiDeps } from '../../deps';
+import { requireScope } from '../../middleware/auth';
+import { answerFromCache } from '../../services/scrape-cache';
+import { checkScrapePolicy } from '../../services/scrape-policy';
+import { validateBody } from './validate';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** POST /v2/scrape: URL mode (cache, else a scrape workflow) or catalog mode. */
+export function scrapeController(deps: ApiDeps) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    requireScope(req, 'scrape');
+    const body = req.body as Record<string, unknown> | undefined;
+    if (body && typeof body === 'object' && 'catalog' in body) return catalog(req);
+
+    const o = validateBody(scrapeUrlRequestSchema, body);
+    checkScrapePolicy(o, req.auth);
+    const scrapeId = randomUUID();
+    // Zero-data-retention and lockdown requests leave no URL behind.
+    const keepNothing = o.zeroDataRetention || o.lockdown;
+
+    const cached = await answerFromCache(deps.db, o, scrapeId);
+    if (cached) {
+      if (!keepNothing) {
+        await insertCompletedScrape(deps.db, { id: scrapeId, teamId: req.auth.teamId, url: o.url, options: o, document: cached.document, creditsUsed: cached.creditsUsed });
+      }
+      return reply.send({ success: true, data: cached.document });
+    }
+
+    await insertScrapeJob(deps.db, { id: scrapeId, teamId: req.auth.teamId, url: keepNothing ? null : o.url, options: o });
+    await deps.starters.runScrape({ jobId: scrapeId, timeoutMs: o.timeout });
+    const job = await loadScrapeJob(deps.db, scrapeId);
+    if (!job?.document) throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the scrape finished without a document' });
+    const document = job.document as ScrapeDocument;
+    if (o.domainTools) (document as ScrapeDocument & { tools: unknown[] }).tools = [];
+    if (o.zeroDataRetention) await deleteScrapeJob(deps.db, scrapeId);
+    return reply.send({ success: true, data: document });
+  };
+
+  /**
+   * Catalog mode. This deployment has no catalogued providers yet, so after validation and
+   * the team check every call is an unknown provider (spec: 404 unknown_provider, nothing executed).
+   */
+  async function catalog(req: FastifyRequest) {
+    const requestId = req.headers['x-request-id'];
+    if (requestId !== undefined && (typeof requestId !== 'string' || !REQUEST_ID.test(requestId))) {
+      throw new WdsError('BAD_REQUEST', {
+        details: [{ code: 'invalid_format', path: ['x-request-id'], message: 'x-request-id must be 1 to 128 letters, digits, ".", "_", ":" or "-"' }],
+      });
+    }
+    const o = validateBody(scrapeCatalogRequestSchema, req.body);
+    if (!req.auth.flags.catalog) {
+      throw new WdsError('FORBIDDEN', { message: 'Forbidden: catalog execution is not enabled for this team.', code: 'CATALOG_NOT_ENABLED' });
+    }
+    const first = Array.isArray(o.catalog) ? o.catalog[0]! : o.catalog;
+    throw new WdsError('NOT_FOUND', { code: 'unknown_provider', message: `Unknown provider or capability: ${first.provider}/${first.capability}` });
+  }
+}

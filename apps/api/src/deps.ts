@@ -1,0 +1,10 @@
+import type { Db } from '@wds/db';
+import type { Starters } from './temporal';
+
+/** What controllers need; built once in app.ts so tests and benches can pass their own. */
+export interface ApiDeps {
+  db: Db;
+  starters: Starters;
+  /** Checks the stack behind the API for /ready. */
+  ready(): Promise<{ postgres: boolean; temporal: boolean }>;
+}

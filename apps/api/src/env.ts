@@ -1,0 +1,25 @@
+import { envInt, envStr, exitOnConfigError, loadEnv, z } from '@wds/config';
+import { commonEnvShape } from '@wds/config/common';
+
+export function loadApiEnv(source: Record<string, string | undefined> = process.env) {
+  try {
+    return loadEnv(
+      {
+        ...commonEnvShape,
+        DATABASE_URL: z.string({ error: 'is required (postgres://...)' }).url('must be a postgres:// URL'),
+        TEMPORAL_ADDRESS: envStr('127.0.0.1:7233'),
+        PORT: envInt(3002, 0, 65535),
+        HOST: envStr('0.0.0.0'),
+        /** When set, this key is created for the default team at start, so scripts can know it. */
+        WDS_API_KEY: z.string().min(8, 'must be at least 8 characters').max(200).optional(),
+        WDS_DEFAULT_TEAM: envStr('default'),
+        /** Request bodies above this many bytes get 413 Payload Too Large. */
+        WDS_MAX_REQUEST_BYTES: envInt(10 * 1024 * 1024, 1024),
+      },
+      source,
+    );
+  } catch (e) {
+    return exitOnConfigError(e);
+  }
+}
+export type ApiEnv = ReturnType<typeof loadApiEnv>;

@@ -1,0 +1,46 @@
+import { connectDb, createKey, ensureTeam, migrateDb } from '@wds/db';
+import { buildApp } from './app';
+import { loadApiEnv } from './env';
+import { connectTemporal } from './temporal';
+
+const env = loadApiEnv();
+const dbh = connectDb(env.DATABASE_URL, { max: 20 });
+await migrateDb(dbh);
+if (env.WDS_API_KEY) {
+  const teamId = await ensureTeam(dbh.db, env.WDS_DEFAULT_TEAM);
+  await createKey(dbh.db, teamId, { key: env.WDS_API_KEY, name: 'WDS_API_KEY' });
+}
+const { connection, starters } = await connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
+
+const app = await buildApp(
+  {
+    db: dbh.db,
+    starters,
+    async ready() {
+      const [postgres, temporal] = await Promise.all([
+        dbh.pool.query('SELECT 1').then(() => true, () => false),
+        connection.healthService.check({}).then(() => true, () => false),
+      ]);
+      return { postgres, temporal };
+    },
+  },
+  { maxRequestBytes: env.WDS_MAX_REQUEST_BYTES, logLevel: env.LOG_LEVEL },
+);
+
+await app.listen({ port: env.PORT, host: env.HOST });
+const addr = app.server.address();
+const port = typeof addr === 'object' && addr ? addr.port : env.PORT;
+process.stdout.write(`wds-api: listening on http://localhost:${port}\n`);
+
+let closing = false;
+for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(sig, async () => {
+    if (closing) return;
+    closing = true;
+    // Stop accepting, let in-flight requests finish, then release connections.
+    await app.close();
+    await starters.close();
+    await dbh.close();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,37 @@
+import { effectiveMaxAge, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
+import { findCachedPage, type Db } from '@wds/db';
+import { WdsError, ScrapeCodes } from '@wds/errors';
+import { buildDocument, scrapeCacheKey } from '@wds/scraper';
+
+/** Whether the request may only be answered from the cache (spec: minAge, lockdown). */
+export const isCacheOnly = (o: ScrapeUrlRequest) => o.lockdown || o.minAge !== undefined;
+
+/**
+ * The cache rules of the spec: a copy younger than maxAge is served with no outbound request;
+ * with minAge only copies at least that old count and a miss is 404 SCRAPE_NO_CACHED_DATA;
+ * lockdown never goes out (default maxAge 2 years) and a miss is 404 SCRAPE_LOCKDOWN_CACHE_MISS.
+ * Returns null when the request should go to a fresh scrape.
+ */
+export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: string): Promise<{ document: ScrapeDocument; creditsUsed: number } | null> {
+  const maxAgeMs = o.minAge !== undefined && o.maxAge === undefined ? undefined : effectiveMaxAge(o);
+  const consult = isCacheOnly(o) || (maxAgeMs ?? 1) > 0;
+  const hit = consult ? await findCachedPage(db, scrapeCacheKey(o), { maxAgeMs, minAgeMs: o.minAge }) : null;
+  if (!hit) {
+    if (o.lockdown) {
+      throw new WdsError('NOT_FOUND', { code: ScrapeCodes.LOCKDOWN_CACHE_MISS, message: 'No cached copy of this page exists; lockdown mode makes no outbound request.' });
+    }
+    if (o.minAge !== undefined) {
+      throw new WdsError('NOT_FOUND', { code: ScrapeCodes.NO_CACHED_DATA, message: 'No cached data matches minAge for this URL.' });
+    }
+    return null;
+  }
+  const built = buildDocument(
+    { requestedUrl: o.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset },
+    o,
+    { scrapeId, engine: hit.engine, cache: { state: 'hit', cachedAt: hit.fetchedAt } },
+  );
+  // Spec: lockdown is billed 5 credits on a hit.
+  const creditsUsed = o.lockdown ? 5 : built.creditsUsed;
+  built.document.metadata.creditsUsed = creditsUsed;
+  return { document: built.document, creditsUsed };
+}

@@ -1,0 +1,24 @@
+import { unavailableFeatures, type ScrapeUrlRequest } from '@wds/contracts';
+import type { AuthedKey } from '@wds/db';
+import { WdsError } from '@wds/errors';
+
+/** Team-level enablement (spec: 403 when not enabled) and features this deployment lacks (400). */
+export function checkScrapePolicy(o: ScrapeUrlRequest, auth: AuthedKey): void {
+  if (o.zeroDataRetention && !auth.flags.zeroDataRetention) {
+    throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
+  }
+  if (o.domainTools && (!auth.flags.catalog || o.zeroDataRetention)) {
+    throw new WdsError('FORBIDDEN', { message: 'Forbidden: domainTools needs catalog access enabled for the team and zero data retention off.', code: 'CATALOG_NOT_ENABLED' });
+  }
+  if (o.threatProtection && !auth.flags.threatProtection) {
+    throw new WdsError('FORBIDDEN', { message: 'Forbidden: threat protection overrides are not enabled for this team.', code: 'THREAT_PROTECTION_NOT_ENABLED' });
+  }
+  const missing = unavailableFeatures(o);
+  if (missing.length) {
+    throw new WdsError('FEATURE_NOT_AVAILABLE', {
+      message: missing.map((m) => m.message).join(' '),
+      code: 'FEATURE_NOT_AVAILABLE',
+      details: missing,
+    });
+  }
+}

@@ -1,0 +1,21 @@
+import { envInt, exitOnConfigError, loadEnv, z } from '@wds/config';
+import { commonEnvShape } from '@wds/config/common';
+
+export function loadServerEnv(source: Record<string, string | undefined> = process.env) {
+  try {
+    return loadEnv(
+      {
+        ...commonEnvShape,
+        PORT: envInt(3002, 0, 65535),
+        WDS_API_KEY: z.string().min(8, 'must be at least 8 characters').max(200).optional(),
+        /** Ports of the embedded services (used only when DATABASE_URL / TEMPORAL_ADDRESS are unset). */
+        WDS_EMBEDDED_PG_PORT: envInt(54329, 1, 65535),
+        WDS_EMBEDDED_TEMPORAL_PORT: envInt(7233, 1, 65535),
+        WDS_EMBEDDED_TEMPORAL_UI_PORT: envInt(8233, 0, 65535),
+      },
+      source,
+    );
+  } catch (e) {
+    return exitOnConfigError(e);
+  }
+}

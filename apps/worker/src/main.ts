@@ -1,0 +1,35 @@
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { connectDb, migrateDb } from '@wds/db';
+import { loadWorkerEnv } from './env';
+import { queueOptions } from './queues';
+
+const env = loadWorkerEnv();
+// Runtime.install must come before any connection or worker is created.
+const level = env.LOG_LEVEL.toUpperCase();
+Runtime.install({ logger: new DefaultLogger((['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level) ? level : 'WARN') as LogLevel) });
+const dbh = connectDb(env.DATABASE_URL, { max: Math.min(50, env.WDS_FETCH_CONCURRENCY + 5) });
+await migrateDb(dbh);
+const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
+
+const workers: Worker[] = [];
+for (const queue of env.WDS_WORKER_QUEUES) {
+  const opts = queueOptions(queue, env, dbh.db);
+  if (!opts) {
+    process.stderr.write(`wds-worker: queue ${queue} has no activities in this version; not serving it\n`);
+    continue;
+  }
+  workers.push(
+    await Worker.create({
+      connection,
+      namespace: env.TEMPORAL_NAMESPACE,
+      taskQueue: queue,
+      shutdownGraceTime: env.WDS_SHUTDOWN_GRACE_MS,
+      ...opts,
+    }),
+  );
+}
+process.stdout.write(`wds-worker: serving ${env.WDS_WORKER_QUEUES.join(', ')} on ${env.TEMPORAL_ADDRESS}\n`);
+// Worker.run resolves after SIGINT/SIGTERM once in-flight tasks finish or the grace time passes.
+await Promise.all(workers.map((w) => w.run()));
+await connection.close();
+await dbh.close();

@@ -1,0 +1,50 @@
+import type { FormatType } from './formats';
+import type { ScrapeOptions } from './scrape';
+
+/**
+ * What this deployment can do. Each later capability (browser, PDF, LLM) removes its
+ * entries here; until then a request that needs it gets a clear 400 naming it instead of
+ * a silently empty field.
+ */
+const FORMAT_NEEDS: Partial<Record<FormatType, string>> = {
+  screenshot: 'the browser engine',
+  summary: 'an LLM',
+  json: 'an LLM',
+  changeTracking: 'change tracking storage',
+  attributes: 'the attributes extractor',
+  branding: 'the browser engine and an LLM',
+  product: 'an LLM',
+  menu: 'an LLM',
+  audio: 'media extraction',
+  video: 'media extraction',
+  question: 'an LLM',
+  highlights: 'an LLM',
+  query: 'an LLM',
+};
+
+export interface Unavailable {
+  field: string;
+  message: string;
+}
+
+export function unavailableFeatures(o: ScrapeOptions): Unavailable[] {
+  const out: Unavailable[] = [];
+  for (const f of o.formats) {
+    const need = FORMAT_NEEDS[f.type];
+    if (need) out.push({ field: 'formats', message: `Format '${f.type}' is not available in this deployment: it needs ${need}, which is not built yet.` });
+  }
+  const browserOnly: [boolean, string][] = [
+    [!!o.actions?.length, 'actions'],
+    [o.mobile, 'mobile'],
+    [!!o.profile, 'profile'],
+  ];
+  for (const [used, field] of browserOnly) {
+    if (used) out.push({ field, message: `'${field}' is not available in this deployment: it needs the browser engine, which is not built yet.` });
+  }
+  if (o.onlyCleanContent) out.push({ field: 'onlyCleanContent', message: "'onlyCleanContent' is not available in this deployment: it needs an LLM, which is not configured." });
+  if (o.redactPII !== false) out.push({ field: 'redactPII', message: "'redactPII' is not available in this deployment: it needs an LLM, which is not configured." });
+  return out;
+}
+
+/** PDF conversion (parsers with type pdf) needs the document engine. */
+export const PDF_PARSER_AVAILABLE = false;

@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { actionsSchema } from './actions';
+import { formatsSchema, type FormatObject } from './formats';
+
+/** The spec's Scrape request table, field by field (URL mode). */
+export const TWO_DAYS_MS = 172_800_000;
+export const TWO_YEARS_MS = 2 * 365 * 24 * 3600 * 1000;
+
+export const httpUrl = z
+  .string({ error: 'url is required' })
+  .trim()
+  .min(1, 'url is required')
+  .max(8_192)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
+    } catch {
+      return false;
+    }
+  }, 'url must be an absolute http(s) URL');
+
+const pdfParser = z.strictObject({
+  type: z.literal('pdf'),
+  mode: z.enum(['fast', 'auto', 'ocr']).default('auto'),
+  maxPages: z.int().min(1).max(10_000).optional(),
+  pages: z.boolean().default(false),
+  /** Deprecated alias of `pages` that the SDK documents as still accepted. */
+  pageMarkdown: z.boolean().optional(),
+  blocks: z.boolean().default(false),
+  pageMarkers: z.boolean().default(false),
+});
+
+export const parserSchema = z
+  .union([z.literal('pdf'), pdfParser])
+  .transform((p) => (p === 'pdf' ? pdfParser.parse({ type: 'pdf' }) : { ...p, pages: p.pages || p.pageMarkdown === true }));
+
+export const locationSchema = z.strictObject({
+  country: z.string().regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code in upper case').default('US'),
+  languages: z.array(z.string().min(2).max(35).regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'invalid locale tag')).max(20).optional(),
+});
+
+const redactPIIOptions = z.strictObject({
+  mode: z.enum(['accurate', 'aggressive', 'fast']).optional(),
+  entities: z.array(z.enum(['PERSON', 'EMAIL', 'PHONE', 'LOCATION', 'FINANCIAL', 'SECRET'])).optional(),
+  replaceStyle: z.enum(['tag', 'mask', 'remove']).optional(),
+});
+
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Scrape options shared by scrape, crawl scrapeOptions and batch scrape. */
+export const scrapeOptionsShape = {
+  formats: formatsSchema.default([{ type: 'markdown' }]),
+  onlyMainContent: z.boolean().default(true),
+  onlyCleanContent: z.boolean().default(false),
+  includeTags: z.array(z.string().min(1).max(500)).max(100).optional(),
+  excludeTags: z.array(z.string().min(1).max(500)).max(100).optional(),
+  maxAge: z.int().min(0).optional(),
+  minAge: z.int().min(0).optional(),
+  headers: z
+    .record(z.string().regex(headerName, 'invalid header name'), z.string().max(8_192).refine((v) => !/[\r\n]/.test(v), 'header values must not contain line breaks'))
+    .optional(),
+  waitFor: z.int().min(0).max(300_000).default(0),
+  mobile: z.boolean().default(false),
+  skipTlsVerification: z.boolean().default(true),
+  timeout: z.int().min(1_000).max(300_000).default(60_000),
+  parsers: z.array(parserSchema).max(5).optional(),
+  actions: actionsSchema.optional(),
+  location: locationSchema.optional(),
+  removeBase64Images: z.boolean().default(true),
+  blockAds: z.boolean().default(true),
+  proxy: z.enum(['basic', 'enhanced', 'auto', 'stealth']).default('auto'),
+  storeInCache: z.boolean().default(true),
+  lockdown: z.boolean().default(false),
+  redactPII: z.union([z.boolean(), redactPIIOptions]).default(false),
+  profile: z.strictObject({ name: z.string().min(1).max(128), saveChanges: z.boolean().default(true) }).optional(),
+  threatProtection: z.record(z.string(), z.unknown()).optional(),
+  auditMetadata: z.record(z.string(), z.unknown()).optional(),
+  zeroDataRetention: z.boolean().default(false),
+  fastMode: z.boolean().default(false),
+};
+
+const scrapeOptionsObject = z.strictObject(scrapeOptionsShape);
+
+function checkCrossFieldRules(o: z.output<typeof scrapeOptionsObject>, ctx: z.RefinementCtx) {
+  if (o.waitFor > o.timeout / 2) {
+    ctx.addIssue({ code: 'custom', path: ['waitFor'], message: 'waitFor must not exceed half of timeout' });
+  }
+}
+
+export const scrapeOptionsSchema = scrapeOptionsObject.superRefine(checkCrossFieldRules);
+
+/** Sibling keys clients add to every body (the JS SDK sends `origin: "js-sdk@x"`). */
+const clientTags = {
+  origin: z.string().max(200).optional(),
+  integration: z.string().max(200).nullable().optional(),
+};
+
+export const scrapeUrlRequestSchema = z
+  .strictObject({
+    url: httpUrl,
+    ...scrapeOptionsShape,
+    ...clientTags,
+    domainTools: z.boolean().default(false),
+    toolDetail: z.enum(['compact', 'summary', 'full']).optional(),
+  })
+  .superRefine(checkCrossFieldRules);
+
+const catalogCall = z.strictObject({
+  provider: z.string().min(1).max(200),
+  capability: z.string().min(1).max(200),
+  options: z.record(z.string(), z.unknown()).default({}),
+});
+
+/** Catalog mode: only the catalog call(s) plus timeout/origin/integration. */
+export const scrapeCatalogRequestSchema = z.strictObject({
+  catalog: z.union([catalogCall, z.array(catalogCall).min(1).max(10)]),
+  timeout: z.int().min(1_000).max(300_000).default(60_000),
+  ...clientTags,
+});
+
+export type ScrapeOptions = z.output<typeof scrapeOptionsObject>;
+export type ScrapeUrlRequest = z.output<typeof scrapeUrlRequestSchema>;
+export type ScrapeCatalogRequest = z.output<typeof scrapeCatalogRequestSchema>;
+export type PdfParserOptions = z.output<typeof pdfParser>;
+export type { FormatObject };
+
+/** Effective maxAge: the spec's default, or 2 years under lockdown. */
+export function effectiveMaxAge(o: Pick<ScrapeOptions, 'maxAge' | 'lockdown'>): number {
+  return o.maxAge ?? (o.lockdown ? TWO_YEARS_MS : TWO_DAYS_MS);
+}
+
+/** Sensitive parameters force storeInCache off (spec: actions, headers). */
+export function mayStoreInCache(o: Pick<ScrapeOptions, 'storeInCache' | 'headers' | 'actions' | 'zeroDataRetention' | 'lockdown'>): boolean {
+  return o.storeInCache && !o.headers && !o.actions?.length && !o.zeroDataRetention && !o.lockdown;
+}

@@ -1,0 +1,39 @@
+import type { z } from 'zod';
+
+export interface FieldIssue {
+  code: string;
+  path: (string | number)[];
+  message: string;
+  keys?: string[];
+}
+
+/** zod issues → the `details` array of a 400 (per-field, stable shape). */
+export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
+  return issues.map((i) => {
+    const d: FieldIssue = {
+      code: i.code,
+      path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+      message: i.message,
+    };
+    if (i.code === 'unrecognized_keys') {
+      d.keys = i.keys;
+      d.message = `Unrecognized key(s) in object: ${i.keys.map((k) => `'${k}'`).join(', ')}`;
+    }
+    return d;
+  });
+}
+
+/** Zod types re-exported so apps never import their own (possibly different) zod. */
+export type Schema = z.ZodType;
+export type Infer<S extends Schema> = z.output<S>;
+
+export type ParseOutcome<T> = { ok: true; data: T } | { ok: false; details: FieldIssue[]; urlInvalid: boolean };
+
+/** Parses a body; reports whether the failure concerns `url` so callers can answer `Invalid URL`. */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): ParseOutcome<z.output<S>> {
+  const r = schema.safeParse(body ?? {});
+  if (r.success) return { ok: true, data: r.data };
+  const details = issuesToDetails(r.error.issues);
+  const urlInvalid = details.some((d) => d.path.length === 1 && d.path[0] === 'url');
+  return { ok: false, details, urlInvalid };
+}

@@ -1,0 +1,36 @@
+import { fileURLToPath } from 'node:url';
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import * as schema from './schema/index';
+
+export type Db = NodePgDatabase<typeof schema>;
+
+export interface DbHandle {
+  db: Db;
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+export function connectDb(url: string, opts: { max?: number } = {}): DbHandle {
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
+  // An idle client erroring (e.g. Postgres restarting) must not crash the process.
+  pool.on('error', () => {});
+  const db = drizzle(pool, { schema });
+  return { db, pool, close: () => pool.end() };
+}
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
+/** Arbitrary constant: serialises migrations when several processes start at once. */
+const MIGRATION_LOCK = 4_242_001;
+
+export async function migrateDb(h: DbHandle): Promise<void> {
+  const client = await h.pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    client.release();
+  }
+}

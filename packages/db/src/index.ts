@@ -1,0 +1,5 @@
+export * from './client';
+export * from './keys';
+export * from './scrapes';
+export * as schema from './schema/index';
+export type { TeamFlags } from './schema/index';

@@ -1,0 +1,48 @@
+import { customType, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { teams } from './teams';
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
+/**
+ * One row per scrape request. The API inserts it with the validated options; the worker's
+ * activity writes `document` (or `error`) and the status. Only the id crosses Temporal.
+ */
+export const scrapeJobs = pgTable(
+  'scrape_jobs',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    /** null for zero-data-retention requests. */
+    url: text('url'),
+    options: jsonb('options').notNull(),
+    status: text('status').$type<'pending' | 'completed' | 'failed'>().notNull().default('pending'),
+    document: jsonb('document'),
+    error: jsonb('error'),
+    creditsUsed: integer('credits_used').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [index('scrape_jobs_team_created_idx').on(t.teamId, t.createdAt)],
+);
+
+/**
+ * The page cache: the raw fetched page, keyed by URL plus every option that changes what
+ * the target sends back (see cacheKey). Formats are rebuilt from it, so requests that differ
+ * only in formats or cleaning options share one entry.
+ */
+export const pageCache = pgTable(
+  'page_cache',
+  {
+    cacheKey: text('cache_key').primaryKey(),
+    url: text('url').notNull(),
+    finalUrl: text('final_url').notNull(),
+    statusCode: integer('status_code').notNull(),
+    contentType: text('content_type').notNull(),
+    /** Response charset decided at fetch time, so a hit decodes exactly like the miss did. */
+    charset: text('charset'),
+    body: bytea('body').notNull(),
+    engine: text('engine').notNull(),
+    fetchedAt: timestamp('fetched_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('page_cache_url_idx').on(t.url)],
+);

@@ -1,0 +1,81 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from './client';
+import { pageCache, scrapeJobs } from './schema/index';
+
+export async function insertScrapeJob(db: Db, row: { id: string; teamId: string; url: string | null; options: unknown }) {
+  await db.insert(scrapeJobs).values(row);
+}
+
+export async function loadScrapeJob(db: Db, id: string) {
+  const [row] = await db.select().from(scrapeJobs).where(eq(scrapeJobs.id, id));
+  return row ?? null;
+}
+
+/** Team-scoped read: another team's id behaves exactly like a missing one. */
+export async function loadTeamScrape(db: Db, teamId: string, id: string) {
+  const [row] = await db
+    .select({ status: scrapeJobs.status, document: scrapeJobs.document, error: scrapeJobs.error })
+    .from(scrapeJobs)
+    .where(and(eq(scrapeJobs.id, id), eq(scrapeJobs.teamId, teamId)));
+  return row ?? null;
+}
+
+/** Idempotent: a retried activity rewrites the same row. */
+export async function completeScrapeJob(db: Db, id: string, document: unknown, creditsUsed: number) {
+  await db
+    .update(scrapeJobs)
+    .set({ status: 'completed', document, creditsUsed, completedAt: new Date(), error: null })
+    .where(eq(scrapeJobs.id, id));
+}
+
+export async function failScrapeJob(db: Db, id: string, error: unknown) {
+  await db
+    .update(scrapeJobs)
+    .set({ status: 'failed', error, completedAt: new Date() })
+    .where(and(eq(scrapeJobs.id, id), eq(scrapeJobs.status, 'pending')));
+}
+
+/** A completed row for a scrape answered straight from the cache, so GET /v2/scrape/{id} works for it too. */
+export async function insertCompletedScrape(db: Db, row: { id: string; teamId: string; url: string | null; options: unknown; document: unknown; creditsUsed: number }) {
+  const now = new Date();
+  await db.insert(scrapeJobs).values({ ...row, status: 'completed', createdAt: now, completedAt: now });
+}
+
+export interface CachedPage {
+  url: string;
+  finalUrl: string;
+  statusCode: number;
+  contentType: string;
+  charset: string | null;
+  body: Buffer;
+  engine: string;
+  fetchedAt: Date;
+}
+
+/** A cached page whose age lies in [minAgeMs, maxAgeMs]; maxAgeMs undefined means no upper bound. */
+export async function findCachedPage(db: Db, cacheKey: string, window: { maxAgeMs?: number; minAgeMs?: number }): Promise<CachedPage | null> {
+  const conds = [eq(pageCache.cacheKey, cacheKey)];
+  if (window.maxAgeMs !== undefined) conds.push(sql`${pageCache.fetchedAt} >= now() - make_interval(secs => ${window.maxAgeMs / 1000})`);
+  if (window.minAgeMs) conds.push(sql`${pageCache.fetchedAt} <= now() - make_interval(secs => ${window.minAgeMs / 1000})`);
+  const [row] = await db
+    .select({
+      url: pageCache.url, finalUrl: pageCache.finalUrl, statusCode: pageCache.statusCode, contentType: pageCache.contentType,
+      charset: pageCache.charset, body: pageCache.body, engine: pageCache.engine, fetchedAt: pageCache.fetchedAt,
+    })
+    .from(pageCache)
+    .where(and(...conds));
+  return row ?? null;
+}
+
+export async function storeCachedPage(db: Db, cacheKey: string, page: Omit<CachedPage, 'fetchedAt'>) {
+  const now = new Date();
+  await db
+    .insert(pageCache)
+    .values({ cacheKey, ...page, fetchedAt: now })
+    .onConflictDoUpdate({ target: pageCache.cacheKey, set: { ...page, fetchedAt: now } });
+}
+
+/** Zero data retention: the row goes once its document has been handed back. */
+export async function deleteScrapeJob(db: Db, id: string) {
+  await db.delete(scrapeJobs).where(eq(scrapeJobs.id, id));
+}

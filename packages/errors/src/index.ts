@@ -1,0 +1,134 @@
+/**
+ * One table of error kinds: HTTP status, the documented `error` string, and whether a
+ * retry can help (used both by API clients and by Temporal retry policies).
+ * Library code throws WdsError; the API renders it; activities convert it to an
+ * ApplicationFailure whose `type` is the kind, so the API can rebuild it after Temporal.
+ */
+export const ERROR_KINDS = {
+  BAD_REQUEST: { status: 400, error: 'Bad Request', retryable: false },
+  INVALID_URL: { status: 400, error: 'Invalid URL', retryable: false },
+  FEATURE_NOT_AVAILABLE: { status: 400, error: 'Feature not available', retryable: false },
+  UNAUTHORIZED: { status: 401, error: 'Unauthorized: Invalid token', retryable: false },
+  PAYMENT_REQUIRED: { status: 402, error: 'Payment Required: Insufficient credits', retryable: false },
+  FORBIDDEN: { status: 403, error: 'Forbidden', retryable: false },
+  URL_BLOCKED: { status: 403, error: 'URL blocked', retryable: false },
+  NOT_FOUND: { status: 404, error: 'Not Found', retryable: false },
+  REQUEST_TIMEOUT: { status: 408, error: 'Request Timeout', retryable: true },
+  CONFLICT: { status: 409, error: 'Conflict', retryable: false },
+  PAYLOAD_TOO_LARGE: { status: 413, error: 'Payload Too Large', retryable: false },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, error: 'Unsupported Media Type', retryable: false },
+  UNPROCESSABLE: { status: 422, error: 'Unprocessable Entity', retryable: false },
+  RATE_LIMITED: { status: 429, error: 'Rate limit exceeded', retryable: true },
+  CONCURRENCY_LIMITED: { status: 429, error: 'Concurrency limit reached', retryable: true },
+  INTERNAL: { status: 500, error: 'Internal Server Error', retryable: true },
+  BAD_GATEWAY: { status: 502, error: 'Bad Gateway', retryable: true },
+  SERVICE_UNAVAILABLE: { status: 503, error: 'Service Unavailable', retryable: true },
+  GATEWAY_TIMEOUT: { status: 504, error: 'Gateway Timeout', retryable: true },
+} as const;
+
+export type ErrorKind = keyof typeof ERROR_KINDS;
+
+export interface ErrorBody {
+  success: false;
+  error: string;
+  details?: unknown;
+  code?: string;
+  chargeId?: string;
+  requiresAction?: boolean;
+}
+
+export interface WdsErrorInit {
+  /** Replaces the table's `error` string (e.g. a more specific message). */
+  message?: string;
+  code?: string;
+  details?: unknown;
+  chargeId?: string;
+  requiresAction?: boolean;
+  /** Overrides the table's retryability for this instance (e.g. a DNS failure is permanent). */
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+export class WdsError extends Error {
+  readonly kind: ErrorKind;
+  readonly code?: string;
+  readonly details?: unknown;
+  readonly chargeId?: string;
+  readonly requiresAction?: boolean;
+  readonly retryable: boolean;
+
+  constructor(kind: ErrorKind, init: WdsErrorInit = {}) {
+    super(init.message ?? ERROR_KINDS[kind].error, { cause: init.cause });
+    this.name = 'WdsError';
+    this.kind = kind;
+    this.code = init.code;
+    this.details = init.details;
+    this.chargeId = init.chargeId;
+    this.requiresAction = init.requiresAction;
+    this.retryable = init.retryable ?? ERROR_KINDS[kind].retryable;
+  }
+
+  get status(): number {
+    return ERROR_KINDS[this.kind].status;
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { success: false, error: this.message };
+    if (this.details !== undefined) body.details = this.details;
+    if (this.code !== undefined) body.code = this.code;
+    if (this.chargeId !== undefined) body.chargeId = this.chargeId;
+    if (this.requiresAction !== undefined) body.requiresAction = this.requiresAction;
+    return body;
+  }
+
+  /** Plain data form that survives serialization (Temporal failure details, logs). */
+  toJSON(): SerializedWdsError {
+    return {
+      kind: this.kind,
+      message: this.message,
+      code: this.code,
+      details: this.details,
+      retryable: this.retryable,
+    };
+  }
+
+  static fromJSON(s: SerializedWdsError): WdsError {
+    return new WdsError(s.kind, { message: s.message, code: s.code, details: s.details, retryable: s.retryable });
+  }
+}
+
+export interface SerializedWdsError {
+  kind: ErrorKind;
+  message: string;
+  code?: string;
+  details?: unknown;
+  retryable: boolean;
+}
+
+export function isErrorKind(x: unknown): x is ErrorKind {
+  return typeof x === 'string' && Object.prototype.hasOwnProperty.call(ERROR_KINDS, x);
+}
+
+export function isWdsError(e: unknown): e is WdsError {
+  return e instanceof WdsError;
+}
+
+/** Anything thrown that is not a WdsError becomes a 500 without leaking internals. */
+export function toWdsError(e: unknown): WdsError {
+  if (e instanceof WdsError) return e;
+  return new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', cause: e });
+}
+
+/** Scrape-specific codes from the spec's table, named once. */
+export const ScrapeCodes = {
+  NO_CACHED_DATA: 'SCRAPE_NO_CACHED_DATA',
+  LOCKDOWN_CACHE_MISS: 'SCRAPE_LOCKDOWN_CACHE_MISS',
+  TIMEOUT: 'SCRAPE_TIMEOUT',
+  SSRF_BLOCKED: 'SCRAPE_SSRF_BLOCKED',
+  DNS_RESOLUTION_ERROR: 'SCRAPE_DNS_RESOLUTION_ERROR',
+  CONNECTION_FAILED: 'SCRAPE_CONNECTION_FAILED',
+  TLS_ERROR: 'SCRAPE_TLS_ERROR',
+  TOO_MANY_REDIRECTS: 'SCRAPE_TOO_MANY_REDIRECTS',
+  BODY_TOO_LARGE: 'SCRAPE_BODY_TOO_LARGE',
+  UNSUPPORTED_FORMAT: 'FEATURE_NOT_AVAILABLE',
+} as const;

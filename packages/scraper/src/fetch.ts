@@ -1,0 +1,245 @@
+/**
+ * HTTP fetch stage: one page, with manual redirects, decoding, a body cap, a whole-request
+ * time budget and the SSRF address policy.
+ *
+ * Redirects are followed here rather than by undici so every hop is recorded in
+ * `redirectChain` and re-checked (scheme, literal IP, and — through the Agent's connector —
+ * the resolved address). See net/connector.ts for where the post-DNS check happens.
+ */
+import { request, type Agent, type Dispatcher } from 'undici';
+import { WdsError, ScrapeCodes } from '@wds/errors';
+import type { FetchRequest, FetchedPage } from './types';
+import { ipLiteral, isForbiddenAddress, ssrfBlockedError } from './ssrf';
+import { createAgent, type AddressPolicy, type Resolver } from './net/connector';
+import { readBody } from './net/body';
+import { mapNetworkError, timeoutError } from './net/errors';
+
+export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; WDS/1.0; +https://github.com/)';
+const DEFAULT_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+const ACCEPT_ENCODING = 'gzip, deflate, br';
+const DEFAULT_MAX_REDIRECTS = 10;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Bodies of redirect responses are drained (for keep-alive) only up to this size. */
+const REDIRECT_DRAIN_LIMIT = 64 * 1024;
+/** setTimeout fires immediately for delays above 2^31-1 ms, so larger budgets mean "none". */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface FetcherOptions {
+  /** Address policy applied when `allowPrivateNetwork` is false. Default: isForbiddenAddress. */
+  isForbidden?: AddressPolicy;
+  /** DNS resolution for the connector. Default: dns.lookup (getaddrinfo, honours /etc/hosts). */
+  resolve?: Resolver;
+}
+
+export interface Fetcher {
+  (req: FetchRequest): Promise<FetchedPage>;
+  /** Closes the pooled connections (graceful shutdown, tests). */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds a fetcher with its own connection pools. `fetchPage` uses one created at module load;
+ * the factory exists so tests (and unusual deployments) can swap the address policy or DNS.
+ */
+export function createFetcher(opts: FetcherOptions = {}): Fetcher {
+  const policy = opts.isForbidden ?? isForbiddenAddress;
+  // Created lazily, then kept: pools and TLS sessions are reused across the whole process.
+  const agents = new Map<string, Agent>();
+  const agentFor = (skipTls: boolean, allowPrivate: boolean): Agent => {
+    const key = `${skipTls ? 'insecure' : 'verify'}/${allowPrivate ? 'any' : 'public'}`;
+    let agent = agents.get(key);
+    if (!agent) {
+      agent = createAgent({
+        rejectUnauthorized: !skipTls,
+        isForbidden: allowPrivate ? null : policy,
+        resolve: opts.resolve,
+      });
+      agents.set(key, agent);
+    }
+    return agent;
+  };
+
+  const fetcher = (req: FetchRequest): Promise<FetchedPage> => {
+    const allowPrivate = req.allowPrivateNetwork === true;
+    return fetchWithBudget(req, agentFor(req.skipTlsVerification === true, allowPrivate), allowPrivate ? null : policy);
+  };
+  fetcher.close = async () => {
+    const all = [...agents.values()];
+    agents.clear();
+    await Promise.all(all.map((a) => a.close()));
+  };
+  return fetcher;
+}
+
+const defaultFetcher = createFetcher();
+
+/** Fetches one page. 4xx/5xx are returned as pages; only transport-level failures throw. */
+export function fetchPage(req: FetchRequest): Promise<FetchedPage> {
+  return defaultFetcher(req);
+}
+
+function parseHttpUrl(raw: string, what: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new WdsError('INVALID_URL', { message: `Invalid URL: ${what} is not a valid URL`, details: { url: raw } });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new WdsError('INVALID_URL', {
+      message: `Invalid URL: unsupported protocol "${url.protocol}" in ${what}; only http and https can be fetched`,
+      details: { url: raw },
+    });
+  }
+  return url;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/** Applies `timeoutMs` to the whole exchange (all hops and the body) and wires `req.signal`. */
+async function fetchWithBudget(
+  req: FetchRequest,
+  agent: Agent,
+  isForbidden: AddressPolicy | null,
+): Promise<FetchedPage> {
+  const url = parseHttpUrl(req.url, 'the requested URL');
+  if (req.signal?.aborted) throw abortReason(req.signal);
+
+  const controller = new AbortController();
+  let timedOut = false;
+  const budget = req.timeoutMs;
+  const timer =
+    Number.isFinite(budget) && budget > 0 && budget <= MAX_TIMER_MS
+      ? setTimeout(() => {
+          timedOut = true;
+          controller.abort(timeoutError(budget));
+        }, budget)
+      : undefined;
+  const onCallerAbort = () => controller.abort(abortReason(req.signal!));
+  req.signal?.addEventListener('abort', onCallerAbort, { once: true });
+
+  try {
+    return await followRedirects(req, url, agent, isForbidden, controller.signal);
+  } catch (err) {
+    // Whatever undici threw on abort (RequestAbortedError, AbortError, a premature close...),
+    // the cause is known here, so report that instead.
+    if (timedOut) throw timeoutError(budget);
+    if (req.signal?.aborted) throw abortReason(req.signal);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    req.signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
+
+/** Defaults, then the caller's headers replacing any default with the same name (any case). */
+function buildHeaders(req: FetchRequest): Record<string, string> {
+  const headers: Record<string, string> = {
+    'User-Agent': req.userAgent || DEFAULT_USER_AGENT,
+    Accept: DEFAULT_ACCEPT,
+    'Accept-Encoding': ACCEPT_ENCODING,
+  };
+  for (const [name, value] of Object.entries(req.headers ?? {})) {
+    const lower = name.toLowerCase();
+    for (const existing of Object.keys(headers)) {
+      if (existing.toLowerCase() === lower) delete headers[existing];
+    }
+    headers[name] = value;
+  }
+  return headers;
+}
+
+function flattenHeaders(raw: Dispatcher.ResponseData['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function followRedirects(
+  req: FetchRequest,
+  startUrl: URL,
+  agent: Agent,
+  isForbidden: AddressPolicy | null,
+  signal: AbortSignal,
+): Promise<FetchedPage> {
+  const headers = buildHeaders(req);
+  const maxRedirects = req.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const maxBytes = Number.isFinite(req.maxBodyBytes) && req.maxBodyBytes >= 0 ? req.maxBodyBytes : Infinity;
+  const chain: string[] = [];
+  let url = startUrl;
+
+  for (let redirects = 0; ; redirects++) {
+    chain.push(url.href);
+
+    // Literal IPs never reach the connector's DNS lookup, so refuse them before connecting.
+    // (The connector checks them again; this just fails fast with the URL's own host.)
+    const literal = ipLiteral(url.hostname);
+    if (isForbidden && literal !== null && isForbidden(literal)) throw ssrfBlockedError(url.hostname, literal);
+
+    let res: Dispatcher.ResponseData;
+    try {
+      // Always GET: this also covers the 301/302/303 "POST becomes GET" rule.
+      res = await request(url, { dispatcher: agent, method: 'GET', headers, signal });
+    } catch (err) {
+      throw mapNetworkError(err, url);
+    }
+
+    const location = first(res.headers['location']);
+    if (REDIRECT_STATUSES.has(res.statusCode) && location) {
+      // Drain so the connection can be reused; a failure only costs that connection.
+      await res.body.dump({ limit: REDIRECT_DRAIN_LIMIT, signal }).catch(() => {});
+      if (redirects >= maxRedirects) {
+        throw new WdsError('BAD_GATEWAY', {
+          code: ScrapeCodes.TOO_MANY_REDIRECTS,
+          retryable: false,
+          message: `Too many redirects: more than ${maxRedirects} starting from ${startUrl.href}`,
+          details: { maxRedirects, redirectChain: chain },
+        });
+      }
+      let next: URL;
+      try {
+        next = new URL(location, url); // relative Locations resolve against the current URL
+      } catch {
+        throw new WdsError('BAD_GATEWAY', {
+          retryable: false,
+          message: `Invalid redirect: ${url.href} redirected to an unparseable Location "${location}"`,
+          details: { redirectChain: chain, location },
+        });
+      }
+      url = parseHttpUrl(next.href, `the redirect from ${url.href}`);
+      continue;
+    }
+
+    const resHeaders = flattenHeaders(res.headers);
+    let body: Buffer;
+    try {
+      body = await readBody(res.body, {
+        contentEncoding: resHeaders['content-encoding'],
+        contentLength: resHeaders['content-length'],
+        maxBytes,
+        signal,
+      });
+    } catch (err) {
+      throw mapNetworkError(err, url);
+    }
+
+    return {
+      requestedUrl: req.url,
+      finalUrl: url.href,
+      redirectChain: chain,
+      statusCode: res.statusCode,
+      headers: resHeaders,
+      contentType: (resHeaders['content-type'] ?? '').split(';')[0].trim().toLowerCase(),
+      body,
+    };
+  }
+}

@@ -1,0 +1,15 @@
+// Public surface of the engine's HTML half. (fetch.ts / ssrf.ts are exported by their author.)
+export * from './types';
+export * from './charset';
+export * from './clean';
+export * from './main-content';
+export * from './markdown';
+export * from './metadata';
+export * from './links';
+export * from './urls';
+export * from './transform';
+export * from './fetch';
+export * from './ssrf';
+export * from './build-document';
+export * from './cache-key';
+export * from './locale';

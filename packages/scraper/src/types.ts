@@ -1,0 +1,58 @@
+/** Shapes shared by the engine's stages. The engine knows nothing about Temporal or Postgres. */
+
+export interface FetchRequest {
+  url: string;
+  headers?: Record<string, string>;
+  /** Whole-request budget in ms (DNS + connect + redirects + body). Exceeding it throws REQUEST_TIMEOUT. */
+  timeoutMs: number;
+  skipTlsVerification: boolean;
+  /** When false, loopback/private/link-local/CGNAT/multicast/metadata targets are refused (after DNS and every redirect). */
+  allowPrivateNetwork: boolean;
+  /** Bodies above this many bytes (after decompression) are refused. */
+  maxBodyBytes: number;
+  maxRedirects?: number;
+  userAgent?: string;
+  signal?: AbortSignal;
+}
+
+export interface FetchedPage {
+  /** URL as requested. */
+  requestedUrl: string;
+  /** URL after all redirects. */
+  finalUrl: string;
+  /** Every URL visited, in order, including requested and final. */
+  redirectChain: string[];
+  statusCode: number;
+  /** Response headers of the final response, lower-cased names. */
+  headers: Record<string, string>;
+  /** MIME type without parameters, lower case, e.g. "text/html"; "" when absent. */
+  contentType: string;
+  /** Decompressed body bytes. */
+  body: Buffer;
+}
+
+export interface TransformOptions {
+  onlyMainContent: boolean;
+  includeTags?: string[];
+  excludeTags?: string[];
+  removeBase64Images: boolean;
+  /** Which outputs to compute; markdown is the expensive one, so it is computed only when asked. */
+  want: { markdown: boolean; html: boolean; links: boolean; images: boolean };
+}
+
+export type MetaValue = string | string[];
+
+export interface TransformResult {
+  markdown?: string;
+  html?: string;
+  links?: string[];
+  images?: string[];
+  /** title, description, keywords, language, og*, favicon, other <meta> tags (camelCased names). */
+  metadata: Record<string, MetaValue | null>;
+}
+
+export interface DecodedBody {
+  text: string;
+  /** Charset actually used, lower case (e.g. "utf-8", "shift_jis"). */
+  charset: string;
+}

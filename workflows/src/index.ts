@@ -1,0 +1,3 @@
+// Every workflow the worker registers. Workflow code imports only @temporalio/workflow,
+// activity types and pure modules.
+export { scrapeWorkflow } from './scrape/workflow';
