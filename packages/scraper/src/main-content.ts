@@ -104,6 +104,49 @@ function textLength(node: AnyNode): number {
   return 0;
 }
 
+interface Stats {
+  /** Visible text length (whitespace-collapsed). */
+  text: number;
+  /** Part of `text` inside links. */
+  linkText: number;
+  links: number;
+}
+
+/** One bottom-up pass, so that per-element sizes cost O(n) for the whole page. */
+function measure(el: Element, stats: Map<Element, Stats>, inLink: boolean): Stats {
+  const isLink = el.tagName === 'a' && el.attribs.href !== undefined;
+  const s: Stats = { text: 0, linkText: 0, links: isLink ? 1 : 0 };
+  for (const c of el.children) {
+    if (c.type === 'text') {
+      const n = c.data.replace(/\s+/g, ' ').trim().length;
+      s.text += n;
+      if (inLink || isLink) s.linkText += n;
+    } else if (c.type === 'tag') {
+      const cs = measure(c as Element, stats, inLink || isLink);
+      s.text += cs.text;
+      s.linkText += cs.linkText;
+      s.links += cs.links;
+    }
+  }
+  stats.set(el, s);
+  return s;
+}
+
+/** Containers that hold lists of links when they are menus, "most read" boxes, tag clouds… */
+const LINK_BLOCK_TAGS = new Set(['ul', 'ol', 'div', 'section', 'table', 'dl', 'menu']);
+
+/**
+ * A block that is mostly links (menus, "most popular", teaser lists). Needs
+ * several links so that a sentence or two with links in them is never hit.
+ */
+function isLinkBlock(el: Element, s: Stats | undefined): boolean {
+  if (!s || !LINK_BLOCK_TAGS.has(el.tagName) || s.links < LINK_BLOCK_MIN_LINKS || s.text === 0) return false;
+  return s.linkText / s.text >= LINK_BLOCK_DENSITY;
+}
+
+const LINK_BLOCK_MIN_LINKS = 5;
+const LINK_BLOCK_DENSITY = 0.6;
+
 /** The outermost elements of a selection (drops ones nested inside another). */
 function outermost($: CheerioAPI, selector: string): Element[] {
   const all = $(selector).toArray() as Element[];
@@ -132,22 +175,18 @@ function dominantArticle($: CheerioAPI, articles: Element[]): Element | null {
 /**
  * The subtree to keep: the page's single <main> (narrowed to its dominant
  * <article> when it holds several, e.g. a story plus teaser cards), else its
- * single <article>, else a dominant one among several. A lone candidate must
- * hold a real share of the text, so that a teaser cannot replace the page.
+ * single <article>, else a dominant one among several. An empty candidate
+ * (a shell waiting for JavaScript) is not worth preferring.
  */
-function preferredRoot($: CheerioAPI, body: Element): Element | null {
-  const bodyText = textLength(body);
-  const substantial = (el: Element) => {
-    const len = textLength(el);
-    return len >= 0.25 * bodyText || len >= 500;
-  };
+function preferredRoot($: CheerioAPI): Element | null {
+  const hasText = (el: Element) => textLength(el) > 0;
   const mains = outermost($, MAIN_SELECTOR);
-  if (mains.length === 1 && substantial(mains[0])) {
+  if (mains.length === 1 && hasText(mains[0])) {
     const inner = outermost($, 'article').filter((a) => $(a).closest(mains[0]).length > 0);
     return (inner.length > 1 && dominantArticle($, inner)) || mains[0];
   }
   const articles = outermost($, 'article');
-  if (articles.length === 1) return substantial(articles[0]) ? articles[0] : null;
+  if (articles.length === 1) return hasText(articles[0]) ? articles[0] : null;
   return articles.length > 1 ? dominantArticle($, articles) : null;
 }
 
@@ -155,7 +194,7 @@ function preferredRoot($: CheerioAPI, body: Element): Element | null {
 export function keepMainContent($: CheerioAPI): void {
   const body = $('body').first();
   if (!body.length) return;
-  const root = preferredRoot($, body[0]);
+  const root = preferredRoot($);
   if (root) {
     $(root).remove();
     body.empty().append(root);
@@ -168,16 +207,18 @@ export function keepMainContent($: CheerioAPI): void {
     for (const p of $(el).parents().toArray()) protectedEls.add(p);
   });
 
+  const stats = new Map<Element, Stats>();
+  const total = measure(body[0], stats, false).text;
   // A class-matched box holding most of a substantial page is the content
   // wrapper with an unlucky name, not boilerplate.
-  const totalText = textLength(body[0]);
-  const holdsMostText = (el: Element) => totalText >= 1000 && textLength(el) >= 0.6 * totalText;
+  const holdsMostText = (el: Element) => total >= 1000 && (stats.get(el)?.text ?? 0) >= 0.6 * total;
 
   const doomed: Element[] = [];
   const visit = (el: Element) => {
     if (!protectedEls.has(el)) {
       if (isChromeLandmark(el)) { doomed.push(el); return; }
       if (hasBoilerplateName(el) && !holdsMostText(el)) { doomed.push(el); return; }
+      if (isLinkBlock(el, stats.get(el)) && !holdsMostText(el)) { doomed.push(el); return; }
     }
     for (const c of el.children) if (c.type === 'tag') visit(c as Element);
   };

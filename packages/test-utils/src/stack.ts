@@ -1,0 +1,99 @@
+import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stopChild } from '@wds/server/infra';
+import { spawnApp, type AppProcess } from '@wds/server/processes';
+import { connectDb, createKey, ensureTeam, type DbHandle, type TeamFlags } from '@wds/db';
+
+/**
+ * The real stack for one test file: its own API and worker processes, on the Postgres and
+ * Temporal server that scripts/test.mjs started for the whole run. Each file gets its own
+ * Temporal namespace (pre-created by the runner) so its worker never takes another file's
+ * tasks — stacks differ in settings such as WDS_ALLOW_PRIVATE_NETWORK.
+ */
+export interface Stack {
+  url: string;
+  apiKey: string;
+  teamId: string;
+  db: DbHandle;
+  api: AppProcess;
+  worker: AppProcess;
+  namespace: string;
+  env: Record<string, string>;
+  /** A fresh team with its own key (for cross-team and permission tests). */
+  newTeam(opts?: { flags?: TeamFlags; scopes?: string[] }): Promise<{ teamId: string; apiKey: string }>;
+  stop(): Promise<void>;
+}
+
+export function namespaceFor(testFileUrl: string, variant = ''): string {
+  const base = basename(fileURLToPath(testFileUrl)).replace(/\.test\.ts$/, '').replace(/[^a-z0-9-]/gi, '-');
+  return variant ? `${base}-${variant}` : base;
+}
+
+export function testInfra(): { databaseUrl: string; temporalAddress: string } {
+  const databaseUrl = process.env.WDS_TEST_DATABASE_URL;
+  const temporalAddress = process.env.WDS_TEST_TEMPORAL_ADDRESS;
+  if (!databaseUrl || !temporalAddress) {
+    throw new Error('End-to-end tests need the infrastructure started by `npm test` (scripts/test.mjs); run them through it.');
+  }
+  return { databaseUrl, temporalAddress };
+}
+
+let teamSeq = 0;
+
+export async function startStack(opts: { namespace: string; env?: Record<string, string> }): Promise<Stack> {
+  const { databaseUrl, temporalAddress } = testInfra();
+  const env: Record<string, string> = {
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_NAMESPACE: opts.namespace,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    WDS_ALLOW_PRIVATE_NETWORK: 'true',
+    LOG_LEVEL: 'warn',
+    ...opts.env,
+  };
+  const db = connectDb(databaseUrl, { max: 4 });
+  const [worker, api] = await Promise.all([spawnApp('worker', env), spawnApp('api', env)]);
+  const newTeam: Stack['newTeam'] = async (o = {}) => {
+    const teamId = await ensureTeam(db.db, `${opts.namespace}-${process.pid}-${++teamSeq}`, o.flags);
+    const { key } = await createKey(db.db, teamId, { scopes: o.scopes ?? null });
+    return { teamId, apiKey: key };
+  };
+  const main = await newTeam();
+  return {
+    url: api.url!.replace('localhost', '127.0.0.1'),
+    apiKey: main.apiKey,
+    teamId: main.teamId,
+    db,
+    api,
+    worker,
+    namespace: opts.namespace,
+    env,
+    newTeam,
+    async stop() {
+      await Promise.all([stopChild(api.child), stopChild(worker.child)]);
+      await db.close();
+    },
+  };
+}
+
+/** Raw HTTP helper for error-case tests (the SDK hides status codes and bodies). */
+export async function call(stack: Pick<Stack, 'url' | 'apiKey'>, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${stack.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${stack.apiKey}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
