@@ -17,6 +17,8 @@ export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<Fastify
     ajv: { customOptions: { coerceTypes: false } },
   });
   installErrorHandling(app);
+  // JSON only: any other body type is answered 415 rather than parsed as a string.
+  app.removeContentTypeParser('text/plain');
 
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_req, reply) => {

@@ -2,11 +2,12 @@ import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 
 /**
- * Deterministic boilerplate removal for onlyMainContent (no model, no scoring
- * of candidates): pick the page's single <main>/<article> when there is one,
- * then drop landmark chrome and elements whose class/id name boilerplate.
- * The content itself (<main>, <article>, [role=main]) and its ancestors are
- * never removed, nor are <html>/<body>.
+ * Deterministic boilerplate removal for onlyMainContent (fixed rules, no
+ * model): keep the page's single <main>/<article> subtree when there is one,
+ * then drop landmark chrome, elements whose class/id name boilerplate, and
+ * blocks that are mostly links. The content itself (<main>, <article>,
+ * [role=main]) and its ancestors are never removed, nor are <html>/<body>.
+ * Thresholds were checked against /work/shared/bench/main-content.
  */
 
 const MAIN_SELECTOR = 'main, [role=main]';
@@ -16,6 +17,7 @@ const CONTENT_SELECTOR = 'main, article, [role=main]';
 const CHROME_TAGS = new Set(['nav', 'aside', 'dialog']);
 /** Chrome only when they belong to the page; inside content they are its own header/footer. */
 const SCOPED_CHROME_TAGS = new Set(['header', 'footer']);
+const CODE_TAGS = new Set(['pre', 'code', 'samp', 'kbd']);
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'alertdialog']);
 
 /**
@@ -24,7 +26,7 @@ const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complement
  */
 const STRONG_WORDS = new Set([
   'ad', 'ads', 'adv', 'advert', 'adverts', 'advertisement', 'advertising', 'adsense', 'adslot', 'adsbygoogle',
-  'dfp', 'gpt', 'sponsor', 'sponsored', 'promo', 'promoted', 'outbrain', 'taboola',
+  'dfp', 'sponsor', 'sponsored', 'promo', 'promoted', 'outbrain', 'taboola',
   'cookie', 'cookies', 'cookiebar', 'consent', 'gdpr',
   'social', 'share', 'shares', 'sharing', 'sharebar', 'sharethis', 'addthis',
   'popup', 'modal', 'newsletter', 'subscribe', 'subscription',
@@ -38,7 +40,7 @@ const STRONG_WORDS = new Set([
  */
 const WEAK_WORDS = new Set(['header', 'footer', 'banner', 'masthead', 'topbar', 'toolbar', 'skip', 'skiplink']);
 const CONTENT_WORDS = new Set([
-  'article', 'post', 'entry', 'story', 'content', 'main', 'body', 'text', 'hentry', 'blog', 'title', 'headline',
+  'article', 'post', 'entry', 'story', 'content', 'body', 'text', 'hentry', 'blog', 'title', 'headline',
 ]);
 /**
  * Names describing a state or layout rather than a box (`has-sidebar`,
@@ -104,18 +106,25 @@ function textLength(node: AnyNode): number {
   return 0;
 }
 
+/** Link blocks: at least this many links, this share of the text in links, no <p> of prose (this long). */
+const LINK_BLOCK_MIN_LINKS = 5;
+const LINK_BLOCK_DENSITY = 0.6;
+const PROSE_MIN_CHARS = 20;
+
 interface Stats {
   /** Visible text length (whitespace-collapsed). */
   text: number;
   /** Part of `text` inside links. */
   linkText: number;
   links: number;
+  /** Paragraphs of real prose (not mostly links) inside. */
+  prose: number;
 }
 
 /** One bottom-up pass, so that per-element sizes cost O(n) for the whole page. */
 function measure(el: Element, stats: Map<Element, Stats>, inLink: boolean): Stats {
   const isLink = el.tagName === 'a' && el.attribs.href !== undefined;
-  const s: Stats = { text: 0, linkText: 0, links: isLink ? 1 : 0 };
+  const s: Stats = { text: 0, linkText: 0, links: isLink ? 1 : 0, prose: 0 };
   for (const c of el.children) {
     if (c.type === 'text') {
       const n = c.data.replace(/\s+/g, ' ').trim().length;
@@ -126,8 +135,10 @@ function measure(el: Element, stats: Map<Element, Stats>, inLink: boolean): Stat
       s.text += cs.text;
       s.linkText += cs.linkText;
       s.links += cs.links;
+      s.prose += cs.prose;
     }
   }
+  if (el.tagName === 'p' && s.text >= PROSE_MIN_CHARS && s.linkText < 0.5 * s.text) s.prose++;
   stats.set(el, s);
   return s;
 }
@@ -137,15 +148,13 @@ const LINK_BLOCK_TAGS = new Set(['ul', 'ol', 'div', 'section', 'table', 'dl', 'm
 
 /**
  * A block that is mostly links (menus, "most popular", teaser lists). Needs
- * several links so that a sentence or two with links in them is never hit.
+ * several links and no paragraph of prose, so that content with a list of
+ * links in it is never hit as a whole.
  */
 function isLinkBlock(el: Element, s: Stats | undefined): boolean {
-  if (!s || !LINK_BLOCK_TAGS.has(el.tagName) || s.links < LINK_BLOCK_MIN_LINKS || s.text === 0) return false;
+  if (!s || !LINK_BLOCK_TAGS.has(el.tagName) || s.links < LINK_BLOCK_MIN_LINKS || s.text === 0 || s.prose > 0) return false;
   return s.linkText / s.text >= LINK_BLOCK_DENSITY;
 }
-
-const LINK_BLOCK_MIN_LINKS = 5;
-const LINK_BLOCK_DENSITY = 0.6;
 
 /** The outermost elements of a selection (drops ones nested inside another). */
 function outermost($: CheerioAPI, selector: string): Element[] {
@@ -215,6 +224,9 @@ export function keepMainContent($: CheerioAPI): void {
 
   const doomed: Element[] = [];
   const visit = (el: Element) => {
+    // Code is content through and through; its highlighter spans have classes
+    // like `token comment` / `hljs-comment` that must not read as boilerplate.
+    if (CODE_TAGS.has(el.tagName)) return;
     if (!protectedEls.has(el)) {
       if (isChromeLandmark(el)) { doomed.push(el); return; }
       if (hasBoilerplateName(el) && !holdsMostText(el)) { doomed.push(el); return; }

@@ -55,7 +55,11 @@ function createService(): TurndownService {
   // Tables are rendered by our own rules (see markdown-tables.ts): the gfm
   // plugin's `tables` keeps header-less tables as raw HTML.
   service.use([highlightedCodeBlock, taskListItems]);
+  // Callers normally pass cleaned HTML, but a raw document must not leak its
+  // title or scripts into the text.
+  service.remove(['head', 'title', 'script', 'style', 'noscript', 'template'] as TurndownService.Filter);
 
+  // The plugin's strikethrough writes a single `~`, which only GitHub renders.
   service.addRule('strikethrough', {
     filter: ['del', 's', 'strike'] as TurndownService.Filter,
     replacement: (content) => (content.trim() ? `~~${content}~~` : ''),

@@ -1,0 +1,16 @@
+// `npm run bench -- <name>`: runs one benchmark (or all with no name) and writes bench/results/<name>-<time>.json.
+const BENCHES: Record<string, () => Promise<unknown>> = {
+  scrape: async () => (await import('./scrape')).runScrapeBench(),
+};
+
+const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = names.filter((n) => !BENCHES[n]);
+if (unknown.length) {
+  process.stderr.write(`unknown benchmark(s): ${unknown.join(', ')}; available: ${Object.keys(BENCHES).join(', ')}\n`);
+  process.exit(2);
+}
+for (const name of names.length ? names : Object.keys(BENCHES)) {
+  await BENCHES[name]!();
+}
+process.exit(0);
+export {};

@@ -1,0 +1,91 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { scrapeUrlRequestSchema } from '@wds/contracts';
+import { connectDb, createKey, ensureTeam, migrateDb } from '@wds/db';
+import { buildDocument, fetchPage } from '@wds/scraper';
+import { freePort, startEmbeddedPostgres, startTemporalDevServer, stopChild } from '@wds/server/infra';
+import { spawnApp } from '@wds/server/processes';
+import { html, startFixtureSite } from '@wds/test-utils';
+import { rssMb, round, runConcurrent, summary, writeResult } from './stats';
+
+/**
+ * Issue 2's scrape benchmark. In one run: the engine in-process (fetch + build, the baseline),
+ * POST /v2/scrape through the full stack (API → Temporal → worker → Postgres) on cache misses,
+ * cache hits, throughput at concurrency 8, and API/worker RSS over 2,000 scrapes.
+ * Targets: stack p50 − engine p50 ≤ 25 ms; cache-hit p50 < 10 ms; RSS growth ≤ 50 MB.
+ */
+const N_LAT = Number(process.env.BENCH_N ?? 200);
+const N_RSS = Number(process.env.BENCH_RSS_N ?? 2000);
+
+function page(i: number) {
+  const paras = Array.from({ length: 40 }, (_, k) => `<p>Paragraph ${k} of page ${i} with <a href="/p/${k}">a link</a> and some <b>bold</b> words.</p>`).join('\n');
+  return `<!doctype html><html lang="en"><head><title>Bench ${i}</title><meta name="description" content="d"></head><body><nav><a href="/">home</a></nav><main><h1>Page ${i}</h1>${paras}</main><footer>f</footer></body></html>`;
+}
+
+export async function runScrapeBench() {
+  const site = await startFixtureSite({ '/static': html(page(0)) });
+  const url = site.url('/static');
+  const opts = scrapeUrlRequestSchema.parse({ url, maxAge: 0 });
+
+  // Baseline: the same engine, in this process.
+  const engine = await runConcurrent(N_LAT, 1, async () => {
+    const p = await fetchPage({ url, timeoutMs: 30_000, skipTlsVerification: true, allowPrivateNetwork: true, maxBodyBytes: 20 << 20 });
+    buildDocument({ requestedUrl: url, finalUrl: p.finalUrl, statusCode: p.statusCode, contentTypeHeader: p.headers['content-type'] ?? '', body: p.body }, opts, { scrapeId: 'x', engine: 'http' });
+  });
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'wds-bench-'));
+  chmodSync(dataDir, 0o755);
+  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort() });
+  // The embedded default keeps Temporal in a SQLite file; measure that, as users run it.
+  const temporal = await startTemporalDevServer({ dataDir, port: await freePort(), persistent: process.env.BENCH_TEMPORAL_MEMORY !== '1' });
+  const dbh = connectDb(pg.url, { max: 2 });
+  await migrateDb(dbh);
+  const { key } = await createKey(dbh.db, await ensureTeam(dbh.db, 'bench'));
+  const env = { DATABASE_URL: pg.url, TEMPORAL_ADDRESS: temporal.address, PORT: '0', HOST: '127.0.0.1', WDS_ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'warn' };
+  const [worker, api] = await Promise.all([spawnApp('worker', env), spawnApp('api', env)]);
+  const base = api.url!.replace('localhost', '127.0.0.1');
+  const post = async (body: unknown) => {
+    const r = await fetch(`${base}/v2/scrape`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (r.status !== 200) throw new Error(`scrape failed: ${r.status} ${await r.text()}`);
+    await r.arrayBuffer();
+  };
+
+  try {
+    await runConcurrent(20, 1, () => post({ url, maxAge: 0 })); // warm-up (bundles, JIT, pools)
+    const miss = await runConcurrent(N_LAT, 1, () => post({ url, maxAge: 0 }));
+    await post({ url });
+    const hit = await runConcurrent(N_LAT, 1, () => post({ url }));
+    const t0 = performance.now();
+    const conc = await runConcurrent(N_LAT, 8, () => post({ url, maxAge: 0 }));
+    const throughput = N_LAT / ((performance.now() - t0) / 1000);
+
+    const rssBefore = { api: rssMb(api.child.pid!), worker: rssMb(worker.child.pid!) };
+    await runConcurrent(N_RSS, 8, (i) => post({ url, maxAge: i % 2 ? 0 : undefined }));
+    const rssAfter = { api: rssMb(api.child.pid!), worker: rssMb(worker.child.pid!) };
+
+    const e = summary(engine), m = summary(miss), h = summary(hit);
+    const result = {
+      bench: 'scrape',
+      temporalPersistence: process.env.BENCH_TEMPORAL_MEMORY === '1' ? 'memory' : 'sqlite',
+      engineInProcessMs: e,
+      fullStackMissMs: m,
+      fullStackOverheadP50Ms: round(m.p50 - e.p50),
+      ratioStackToEngineP50: round(m.p50 / e.p50),
+      cacheHitMs: h,
+      concurrency8: { scrapesPerSec: round(throughput, 1), latencyMs: summary(conc) },
+      rssMb: { before: rssBefore, after: rssAfter, scrapes: N_RSS, growthApi: round(rssAfter.api - rssBefore.api, 1), growthWorker: round(rssAfter.worker - rssBefore.worker, 1) },
+      targets: { overheadP50Ms: 25, cacheHitP50Ms: 10, rssGrowthMb: 50 },
+    };
+    console.log(JSON.stringify(result, null, 2));
+    console.log(`written to ${writeResult('scrape', result)}`);
+    return result;
+  } finally {
+    await Promise.all([stopChild(api.child), stopChild(worker.child)]);
+    await dbh.close();
+    await temporal.stop();
+    await pg.stop();
+    await site.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
