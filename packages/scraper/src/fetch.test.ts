@@ -383,3 +383,37 @@ test('connector refuses forbidden IP literals itself (defence in depth below fet
   assert.ok(err instanceof WdsError);
   assert.equal(err.code, ScrapeCodes.SSRF_BLOCKED);
 });
+
+test('credentials are not forwarded when a redirect leaves the origin', async () => {
+  let seen: http.IncomingHttpHeaders | undefined;
+  const other = http.createServer((req, res) => {
+    seen = req.headers;
+    res.end('other');
+  });
+  const otherPort = await listen(other, '127.0.0.3');
+  const start = http.createServer((req, res) => {
+    if (req.url === '/same') return void res.writeHead(302, { location: '/final' }).end();
+    if (req.url === '/final') {
+      seen = req.headers;
+      return void res.end('same');
+    }
+    res.writeHead(302, { location: `http://127.0.0.3:${otherPort}/x` }).end();
+  });
+  const startPort = await listen(start, '127.0.0.1');
+  try {
+    const headers = { Authorization: 'Bearer secret', Cookie: 'sid=1', 'X-Keep': 'yes' };
+    const req = (path: string): FetchRequest => ({ ...local(path), url: `http://127.0.0.1:${startPort}${path}`, headers });
+    await fetchPage(req('/cross'));
+    assert.equal(seen?.authorization, undefined);
+    assert.equal(seen?.cookie, undefined);
+    assert.equal(seen?.['x-keep'], 'yes');
+    await fetchPage(req('/same'));
+    assert.equal(seen?.authorization, 'Bearer secret', 'same-origin hops keep them');
+    assert.equal(seen?.cookie, 'sid=1');
+  } finally {
+    for (const s of [other, start]) {
+      s.closeAllConnections();
+      await new Promise<void>((r) => s.close(() => r()));
+    }
+  }
+});

@@ -160,6 +160,12 @@ function flattenHeaders(raw: Dispatcher.ResponseData['headers']): Record<string,
   return out;
 }
 
+const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+
+function withoutCredentials(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.has(k.toLowerCase())));
+}
+
 function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
@@ -171,7 +177,7 @@ async function followRedirects(
   isForbidden: AddressPolicy | null,
   signal: AbortSignal,
 ): Promise<FetchedPage> {
-  const headers = buildHeaders(req);
+  let headers = buildHeaders(req);
   const maxRedirects = req.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const maxBytes = Number.isFinite(req.maxBodyBytes) && req.maxBodyBytes >= 0 ? req.maxBodyBytes : Infinity;
   const chain: string[] = [];
@@ -215,7 +221,10 @@ async function followRedirects(
           details: { redirectChain: chain, location },
         });
       }
-      url = parseHttpUrl(next.href, `the redirect from ${url.href}`);
+      const nextUrl = parseHttpUrl(next.href, `the redirect from ${url.href}`);
+      // Like browsers: the caller's credentials were meant for the origin they asked for.
+      if (nextUrl.origin !== url.origin) headers = withoutCredentials(headers);
+      url = nextUrl;
       continue;
     }
 
