@@ -281,3 +281,37 @@ describe('configuration', () => {
     assert.match(lines[0]!, /^Invalid configuration: PORT /);
   });
 });
+
+describe('robustness', () => {
+  test('an unparseable CSS selector in includeTags/excludeTags → 400 naming it', async () => {
+    const r = await scrape({ url: site.url('/ok'), includeTags: ['div[[['] });
+    assertError(r, 400, /Invalid includeTags/);
+    assertError(await scrape({ url: site.url('/ok'), excludeTags: ['::nope('] }), 400, /Invalid excludeTags/);
+  });
+
+  test('random and mutated bodies never get a 5xx and always get the error body shape', async () => {
+    // Deterministic pseudo-random generator so a failure reproduces.
+    let seed = 42;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+    const atoms = [null, true, false, 0, -1, 1.5, 1e300, '', 'x', 'http://', 'https://example.com', '{}', [], {}, 'a'.repeat(10_000)];
+    const value = (depth: number): unknown =>
+      depth > 2 || rnd() < 0.5
+        ? pick(atoms)
+        : rnd() < 0.5
+          ? Array.from({ length: Math.floor(rnd() * 3) }, () => value(depth + 1))
+          : Object.fromEntries(Array.from({ length: Math.floor(rnd() * 3) }, () => [pick(fields), value(depth + 1)]));
+    const fields = ['url', 'formats', 'type', 'actions', 'location', 'parsers', 'headers', 'timeout', 'waitFor', 'maxAge', 'minAge', 'catalog', 'provider', 'profile', 'name', 'country', 'includeTags', 'selector'];
+    for (let i = 0; i < 150; i++) {
+      const body = Object.fromEntries(Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => [pick(fields), value(0)]));
+      // Keep outbound requests off: these bodies are about validation, not fetching.
+      if (typeof body.url === 'string') body.url = 'http://127.0.0.1:9/unreachable';
+      const r = await scrape({ ...body, timeout: 1000 });
+      assert.ok(r.status < 500 || r.status === 502, `status ${r.status} for ${JSON.stringify(body).slice(0, 300)}: ${r.text.slice(0, 300)}`);
+      if (r.status !== 200) {
+        assert.equal(r.json?.success, false, r.text);
+        assert.equal(typeof r.json.error, 'string');
+      }
+    }
+  });
+});

@@ -1,9 +1,13 @@
 import { unavailableFeatures, type ScrapeUrlRequest } from '@wds/contracts';
 import type { AuthedKey } from '@wds/db';
 import { WdsError } from '@wds/errors';
+import { validateSelectors } from '@wds/scraper';
 
-/** Team-level enablement (spec: 403 when not enabled) and features this deployment lacks (400). */
+/** Checks after schema validation: selectors, team enablement (403) and features this deployment lacks (400). */
 export function checkScrapePolicy(o: ScrapeUrlRequest, auth: AuthedKey): void {
+  // A selector the cleaner cannot parse is the caller's mistake: say so before fetching anything.
+  validateSelectors(o.includeTags, 'includeTags');
+  validateSelectors(o.excludeTags, 'excludeTags');
   if (o.zeroDataRetention && !auth.flags.zeroDataRetention) {
     throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
   }
