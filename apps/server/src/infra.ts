@@ -105,7 +105,20 @@ export interface TemporalDevOptions {
   extraNamespaces?: string[];
 }
 
+/**
+ * The dev server runs one history shard, and each shard reads its task queues at most 20
+ * times per second by default (burst 20). A scrape needs three such reads, so after a short
+ * burst every workflow waited ~150 ms. Clusters spread this over hundreds of shards; the
+ * single-shard dev server needs the limits raised (0 would mean a burst of 0: blocked).
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG = [
+  'history.transferProcessorMaxPollRPS=1000',
+  'history.timerProcessorMaxPollRPS=1000',
+  'history.visibilityProcessorMaxPollRPS=1000',
+];
+
 export async function startTemporalDevServer(opts: TemporalDevOptions): Promise<Stoppable & { address: string }> {
+  opts = { ...opts, dynamicConfig: [...DEV_SERVER_DYNAMIC_CONFIG, ...(opts.dynamicConfig ?? [])] };
   const cli = findTemporalCli(opts.cliPath);
   const address = `127.0.0.1:${opts.port}`;
   if (!cli) return startDownloadedTemporal(opts);

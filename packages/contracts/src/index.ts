@@ -5,3 +5,4 @@ export * from './document';
 export * from './validation';
 export * from './capabilities';
 export * from './scopes';
+export * from './crawl';

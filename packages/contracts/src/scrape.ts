@@ -82,7 +82,7 @@ export const scrapeOptionsShape = {
 
 const scrapeOptionsObject = z.strictObject(scrapeOptionsShape);
 
-function checkCrossFieldRules(o: z.output<typeof scrapeOptionsObject>, ctx: z.RefinementCtx) {
+export function checkCrossFieldRules(o: { waitFor: number; timeout: number }, ctx: z.RefinementCtx) {
   if (o.waitFor > o.timeout / 2) {
     ctx.addIssue({ code: 'custom', path: ['waitFor'], message: 'waitFor must not exceed half of timeout' });
   }

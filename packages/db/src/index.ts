@@ -3,3 +3,5 @@ export * from './keys';
 export * from './scrapes';
 export * as schema from './schema/index';
 export type { TeamFlags } from './schema/index';
+export * from './crawls';
+export * from './webhooks';

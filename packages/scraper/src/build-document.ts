@@ -21,6 +21,8 @@ export interface BuildContext {
   scrapeId: string;
   engine: string;
   cache?: { state: 'hit' | 'miss'; cachedAt?: Date };
+  /** Crawls need the page's links for discovery even when `links` is not a requested format. */
+  collectLinks?: boolean;
 }
 
 export type BodyKind = 'html' | 'pdf' | 'text' | 'binary';
@@ -47,6 +49,8 @@ export interface BuiltDocument {
   document: ScrapeDocument;
   charset: string | null;
   creditsUsed: number;
+  /** Absolute links of the page, when ctx.collectLinks was set. */
+  links?: string[];
 }
 
 export function buildDocument(page: PageContent, o: ScrapeOptions, ctx: BuildContext): BuiltDocument {
@@ -101,7 +105,7 @@ export function buildDocument(page: PageContent, o: ScrapeOptions, ctx: BuildCon
           includeTags: o.includeTags,
           excludeTags: o.excludeTags,
           removeBase64Images: o.removeBase64Images,
-          want: { markdown: want.has('markdown'), html: want.has('html'), links: want.has('links'), images: want.has('images') },
+          want: { markdown: want.has('markdown'), html: want.has('html'), links: want.has('links') || !!ctx.collectLinks, images: want.has('images') },
         })
       : { ...transformText(decoded.text), html: decoded.text, links: [], images: [] };
 
@@ -113,5 +117,5 @@ export function buildDocument(page: PageContent, o: ScrapeOptions, ctx: BuildCon
   if (want.has('links')) doc.links = result.links ?? [];
   if (want.has('images')) doc.images = result.images ?? [];
   doc.metadata.creditsUsed = 1;
-  return { document: doc, charset, creditsUsed: 1 };
+  return { document: doc, charset, creditsUsed: 1, links: ctx.collectLinks ? (result.links ?? []) : undefined };
 }

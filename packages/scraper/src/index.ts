@@ -13,3 +13,4 @@ export * from './ssrf';
 export * from './build-document';
 export * from './cache-key';
 export * from './locale';
+export * from './crawl/index';

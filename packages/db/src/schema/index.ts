@@ -1,2 +1,5 @@
 export * from './teams';
 export * from './scrapes';
+export * from './crawls';
+export * from './webhooks';
+export * from './maps';

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { checkCrossFieldRules, httpUrl, locationSchema, scrapeOptionsSchema, scrapeOptionsShape } from './scrape';
+
+/** Crawl, batch scrape and map requests, as Firecrawl's v2 docs and JS SDK define them. */
+
+const regexString = z
+  .string()
+  .min(1)
+  .max(1_000)
+  .refine((s) => {
+    try {
+      new RegExp(s);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be a valid regular expression');
+
+const headerValue = z.string().max(8_192).refine((v) => !/[\r\n]/.test(v), 'header values must not contain line breaks');
+
+export const WEBHOOK_EVENTS = ['started', 'page', 'completed', 'failed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export const webhookSchema = z
+  .union([
+    httpUrl,
+    z.strictObject({
+      url: httpUrl,
+      headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), headerValue).optional(),
+      metadata: z.record(z.string(), z.unknown()).optional(),
+      events: z.array(z.enum(WEBHOOK_EVENTS)).optional(),
+    }),
+  ])
+  .transform((w) => (typeof w === 'string' ? { url: w } : w));
+export type WebhookConfig = z.output<typeof webhookSchema>;
+
+const clientTags = {
+  origin: z.string().max(200).optional(),
+  integration: z.string().max(200).nullable().optional(),
+};
+
+export const crawlRequestSchema = z.strictObject({
+  url: httpUrl,
+  prompt: z.string().max(10_000).nullable().optional(),
+  excludePaths: z.array(regexString).max(100).nullable().optional(),
+  includePaths: z.array(regexString).max(100).nullable().optional(),
+  maxDiscoveryDepth: z.int().min(0).max(1_000).nullable().optional(),
+  sitemap: z.enum(['skip', 'include', 'only']).default('include'),
+  ignoreQueryParameters: z.boolean().default(false),
+  deduplicateSimilarURLs: z.boolean().optional(),
+  regexOnFullURL: z.boolean().default(false),
+  limit: z.int().min(1).max(1_000_000).nullable().optional().transform((v) => v ?? 10_000),
+  crawlEntireDomain: z.boolean().default(false),
+  allowExternalLinks: z.boolean().default(false),
+  allowSubdomains: z.boolean().default(false),
+  ignoreRobotsTxt: z.boolean().default(false),
+  robotsUserAgent: z.string().min(1).max(500).nullable().optional(),
+  delay: z.number().min(0).max(3_600).nullable().optional(),
+  maxConcurrency: z.int().min(1).max(1_000).nullable().optional(),
+  webhook: webhookSchema.nullable().optional(),
+  scrapeOptions: scrapeOptionsSchema.nullable().optional().transform((v) => v ?? scrapeOptionsSchema.parse({})),
+  zeroDataRetention: z.boolean().default(false),
+  ...clientTags,
+});
+export type CrawlRequest = z.output<typeof crawlRequestSchema>;
+
+/** Batch scrape: scrape options sit at the top level next to `urls`. URLs are validated one by one by the controller. */
+export const batchScrapeRequestSchema = z
+  .strictObject({
+    urls: z.array(z.unknown()).min(1, 'urls must contain at least one URL').max(100_000),
+    webhook: webhookSchema.nullable().optional(),
+    maxConcurrency: z.int().min(1).max(1_000).nullable().optional(),
+    ignoreInvalidURLs: z.boolean().default(true),
+    appendToId: z.uuid().nullable().optional(),
+    ...scrapeOptionsShape,
+    ...clientTags,
+  })
+  .superRefine(checkCrossFieldRules);
+export type BatchScrapeRequest = z.output<typeof batchScrapeRequestSchema>;
+
+export const mapRequestSchema = z.strictObject({
+  url: httpUrl,
+  search: z.string().max(1_000).optional(),
+  sitemap: z.enum(['skip', 'include', 'only']).default('include'),
+  includeSubdomains: z.boolean().default(true),
+  ignoreQueryParameters: z.boolean().default(true),
+  ignoreCache: z.boolean().default(false),
+  limit: z.int().min(1).max(100_000).default(5_000),
+  timeout: z.int().min(1_000).max(300_000).optional(),
+  location: locationSchema.optional(),
+  threatProtection: z.record(z.string(), z.unknown()).optional(),
+  auditMetadata: z.record(z.string(), z.unknown()).optional(),
+  ...clientTags,
+});
+export type MapRequest = z.output<typeof mapRequestSchema>;
+
+export const JOB_STATUSES = ['scraping', 'completed', 'failed', 'cancelled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];

@@ -1,0 +1,88 @@
+import { sql } from 'drizzle-orm';
+import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { teams } from './teams';
+
+/**
+ * Crawls and batch scrapes: one row per job with counters the status endpoint reads, the
+ * frontier (crawl_urls, unique per normalised URL) and the documents (one per URL key).
+ */
+export const crawlJobs = pgTable(
+  'crawl_jobs',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    kind: text('kind').$type<'crawl' | 'batch'>().notNull(),
+    /** Start URL of a crawl; null for batches and zero-data-retention jobs. */
+    url: text('url'),
+    options: jsonb('options').notNull(),
+    status: text('status').$type<'scraping' | 'completed' | 'failed' | 'cancelled'>().notNull().default('scraping'),
+    pageLimit: integer('page_limit').notNull(),
+    /** URLs admitted to the frontier (what the API reports as `total`). */
+    enqueued: integer('enqueued').notNull().default(0),
+    completed: integer('completed').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    creditsUsed: integer('credits_used').notNull().default(0),
+    error: text('error'),
+    idempotencyKey: text('idempotency_key'),
+    zeroDataRetention: boolean('zero_data_retention').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull().default(sql`now() + interval '24 hours'`),
+  },
+  (t) => [
+    index('crawl_jobs_team_status_idx').on(t.teamId, t.status),
+    index('crawl_jobs_idem_idx').on(t.teamId, t.idempotencyKey),
+  ],
+);
+
+export const crawlUrls = pgTable(
+  'crawl_urls',
+  {
+    jobId: uuid('job_id').notNull().references(() => crawlJobs.id, { onDelete: 'cascade' }),
+    urlKey: text('url_key').notNull(),
+    url: text('url').notNull(),
+    depth: integer('depth').notNull().default(0),
+    /** queued → leased → done | failed | robots (blocked by robots.txt) | cancelled */
+    status: text('status').$type<'queued' | 'leased' | 'done' | 'failed' | 'robots' | 'cancelled'>().notNull().default('queued'),
+    /** Activity that holds the lease; a retried attempt of the same activity takes its rows back at once. */
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    attempts: integer('attempts').notNull().default(0),
+    /** Id of the page's scrape (document metadata.scrapeId, or the error's id). */
+    pageId: uuid('page_id').notNull().default(sql`gen_random_uuid()`),
+    error: text('error'),
+    /** External pages are scraped but their links are not followed. */
+    external: boolean('external').notNull().default(false),
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
+    doneAt: timestamp('done_at', { withTimezone: true }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.jobId, t.urlKey] }),
+    index('crawl_urls_claim_idx').on(t.jobId, t.status, t.seq),
+  ],
+);
+
+export const crawlDocuments = pgTable(
+  'crawl_documents',
+  {
+    jobId: uuid('job_id').notNull().references(() => crawlJobs.id, { onDelete: 'cascade' }),
+    urlKey: text('url_key').notNull(),
+    /** Order of completion: pagination and the WebSocket stream read by it. */
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
+    document: jsonb('document').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.urlKey] }), index('crawl_documents_job_seq_idx').on(t.jobId, t.seq)],
+);
+
+/** robots.txt, fetched once per origin per crawl. `body` null: none (404) or unreachable → everything allowed. */
+export const crawlRobots = pgTable(
+  'crawl_robots',
+  {
+    jobId: uuid('job_id').notNull().references(() => crawlJobs.id, { onDelete: 'cascade' }),
+    origin: text('origin').notNull(),
+    body: text('body'),
+    fetchedAt: timestamp('fetched_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.origin] })],
+);
