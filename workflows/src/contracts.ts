@@ -14,6 +14,9 @@ export const ALL_QUEUES: TaskQueue[] = Object.values(TaskQueues);
 
 export const workflowIds = {
   scrape: (jobId: string) => `scrape-${jobId}`,
+  crawl: (jobId: string) => `crawl-${jobId}`,
+  batch: (jobId: string) => `batch-${jobId}`,
+  map: (jobId: string) => `map-${jobId}`,
 };
 
 /** Ids, not data: the options live in the scrape_jobs row written by the API. */
@@ -47,3 +50,75 @@ export const NON_RETRYABLE_KINDS = [
   'BAD_REQUEST', 'INVALID_URL', 'FEATURE_NOT_AVAILABLE', 'UNAUTHORIZED', 'PAYMENT_REQUIRED', 'FORBIDDEN',
   'URL_BLOCKED', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'UNPROCESSABLE',
 ] as const;
+
+// ---- crawl and batch scrape -------------------------------------------------------------
+
+export interface JobRef {
+  jobId: string;
+}
+
+/** How a crawl runs, decided by the API from the request; fixed for the job's life. */
+export interface CrawlPlan {
+  /** Batch activities in flight at once. */
+  window: number;
+  /** URLs one batch activity leases. */
+  batchSize: number;
+  /** Pages fetched at once inside one batch. */
+  concurrency: number;
+  /** Politeness delay between fetches of one batch (ms); the plan forces concurrency 1 with it. */
+  delayMs: number;
+}
+
+export interface CrawlProgress {
+  seeded: boolean;
+  batches: number;
+  runs: number;
+}
+
+/** Ids and small numbers only: the frontier and documents live in Postgres. */
+export interface CrawlWorkflowInput {
+  jobId: string;
+  kind: 'crawl' | 'batch';
+  plan: CrawlPlan;
+  progress?: CrawlProgress;
+}
+
+export interface CrawlWorkflowResult {
+  status: string;
+  batches: number;
+}
+
+export interface ProcessBatchInput {
+  jobId: string;
+  batchSize: number;
+  concurrency: number;
+  delayMs: number;
+}
+
+export interface ProcessBatchResult {
+  claimed: number;
+  succeeded: number;
+  failed: number;
+  /** The job is no longer running (cancelled or ended): claim nothing more. */
+  stopped: boolean;
+}
+
+export interface FrontierState {
+  queued: number;
+  leased: number;
+  nextLeaseExpiryMs: number | null;
+  status: string;
+}
+
+export interface FinishJobInput {
+  jobId: string;
+  outcome: 'completed' | 'failed' | 'cancelled';
+  error?: string;
+}
+
+// ---- map ---------------------------------------------------------------------------------
+
+export interface MapWorkflowInput {
+  jobId: string;
+  timeoutMs: number;
+}

@@ -1,3 +1,5 @@
 // Every workflow the worker registers. Workflow code imports only @temporalio/workflow,
 // activity types and pure modules.
 export { scrapeWorkflow } from './scrape/workflow';
+export { crawlWorkflow } from './crawl/workflow';
+export { mapWorkflow } from './map/workflow';

@@ -1,9 +1,10 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ApiDeps } from './deps';
 import { installErrorHandling } from './errors';
-import { v2Routes } from './routes/v2';
+import { v2Routes, type RouteConfig } from './routes/v2';
+import { attachJobStreams } from './ws/job-stream';
 
-export interface AppOptions {
+export interface AppOptions extends RouteConfig {
   maxRequestBytes: number;
   logLevel: string;
 }
@@ -26,6 +27,8 @@ export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<Fastify
     const ok = r.postgres && r.temporal;
     return reply.status(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not ready', ...r });
   });
-  await app.register(async (v2) => v2Routes(v2, deps), { prefix: '/v2' });
+  await app.register(async (v2) => v2Routes(v2, deps, opts), { prefix: '/v2' });
+  const streams = attachJobStreams(app, deps);
+  app.addHook('onClose', () => streams.close());
   return app;
 }

@@ -24,7 +24,13 @@ const app = await buildApp(
       return { postgres, temporal };
     },
   },
-  { maxRequestBytes: env.WDS_MAX_REQUEST_BYTES, logLevel: env.LOG_LEVEL },
+  {
+    maxRequestBytes: env.WDS_MAX_REQUEST_BYTES,
+    logLevel: env.LOG_LEVEL,
+    defaultConcurrency: env.WDS_CRAWL_CONCURRENCY,
+    statusPageBytes: env.WDS_STATUS_PAGE_BYTES,
+    publicUrl: env.WDS_PUBLIC_URL,
+  },
 );
 
 await app.listen({ port: env.PORT, host: env.HOST });

@@ -1,11 +1,25 @@
-import { ActivityFailure, ApplicationFailure, Client, Connection, TimeoutFailure, WorkflowFailedError } from '@temporalio/client';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  Client,
+  Connection,
+  TimeoutFailure,
+  WorkflowFailedError,
+  WorkflowIdConflictPolicy,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
+
 import { WdsError, isErrorKind } from '@wds/errors';
-import type { scrapeWorkflow } from '@wds/workflows';
-import { TaskQueues, workflowIds, type ScrapeWorkflowResult } from '@wds/workflows/contracts';
+import type { crawlWorkflow, mapWorkflow, scrapeWorkflow } from '@wds/workflows';
+import { TaskQueues, workflowIds, type CrawlPlan, type ScrapeWorkflowResult } from '@wds/workflows/contracts';
 
 /** Typed starters: the only place the API names workflows and queues. */
 export interface Starters {
   runScrape(input: { jobId: string; timeoutMs: number }): Promise<ScrapeWorkflowResult>;
+  /** Starts a crawl or batch job; a repeated start of the same job id is a no-op. */
+  startCrawl(input: { jobId: string; kind: 'crawl' | 'batch'; plan: CrawlPlan }): Promise<void>;
+  cancelCrawl(input: { jobId: string; kind: 'crawl' | 'batch' }): Promise<void>;
+  runMap(input: { jobId: string; timeoutMs: number }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -22,6 +36,33 @@ export async function connectTemporal(address: string, namespace: string): Promi
         workflowExecutionTimeout: timeoutMs + 30_000,
       });
       return awaitResult(handle.result(), timeoutMs + 5_000);
+    },
+    async startCrawl({ jobId, kind, plan }) {
+      await client.workflow.start<typeof crawlWorkflow>('crawlWorkflow', {
+        taskQueue: TaskQueues.control,
+        workflowId: kind === 'crawl' ? workflowIds.crawl(jobId) : workflowIds.batch(jobId),
+        args: [{ jobId, kind, plan }],
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      });
+    },
+    async cancelCrawl({ jobId, kind }) {
+      const id = kind === 'crawl' ? workflowIds.crawl(jobId) : workflowIds.batch(jobId);
+      await client.workflow
+        .getHandle(id)
+        .cancel()
+        .catch((e) => {
+          // Already finished: the job row is what callers see, and it is already final.
+          if (!(e instanceof WorkflowNotFoundError)) throw e;
+        });
+    },
+    async runMap({ jobId, timeoutMs }) {
+      const handle = await client.workflow.start<typeof mapWorkflow>('mapWorkflow', {
+        taskQueue: TaskQueues.control,
+        workflowId: workflowIds.map(jobId),
+        args: [{ jobId, timeoutMs }],
+        workflowExecutionTimeout: timeoutMs + 30_000,
+      });
+      await awaitResult(handle.result(), timeoutMs + 10_000);
     },
     close: () => connection.close(),
   };

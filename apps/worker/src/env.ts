@@ -27,6 +27,10 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_WORKER_QUEUES: queuesVar,
         WDS_FETCH_CONCURRENCY: envInt(50, 1, 1000),
         WDS_SHUTDOWN_GRACE_MS: envInt(10_000, 0, 600_000),
+        /** HMAC key for X-Firecrawl-Signature on webhook deliveries; unsigned when unset. */
+        WDS_WEBHOOK_SECRET: envStr(),
+        /** Static DNS overrides for fetches, `name=ip,*.name=ip` (split-horizon networks, test sites). */
+        WDS_HOST_OVERRIDES: envStr(),
       },
       source,
     );

@@ -96,3 +96,5 @@ export type MapRequest = z.output<typeof mapRequestSchema>;
 
 export const JOB_STATUSES = ['scraping', 'completed', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export const crawlParamsPreviewSchema = z.strictObject({ url: httpUrl, prompt: z.string().min(1).max(10_000), ...clientTags });

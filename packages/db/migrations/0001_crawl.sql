@@ -47,6 +47,7 @@ CREATE TABLE "crawl_urls" (
 	"page_id" uuid DEFAULT gen_random_uuid() NOT NULL,
 	"error" text,
 	"external" boolean DEFAULT false NOT NULL,
+	"discovery_only" boolean DEFAULT false NOT NULL,
 	"seq" bigserial NOT NULL,
 	"done_at" timestamp with time zone,
 	CONSTRAINT "crawl_urls_job_id_url_key_pk" PRIMARY KEY("job_id","url_key")
@@ -86,4 +87,5 @@ CREATE INDEX "crawl_documents_job_seq_idx" ON "crawl_documents" USING btree ("jo
 CREATE INDEX "crawl_jobs_team_status_idx" ON "crawl_jobs" USING btree ("team_id","status");--> statement-breakpoint
 CREATE INDEX "crawl_jobs_idem_idx" ON "crawl_jobs" USING btree ("team_id","idempotency_key");--> statement-breakpoint
 CREATE INDEX "crawl_urls_claim_idx" ON "crawl_urls" USING btree ("job_id","status","seq");--> statement-breakpoint
-CREATE INDEX "webhook_outbox_due_idx" ON "webhook_outbox" USING btree ("status","next_attempt_at");
+CREATE INDEX "webhook_outbox_due_idx" ON "webhook_outbox" USING btree ("status","next_attempt_at");--> statement-breakpoint
+CREATE INDEX "webhook_outbox_job_idx" ON "webhook_outbox" USING btree ("job_id","status","id");

@@ -50,6 +50,7 @@ export interface FrontierEntry {
   key: string;
   depth: number;
   external: boolean;
+  discoveryOnly?: boolean;
 }
 
 /**
@@ -65,10 +66,11 @@ export async function enqueueUrls(db: Db, jobId: string, entries: FrontierEntry[
     const seen = new Set<string>();
     const unique = entries.filter((e) => (seen.has(e.key) ? false : (seen.add(e.key), true)));
     const inserted = await tx.execute(sql`
-      INSERT INTO crawl_urls (job_id, url_key, url, depth, external)
-      SELECT ${jobId}, t.k, t.u, t.d, t.e
+      INSERT INTO crawl_urls (job_id, url_key, url, depth, external, discovery_only)
+      SELECT ${jobId}, t.k, t.u, t.d, t.e, t.o
       FROM unnest(${sql.param(unique.map((e) => e.key))}::text[], ${sql.param(unique.map((e) => e.url))}::text[],
-                  ${sql.param(unique.map((e) => e.depth))}::int[], ${sql.param(unique.map((e) => e.external))}::bool[]) WITH ORDINALITY AS t(k, u, d, e, ord)
+                  ${sql.param(unique.map((e) => e.depth))}::int[], ${sql.param(unique.map((e) => e.external))}::bool[],
+                  ${sql.param(unique.map((e) => !!e.discoveryOnly))}::bool[]) WITH ORDINALITY AS t(k, u, d, e, o, ord)
       WHERE NOT EXISTS (SELECT 1 FROM crawl_urls c WHERE c.job_id = ${jobId} AND c.url_key = t.k)
       ORDER BY t.ord
       LIMIT ${job.room}
@@ -84,6 +86,7 @@ export interface ClaimedUrl {
   key: string;
   depth: number;
   external: boolean;
+  discoveryOnly: boolean;
   pageId: string;
 }
 
@@ -93,7 +96,7 @@ export interface ClaimedUrl {
  * leases of owners that never come back are taken over when they expire.
  */
 export async function claimUrls(db: Db, jobId: string, owner: string, n: number, leaseMs: number): Promise<ClaimedUrl[]> {
-  const res = await db.execute<{ url: string; url_key: string; depth: number; external: boolean; page_id: string }>(sql`
+  const res = await db.execute<{ url: string; url_key: string; depth: number; external: boolean; discovery_only: boolean; page_id: string }>(sql`
     UPDATE crawl_urls c SET status = 'leased', lease_owner = ${owner},
       lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = c.attempts + 1
     FROM (
@@ -104,8 +107,8 @@ export async function claimUrls(db: Db, jobId: string, owner: string, n: number,
       FOR UPDATE SKIP LOCKED
     ) pick
     WHERE c.job_id = ${jobId} AND c.url_key = pick.url_key
-    RETURNING c.url, c.url_key, c.depth, c.external, c.page_id`);
-  return res.rows.map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, pageId: r.page_id }));
+    RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id`);
+  return res.rows.map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id }));
 }
 
 /** Stores a page's document once; counters move only when this call stored it. */
@@ -123,6 +126,14 @@ export async function completePage(db: Db, jobId: string, key: string, document:
       .where(eq(crawlJobs.id, jobId));
     return true;
   });
+}
+
+/** A discovery-only page: fetched for its links, no document. */
+export async function finishDiscoveryPage(db: Db, jobId: string, key: string): Promise<void> {
+  await db
+    .update(crawlUrls)
+    .set({ status: 'done', doneAt: new Date(), leaseOwner: null, leaseUntil: null })
+    .where(and(eq(crawlUrls.jobId, jobId), eq(crawlUrls.urlKey, key)));
 }
 
 /** A page that could not be scraped (or was refused by robots.txt); counted once. */
@@ -150,7 +161,7 @@ export async function frontierCounts(db: Db, jobId: string): Promise<{ queued: n
 }
 
 /** Ends a job unless it already ended (a cancel written by the API wins over a late completion). */
-export async function finishJob(db: Db, jobId: string, status: 'completed' | 'failed' | 'cancelled', error?: string): Promise<string> {
+export async function finishJob(db: Db, jobId: string, status: 'completed' | 'failed' | 'cancelled', error?: string): Promise<{ status: string; changed: boolean }> {
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(crawlJobs)
@@ -165,7 +176,7 @@ export async function finishJob(db: Db, jobId: string, status: 'completed' | 'fa
         .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, ['queued', 'leased'])));
     }
     if (!row) await tx.update(crawlJobs).set({ completedAt: sql`coalesce(${crawlJobs.completedAt}, now())` }).where(eq(crawlJobs.id, jobId));
-    return final;
+    return { status: final, changed: !!row };
   });
 }
 

@@ -5,3 +5,4 @@ export * as schema from './schema/index';
 export type { TeamFlags } from './schema/index';
 export * from './crawls';
 export * from './webhooks';
+export * from './maps';

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 /**
  * HTTP fetch stage: one page, with manual redirects, decoding, a body cap, a whole-request
  * time budget and the SSRF address policy.
@@ -10,7 +11,7 @@ import { request, type Agent, type Dispatcher } from 'undici';
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import type { FetchRequest, FetchedPage } from './types';
 import { ipLiteral, isForbiddenAddress, ssrfBlockedError } from './ssrf';
-import { createAgent, type AddressPolicy, type Resolver } from './net/connector';
+import { createAgent, systemResolver, type AddressPolicy, type Resolver } from './net/connector';
 import { readBody } from './net/body';
 import { mapNetworkError, timeoutError } from './net/errors';
 
@@ -71,7 +72,43 @@ export function createFetcher(opts: FetcherOptions = {}): Fetcher {
   return fetcher;
 }
 
-const defaultFetcher = createFetcher();
+let defaultFetcher = createFetcher();
+
+/**
+ * Static name → address overrides for the process's fetches (like curl's --resolve): for
+ * split-horizon networks and test sites. `*.example.test` matches every subdomain. The SSRF
+ * policy still judges the overridden address.
+ */
+export function configureHostOverrides(overrides: Record<string, string>): void {
+  const entries = Object.entries(overrides);
+  if (!entries.length) return;
+  const match = (host: string) => {
+    const h = host.toLowerCase();
+    for (const [name, ip] of entries) {
+      if (name === h || (name.startsWith('*.') && h.endsWith(name.slice(1)))) return ip;
+    }
+    return null;
+  };
+  const previous = defaultFetcher;
+  defaultFetcher = createFetcher({
+    resolve: async (hostname, opts) => {
+      const ip = match(hostname);
+      return ip ? [{ address: ip, family: ip.includes(':') ? 6 : 4 }] : systemResolver(hostname, opts);
+    },
+  });
+  void previous.close();
+}
+
+/** Parses WDS_HOST_OVERRIDES: `name=ip,*.name=ip`. */
+export function parseHostOverrides(spec: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (spec ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [name, ip] = part.split('=').map((x) => x?.trim());
+    if (!name || !ip || !isIP(ip)) throw new Error(`entry "${part}" must look like name=ip`);
+    out[name.toLowerCase()] = ip;
+  }
+  return out;
+}
 
 /** Fetches one page. 4xx/5xx are returned as pages; only transport-level failures throw. */
 export function fetchPage(req: FetchRequest): Promise<FetchedPage> {

@@ -14,3 +14,4 @@ export * from './build-document';
 export * from './cache-key';
 export * from './locale';
 export * from './crawl/index';
+export { createAgent } from './net/connector';

@@ -1,12 +1,36 @@
 import type { FastifyInstance } from 'fastify';
+import { batchScrapeController } from '../controllers/v2/batch';
+import { activeCrawlsController, crawlController, paramsPreviewController, type CrawlConfig } from '../controllers/v2/crawl';
+import { jobControllers } from '../controllers/v2/jobs';
+import { mapController } from '../controllers/v2/map';
 import { scrapeController } from '../controllers/v2/scrape';
 import { scrapeStatusController } from '../controllers/v2/scrape-status';
 import type { ApiDeps } from '../deps';
 import { authenticate } from '../middleware/auth';
 
+export interface RouteConfig extends CrawlConfig {
+  statusPageBytes: number;
+}
+
 /** The v2 route table. Every route sits behind authentication. */
-export async function v2Routes(app: FastifyInstance, deps: ApiDeps) {
+export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteConfig) {
   app.addHook('onRequest', authenticate(deps.db));
   app.post('/scrape', scrapeController(deps));
   app.get('/scrape/:id', scrapeStatusController(deps));
+
+  const crawl = jobControllers(deps, 'crawl', { pageBytes: cfg.statusPageBytes, publicUrl: cfg.publicUrl });
+  app.post('/crawl', crawlController(deps, cfg));
+  app.get('/crawl/active', activeCrawlsController(deps));
+  app.post('/crawl/params-preview', paramsPreviewController());
+  app.get('/crawl/:id', crawl.status);
+  app.delete('/crawl/:id', crawl.cancel);
+  app.get('/crawl/:id/errors', crawl.errors);
+
+  const batch = jobControllers(deps, 'batch', { pageBytes: cfg.statusPageBytes, publicUrl: cfg.publicUrl });
+  app.post('/batch/scrape', batchScrapeController(deps, cfg));
+  app.get('/batch/scrape/:id', batch.status);
+  app.delete('/batch/scrape/:id', batch.cancel);
+  app.get('/batch/scrape/:id/errors', batch.errors);
+
+  app.post('/map', mapController(deps));
 }

@@ -1,10 +1,10 @@
-import { unavailableFeatures, type ScrapeUrlRequest } from '@wds/contracts';
+import { unavailableFeatures, type ScrapeOptions } from '@wds/contracts';
 import type { AuthedKey } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { validateSelectors } from '@wds/scraper';
 
 /** Checks after schema validation: selectors, team enablement (403) and features this deployment lacks (400). */
-export function checkScrapePolicy(o: ScrapeUrlRequest, auth: AuthedKey): void {
+export function checkScrapePolicy(o: ScrapeOptions & { domainTools?: boolean }, auth: AuthedKey): void {
   // A selector the cleaner cannot parse is the caller's mistake: say so before fetching anything.
   validateSelectors(o.includeTags, 'includeTags');
   validateSelectors(o.excludeTags, 'excludeTags');

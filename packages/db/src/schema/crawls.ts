@@ -53,6 +53,8 @@ export const crawlUrls = pgTable(
     error: text('error'),
     /** External pages are scraped but their links are not followed. */
     external: boolean('external').notNull().default(false),
+    /** Fetched only to discover links (a start URL outside includePaths): no document, not counted. */
+    discoveryOnly: boolean('discovery_only').notNull().default(false),
     seq: bigserial('seq', { mode: 'number' }).notNull(),
     doneAt: timestamp('done_at', { withTimezone: true }),
   },

@@ -19,5 +19,5 @@ export const webhookOutbox = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
   },
-  (t) => [index('webhook_outbox_due_idx').on(t.status, t.nextAttemptAt)],
+  (t) => [index('webhook_outbox_due_idx').on(t.status, t.nextAttemptAt), index('webhook_outbox_job_idx').on(t.jobId, t.status, t.id)],
 );

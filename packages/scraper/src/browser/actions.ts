@@ -31,6 +31,9 @@ export interface ActionHost {
 
 const GRACE_MS = 1000;
 
+// Page-side callbacks run in the browser; the repo compiles without the DOM lib.
+declare const window: { scrollY: number; innerHeight: number; scrollBy(o: { top: number; behavior: string }): void };
+
 function budget(host: ActionHost, cap?: number): number {
   const r = Math.max(1, host.remaining());
   return cap === undefined ? r + GRACE_MS : Math.min(r + GRACE_MS, cap);
@@ -97,7 +100,7 @@ async function runOne(host: ActionHost, a: Action, i: number, out: ActionsResult
             await el.click({ timeout: budget(host, CLICK_ALL_TIMEOUT_MS) });
           } catch {
             // Hidden, covered or gone (an earlier click re-rendered the list): best effort.
-            await el.evaluate((e) => (e as HTMLElement).click(), undefined, { timeout: budget(host, CLICK_ALL_TIMEOUT_MS) }).catch(() => {});
+            await el.evaluate((e) => (e as unknown as { click(): void }).click(), undefined, { timeout: budget(host, CLICK_ALL_TIMEOUT_MS) }).catch(() => {});
           }
         }
       } else {

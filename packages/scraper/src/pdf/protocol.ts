@@ -21,7 +21,8 @@ export interface OcrPageResult {
   error?: string;
 }
 
-export type FromWorker =
+/** Every message of a job carries its id (a worker runs one job at a time, but is reused). */
+export type FromWorker = { id: number } & (
   | { t: 'open'; totalPages: number; numPages: number; metadata: PdfMetadata }
   /** Page needs OCR; width/height in points. */
   | { t: 'ocr'; pageNumber: number; width: number; height: number }
@@ -34,7 +35,12 @@ export type FromWorker =
       firstHeading?: string;
       ocrPages: number[];
       failedPages: number;
+      /** Heap of the worker after the job, to decide whether to reuse it. */
+      heapUsed: number;
     }
-  | { t: 'fail'; code: 'PDF_ENCRYPTED' | 'PDF_CORRUPT' | 'INTERNAL'; message: string };
+  | { t: 'fail'; code: 'PDF_ENCRYPTED' | 'PDF_CORRUPT' | 'INTERNAL'; message: string }
+);
 
-export type ToWorker = { t: 'ocr-results'; pages: OcrPageResult[] };
+export type ToWorker =
+  | { t: 'job'; id: number; input: WorkerInput }
+  | { t: 'ocr-results'; id: number; pages: OcrPageResult[] };

@@ -1,0 +1,40 @@
+import { Context } from '@temporalio/activity';
+import { finishJob, frontierCounts, jobStatus } from '@wds/db';
+import type { FinishJobInput, FrontierState, JobRef, ProcessBatchInput } from '@wds/workflows/contracts';
+import { asActivity } from '../failures';
+import type { CrawlActivities, CrawlControlActivities } from '../types';
+import type { PageDeps } from '../scrape/pipeline';
+import { emitJobEvent } from '../webhooks/emit';
+import { processBatch } from './batch';
+import { createRobotsCache } from './discovery';
+import { loadJobOptions } from './job-options';
+import { seedJob } from './seed';
+
+/** Fetch-queue activities of crawl and batch jobs (they make outbound requests). */
+export function createCrawlActivities(deps: PageDeps): CrawlActivities {
+  const robotsFor = createRobotsCache(deps);
+  return {
+    seedJob: ({ jobId }: JobRef) => asActivity(() => seedJob(deps, robotsFor, jobId, Context.current().cancellationSignal)),
+    processBatch: (input: ProcessBatchInput) => asActivity(() => processBatch(deps, robotsFor, input)),
+  };
+}
+
+/** Control-queue activities: bookkeeping only, no outbound requests. */
+export function createCrawlControlActivities(deps: Pick<PageDeps, 'db'>): CrawlControlActivities {
+  return {
+    async frontierState({ jobId }: JobRef): Promise<FrontierState> {
+      const [counts, status] = await Promise.all([frontierCounts(deps.db, jobId), jobStatus(deps.db, jobId)]);
+      return { ...counts, status: status ?? 'failed' };
+    },
+    async finishJob({ jobId, outcome, error }: FinishJobInput) {
+      const { status, changed } = await finishJob(deps.db, jobId, outcome, error);
+      // Only the call that ended the job announces it, so a retried activity sends one event.
+      if (changed) {
+        const job = await loadJobOptions(deps.db, jobId);
+        if (status === 'completed') await emitJobEvent(deps.db, job, 'completed');
+        else if (status === 'failed') await emitJobEvent(deps.db, job, 'failed', [], error ?? 'The job failed');
+      }
+      return { status };
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import { Context } from '@temporalio/activity';
+import { claimUrls, completePage, enqueueUrls, failPage, finishDiscoveryPage, jobStatus, type ClaimedUrl } from '@wds/db';
+import { toWdsError } from '@wds/errors';
+import { createScope, type CrawlScope } from '@wds/scraper';
+import type { ProcessBatchInput, ProcessBatchResult } from '@wds/workflows/contracts';
+import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
+import { emitJobEvent } from '../webhooks/emit';
+import type { createRobotsCache } from './discovery';
+import { loadJobOptions, type LoadedJob } from './job-options';
+
+/**
+ * One batch of a crawl or batch scrape: lease up to `batchSize` URLs, scrape them with bounded
+ * concurrency, store each document once, enqueue the links found, and return counts only.
+ * Heartbeats every second double as the cancellation check (job row status), so a cancelled
+ * job starts no new fetch and aborts the ones in flight.
+ */
+const HEARTBEAT_MS = 1_000;
+const INLINE_RETRIES = 2;
+
+const scopes = new Map<string, CrawlScope>();
+function scopeOf(job: LoadedJob): CrawlScope | null {
+  if (job.kind !== 'crawl' || !job.crawl || !job.url) return null;
+  let s = scopes.get(job.id);
+  if (!s) {
+    if (scopes.size > 500) scopes.delete(scopes.keys().next().value!);
+    s = createScope(job.url, job.crawl);
+    scopes.set(job.id, s);
+  }
+  return s;
+}
+
+export async function processBatch(
+  deps: PageDeps,
+  robotsFor: ReturnType<typeof createRobotsCache>,
+  input: ProcessBatchInput,
+): Promise<ProcessBatchResult> {
+  const ctx = Context.current();
+  const { jobId } = input;
+  const owner = `${ctx.info.workflowExecution?.runId ?? ctx.info.workflowType}:${ctx.info.activityId}`;
+  const job = await loadJobOptions(deps.db, jobId);
+  if ((await jobStatus(deps.db, jobId)) !== 'scraping') return { claimed: 0, succeeded: 0, failed: 0, stopped: true };
+
+  const leaseMs = Math.max(120_000, job.scrape.timeout * 3);
+  const claimed = await claimUrls(deps.db, jobId, owner, input.batchSize, leaseMs);
+  if (!claimed.length) return { claimed: 0, succeeded: 0, failed: 0, stopped: false };
+
+  const abort = new AbortController();
+  const onCancel = () => abort.abort();
+  ctx.cancellationSignal.addEventListener('abort', onCancel);
+  let done = 0;
+  const beat = setInterval(() => {
+    ctx.heartbeat({ done });
+    jobStatus(deps.db, jobId).then((s) => s !== 'scraping' && abort.abort(), () => {});
+  }, HEARTBEAT_MS);
+
+  const scope = scopeOf(job);
+  const c = job.crawl;
+  const followLinks = !!scope && c?.sitemap !== 'only';
+  let succeeded = 0;
+  let failed = 0;
+
+  async function one(u: ClaimedUrl) {
+    if (c && !c.ignoreRobotsTxt) {
+      const rules = await robotsFor(jobId, new URL(u.url).origin, c.robotsUserAgent, abort.signal);
+      if (!rules.isAllowed(u.url)) {
+        await failPage(deps.db, jobId, u.key, 'robots', 'URL blocked by robots.txt');
+        return;
+      }
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const page = await scrapeOnePage(deps, {
+          url: u.url,
+          options: job.scrape,
+          scrapeId: u.pageId,
+          signal: abort.signal,
+          useCache: true,
+          collectLinks: followLinks && !u.external,
+          sleep: (ms) => ctx.sleep(ms),
+        });
+        if (u.discoveryOnly) await finishDiscoveryPage(deps.db, jobId, u.key);
+        else if (await completePage(deps.db, jobId, u.key, page.document, page.creditsUsed)) {
+          succeeded++;
+          await emitJobEvent(deps.db, job, 'page', [page.document]);
+        }
+        if (scope && page.links?.length) {
+          const admitted = [];
+          for (const l of page.links) {
+            const a = scope.admit(l, { depth: u.depth, external: u.external });
+            if (a.ok) admitted.push({ url: a.url, key: a.key, depth: a.depth, external: a.external });
+          }
+          await enqueueUrls(deps.db, jobId, admitted);
+        }
+        return;
+      } catch (e) {
+        if (abort.signal.aborted) return; // cancelled: the job's end marks what is left
+        const err = toWdsError(e);
+        if (err.retryable && attempt < INLINE_RETRIES) {
+          await ctx.sleep(300 * (attempt + 1));
+          continue;
+        }
+        await failPage(deps.db, jobId, u.key, 'failed', err.message);
+        failed++;
+        return;
+      }
+    }
+  }
+
+  try {
+    let next = 0;
+    const workers = Array.from({ length: Math.max(1, Math.min(input.concurrency, claimed.length)) }, async () => {
+      while (next < claimed.length && !abort.signal.aborted) {
+        const u = claimed[next++]!;
+        if (input.delayMs > 0 && done > 0) await ctx.sleep(input.delayMs).catch(() => {});
+        if (abort.signal.aborted) break;
+        await one(u);
+        done++;
+      }
+    });
+    await Promise.all(workers);
+  } finally {
+    clearInterval(beat);
+    ctx.cancellationSignal.removeEventListener('abort', onCancel);
+  }
+  return { claimed: claimed.length, succeeded, failed, stopped: abort.signal.aborted };
+}

@@ -1,0 +1,38 @@
+import type { CrawlRequest, ScrapeOptions, WebhookConfig } from '@wds/contracts';
+import { loadCrawlJob, type Db } from '@wds/db';
+import { WdsError } from '@wds/errors';
+
+/** What a crawl or batch job's row holds in `options` (written once by the API, never changed). */
+export type StoredCrawlOptions = Omit<CrawlRequest, 'url' | 'scrapeOptions' | 'webhook'> & {
+  scrapeOptions: ScrapeOptions;
+  webhook?: WebhookConfig | null;
+};
+export type StoredBatchOptions = ScrapeOptions & { webhook?: WebhookConfig | null; maxConcurrency?: number | null };
+
+export interface LoadedJob {
+  id: string;
+  kind: 'crawl' | 'batch';
+  url: string | null;
+  scrape: ScrapeOptions;
+  crawl: StoredCrawlOptions | null;
+  webhook: WebhookConfig | null;
+}
+
+/** Options are immutable per job, so each worker keeps the recent ones in memory. */
+const cache = new Map<string, LoadedJob>();
+const CACHE_MAX = 500;
+
+export async function loadJobOptions(db: Db, jobId: string): Promise<LoadedJob> {
+  const hit = cache.get(jobId);
+  if (hit) return hit;
+  const row = await loadCrawlJob(db, jobId);
+  if (!row) throw new WdsError('NOT_FOUND', { message: `Job ${jobId} not found` });
+  const opts = row.options as StoredCrawlOptions | StoredBatchOptions;
+  const job: LoadedJob =
+    row.kind === 'crawl'
+      ? { id: jobId, kind: 'crawl', url: row.url, scrape: (opts as StoredCrawlOptions).scrapeOptions, crawl: opts as StoredCrawlOptions, webhook: opts.webhook ?? null }
+      : { id: jobId, kind: 'batch', url: null, scrape: opts as StoredBatchOptions, crawl: null, webhook: opts.webhook ?? null };
+  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(jobId, job);
+  return job;
+}

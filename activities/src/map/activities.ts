@@ -1,0 +1,87 @@
+import { Context } from '@temporalio/activity';
+import type { MapRequest } from '@wds/contracts';
+import { cachedUrlsOfHost, completeMapJob, loadMapJob } from '@wds/db';
+import { WdsError } from '@wds/errors';
+import { baseDomain, canonicalCrawlUrl, crawlUrlKey, extractLinks, fetchPage, parseRobots, decodeBody } from '@wds/scraper';
+import type { JobRef } from '@wds/workflows/contracts';
+import { collectSitemapUrls, fetchRobotsBody, type DiscoveryDeps } from '../crawl/discovery';
+import { asActivity } from '../failures';
+import type { MapActivities } from '../types';
+
+/**
+ * Map: a site's URLs from its sitemaps, the links of its start page, and pages of the site the
+ * service has already seen (the page cache), filtered and ranked by `search`. One request,
+ * no crawl.
+ */
+export function createMapActivities(deps: DiscoveryDeps): MapActivities {
+  return {
+    mapSite: ({ jobId }: JobRef) =>
+      asActivity(async () => {
+        const job = await loadMapJob(deps.db, jobId);
+        if (!job) throw new WdsError('NOT_FOUND', { message: `Map job ${jobId} not found` });
+        const o = job.options as MapRequest;
+        const links = await mapSite(deps, o, Context.current().cancellationSignal);
+        await completeMapJob(deps.db, jobId, links);
+        return { count: links.length };
+      }),
+  };
+}
+
+export async function mapSite(deps: DiscoveryDeps, o: MapRequest, signal?: AbortSignal): Promise<{ url: string; title?: string }[]> {
+  const start = new URL(o.url);
+  const startHost = start.hostname.toLowerCase().replace(/^www\./, '');
+  const site = baseDomain(startHost);
+  const inScope = (u: URL) => {
+    const h = u.hostname.toLowerCase().replace(/^www\./, '');
+    return h === startHost || (o.includeSubdomains && (h === site || h.endsWith(`.${site}`)));
+  };
+
+  const found: string[] = [o.url];
+  let title: string | undefined;
+  if (o.sitemap !== 'skip') {
+    const robots = parseRobots(start.origin, await fetchRobotsBody(deps, start.origin, signal));
+    found.push(...(await collectSitemapUrls(deps, start.origin, robots.sitemaps, Math.min(o.limit * 4, 400_000), signal)));
+  }
+  if (o.sitemap !== 'only') {
+    try {
+      const page = await fetchPage({ url: o.url, timeoutMs: o.timeout ?? 30_000, skipTlsVerification: true, allowPrivateNetwork: deps.allowPrivateNetwork, maxBodyBytes: deps.maxBodyBytes, signal });
+      const html = decodeBody(page.body, page.headers['content-type']).text;
+      found.push(...extractLinks(html, page.finalUrl));
+      title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim() || undefined;
+    } catch (e) {
+      if (e instanceof WdsError && e.kind === 'URL_BLOCKED') throw e;
+      // An unreachable start page still leaves the sitemap's URLs.
+    }
+    const origins = [start.origin, `${start.protocol}//www.${startHost}`, `${start.protocol}//${startHost}`];
+    found.push(...(await cachedUrlsOfHost(deps.db, [...new Set(origins)], o.limit)));
+  }
+
+  const seen = new Set<string>();
+  const links: string[] = [];
+  for (const raw of found) {
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      continue;
+    }
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !inScope(u)) continue;
+    const url = canonicalCrawlUrl(u, { ignoreQueryParameters: o.ignoreQueryParameters });
+    const key = crawlUrlKey(url, { ignoreQueryParameters: o.ignoreQueryParameters });
+    if (seen.has(key)) continue;
+    seen.add(key);
+    links.push(url);
+  }
+  const ranked = o.search ? rankBySearch(links, o.search) : links;
+  return ranked.slice(0, o.limit).map((url) => (url === o.url && title ? { url, title } : { url }));
+}
+
+/** URLs containing more of the search terms come first; the rest keep their order after them. */
+export function rankBySearch(urls: string[], search: string): string[] {
+  const terms = search.toLowerCase().split(/\s+/).filter(Boolean);
+  const scored = urls.map((url, i) => {
+    const s = decodeURIComponent(url).toLowerCase();
+    return { url, i, score: terms.reduce((n, t) => n + (s.includes(t) ? 1 : 0), 0) };
+  });
+  return scored.sort((a, b) => b.score - a.score || a.i - b.i).map((x) => x.url);
+}

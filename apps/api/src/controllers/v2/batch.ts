@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { batchScrapeRequestSchema, httpUrl } from '@wds/contracts';
+import { enqueueUrls, findJobByIdempotencyKey, insertCrawlJob } from '@wds/db';
+import { WdsError } from '@wds/errors';
+import { crawlUrlKey } from '@wds/scraper';
+import type { ApiDeps } from '../../deps';
+import { requireScope } from '../../middleware/auth';
+import { baseUrl } from '../../services/base-url';
+import { planCrawl } from '../../services/crawl-plan';
+import { checkScrapePolicy } from '../../services/scrape-policy';
+import type { CrawlConfig } from './crawl';
+import { validateBody } from './validate';
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * POST /v2/batch/scrape: the URL list goes into the job's frontier in Postgres before the
+ * workflow starts (the workflow gets only the job id). Invalid URLs are reported in
+ * `invalidURLs` with ignoreInvalidURLs (default), else the request is refused naming them.
+ */
+export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    requireScope(req, 'scrape');
+    const o = validateBody(batchScrapeRequestSchema, req.body);
+    const idem = req.headers['x-idempotency-key'];
+    if (idem !== undefined && (typeof idem !== 'string' || !IDEMPOTENCY_KEY.test(idem))) {
+      throw new WdsError('BAD_REQUEST', { details: [{ code: 'invalid_format', path: ['x-idempotency-key'], message: 'x-idempotency-key must be 1 to 128 letters, digits, ".", "_", ":" or "-"' }] });
+    }
+    if (o.appendToId) {
+      throw new WdsError('FEATURE_NOT_AVAILABLE', { code: 'FEATURE_NOT_AVAILABLE', message: "'appendToId' is not available in this deployment: start a new batch instead." });
+    }
+    if (o.zeroDataRetention && !req.auth.flags.zeroDataRetention) {
+      throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
+    }
+    const { urls: rawUrls, webhook, maxConcurrency, ignoreInvalidURLs, appendToId: _a, origin: _o, integration: _i, ...scrapeOptions } = o;
+    checkScrapePolicy(scrapeOptions, req.auth);
+
+    const valid: string[] = [];
+    const invalid: string[] = [];
+    const details: { code: string; path: (string | number)[]; message: string }[] = [];
+    rawUrls.forEach((u, i) => {
+      const r = httpUrl.safeParse(u);
+      if (r.success) valid.push(r.data);
+      else {
+        invalid.push(typeof u === 'string' ? u : JSON.stringify(u));
+        details.push({ code: 'invalid_url', path: ['urls', i], message: `urls[${i}] must be an absolute http(s) URL` });
+      }
+    });
+    if (invalid.length && !ignoreInvalidURLs) throw new WdsError('INVALID_URL', { details });
+    if (!valid.length) throw new WdsError('INVALID_URL', { message: 'Invalid URL: no valid URL in urls', details });
+
+    const base = baseUrl(req, cfg.publicUrl);
+    if (idem) {
+      const existing = await findJobByIdempotencyKey(deps.db, req.auth.teamId, idem);
+      if (existing) return reply.send({ success: true, id: existing, url: `${base}/v2/batch/scrape/${existing}`, ...(ignoreInvalidURLs ? { invalidURLs: invalid } : {}) });
+    }
+
+    const id = randomUUID();
+    await insertCrawlJob(deps.db, {
+      id,
+      teamId: req.auth.teamId,
+      kind: 'batch',
+      url: null,
+      options: { ...scrapeOptions, webhook: webhook ?? null, maxConcurrency: maxConcurrency ?? null },
+      pageLimit: valid.length,
+      zeroDataRetention: o.zeroDataRetention,
+      idempotencyKey: idem ?? null,
+    });
+    await enqueueUrls(deps.db, id, valid.map((url) => ({ url, key: crawlUrlKey(url), depth: 0, external: false })));
+    await deps.starters.startCrawl({ jobId: id, kind: 'batch', plan: planCrawl({ maxConcurrency }, cfg.defaultConcurrency) });
+    return reply.send({ success: true, id, url: `${base}/v2/batch/scrape/${id}`, ...(ignoreInvalidURLs ? { invalidURLs: invalid } : {}) });
+  };
+}

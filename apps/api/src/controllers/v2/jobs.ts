@@ -1,0 +1,67 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { jobErrors, loadTeamCrawlJob, markJobCancelled, pageOfDocuments } from '@wds/db';
+import { WdsError } from '@wds/errors';
+import type { ApiDeps } from '../../deps';
+import { requireScope } from '../../middleware/auth';
+import { baseUrl } from '../../services/base-url';
+
+/** Status, cancel and errors of crawl and batch-scrape jobs: the same store, the same shapes. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+type Kind = 'crawl' | 'batch';
+const NAMES = { crawl: { label: 'Crawl', path: 'crawl', scope: 'crawl' }, batch: { label: 'Batch scrape', path: 'batch/scrape', scope: 'scrape' } } as const;
+
+type IdReq = FastifyRequest<{ Params: { id: string }; Querystring: { skip?: string } }>;
+
+export async function findTeamJob(deps: ApiDeps, req: IdReq, kind: Kind) {
+  requireScope(req, NAMES[kind].scope);
+  const { id } = req.params;
+  if (!UUID.test(id)) throw new WdsError('BAD_REQUEST', { message: 'Invalid job ID format. Job ID must be a valid UUID.' });
+  const job = await loadTeamCrawlJob(deps.db, req.auth.teamId, id, kind);
+  if (!job) throw new WdsError('NOT_FOUND', { message: `${NAMES[kind].label} job not found` });
+  return job;
+}
+
+/** The status body shared by GET and the WebSocket's snapshots. */
+export function statusFields(job: NonNullable<Awaited<ReturnType<typeof loadTeamCrawlJob>>>) {
+  const end = job.completedAt ?? new Date();
+  return {
+    status: job.status,
+    total: job.enqueued,
+    completed: job.completed,
+    creditsUsed: job.creditsUsed,
+    expiresAt: job.expiresAt.toISOString(),
+    createdAt: job.createdAt.toISOString(),
+    ...(job.completedAt ? { completedAt: job.completedAt.toISOString() } : {}),
+    duration: Math.round((end.getTime() - job.createdAt.getTime()) / 10) / 100,
+  };
+}
+
+export function jobControllers(deps: ApiDeps, kind: Kind, opts: { pageBytes: number; publicUrl?: string }) {
+  return {
+    /** GET: counters plus a page of documents; `next` only when more documents exist beyond this page. */
+    async status(req: IdReq, reply: FastifyReply) {
+      const job = await findTeamJob(deps, req, kind);
+      const skip = req.query.skip === undefined ? 0 : Number(req.query.skip);
+      if (!Number.isInteger(skip) || skip < 0) throw new WdsError('BAD_REQUEST', { details: [{ code: 'invalid_type', path: ['skip'], message: 'skip must be a non-negative integer' }] });
+      const page = await pageOfDocuments(deps.db, job.id, skip, opts.pageBytes);
+      const next = page.more ? `${baseUrl(req, opts.publicUrl)}/v2/${NAMES[kind].path}/${job.id}?skip=${skip + page.docs.length}` : null;
+      return reply.send({ success: true, ...statusFields(job), next, data: page.docs });
+    },
+
+    /** DELETE: the job row says cancelled first (no new fetch starts), then the workflow is cancelled. */
+    async cancel(req: IdReq, reply: FastifyReply) {
+      const job = await findTeamJob(deps, req, kind);
+      if (job.status !== 'cancelled') {
+        const changed = await markJobCancelled(deps.db, job.id);
+        if (!changed) throw new WdsError('CONFLICT', { message: `${NAMES[kind].label} job has already finished (${job.status})` });
+      }
+      await deps.starters.cancelCrawl({ jobId: job.id, kind });
+      return reply.send({ success: true, status: 'cancelled' });
+    },
+
+    async errors(req: IdReq, reply: FastifyReply) {
+      const job = await findTeamJob(deps, req, kind);
+      return reply.send({ success: true, ...(await jobErrors(deps.db, job.id)) });
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { mapRequestSchema } from '@wds/contracts';
+import { insertMapJob, loadMapJob } from '@wds/db';
+import { WdsError } from '@wds/errors';
+import type { ApiDeps } from '../../deps';
+import { requireScope } from '../../middleware/auth';
+import { validateBody } from './validate';
+
+const DEFAULT_MAP_TIMEOUT_MS = 60_000;
+
+/** POST /v2/map: one workflow, one discovery activity, the links read back from Postgres. */
+export function mapController(deps: ApiDeps) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    requireScope(req, 'map');
+    const o = validateBody(mapRequestSchema, req.body);
+    if (o.threatProtection && !req.auth.flags.threatProtection) {
+      throw new WdsError('FORBIDDEN', { message: 'Forbidden: threat protection overrides are not enabled for this team.', code: 'THREAT_PROTECTION_NOT_ENABLED' });
+    }
+    const id = randomUUID();
+    await insertMapJob(deps.db, { id, teamId: req.auth.teamId, options: o });
+    await deps.starters.runMap({ jobId: id, timeoutMs: o.timeout ?? DEFAULT_MAP_TIMEOUT_MS });
+    const job = await loadMapJob(deps.db, id);
+    if (!job || job.status !== 'completed') throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the map finished without links' });
+    return reply.send({ success: true, id, links: job.links });
+  };
+}

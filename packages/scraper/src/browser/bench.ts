@@ -1,0 +1,172 @@
+/**
+ * Throughput of `BrowserPool.render` against bare playwright-core on the same Chromium, on a
+ * local static page, plus the peak RSS of this process and its Chromium children.
+ *
+ *   node --import tsx packages/scraper/src/browser/bench.ts [--pages N] [--concurrency C]
+ *
+ * Bare baseline = what the pool does at minimum per render: a fresh context + page, goto
+ * (load) + content(), close. A second baseline reuses one page per worker (no isolation), to
+ * show what context isolation itself costs.
+ */
+import http from 'node:http';
+
+import { readdirSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+import { BrowserPool, DEFAULT_LAUNCH_ARGS, defaultMaxConcurrentPages } from './pool';
+
+export interface BenchFigures {
+  pages: number;
+  concurrency: number;
+  executable: string;
+  pool: { pagesPerSec: number; p50Ms: number; p95Ms: number };
+  bare: { pagesPerSec: number; p50Ms: number; p95Ms: number };
+  bareReusedPage: { pagesPerSec: number; p50Ms: number; p95Ms: number };
+  /** pool pages/s ÷ bare (fresh context) pages/s. */
+  ratio: number;
+  peakRssMb: { total: number; node: number; chromium: number };
+}
+
+const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bench page</title>
+<style>body{font-family:sans-serif;max-width:40em;margin:auto}</style></head><body>
+<header><nav><a href="/a">A</a> <a href="/b">B</a></nav></header>
+<main><h1>A static article</h1>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p>'.repeat(30)}
+<ul>${Array.from({ length: 30 }, (_, i) => `<li><a href="/item/${i}">Item ${i}</a></li>`).join('')}</ul></main>
+<footer>© bench</footer></body></html>`;
+
+/** RSS (bytes) of a process and all its descendants, from /proc. */
+function treeRss(root: number): { node: number; children: number } {
+  const parent = new Map<number, number>();
+  const rss = new Map<number, number>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const status = readFileSync(`/proc/${d}/status`, 'utf8');
+      const pp = /PPid:\s+(\d+)/.exec(status);
+      const r = /VmRSS:\s+(\d+) kB/.exec(status);
+      parent.set(Number(d), pp ? Number(pp[1]) : 0);
+      rss.set(Number(d), r ? Number(r[1]) * 1024 : 0);
+    } catch {
+      // exited while we looked
+    }
+  }
+  const inTree = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; p = parent.get(p) ?? 0, hops++) if (p === root) return true;
+    return false;
+  };
+  let children = 0;
+  for (const [pid, r] of rss) if (pid !== root && inTree(pid)) children += r;
+  return { node: rss.get(root) ?? 0, children };
+}
+
+function summary(latencies: number[], wallMs: number) {
+  const s = [...latencies].sort((a, b) => a - b);
+  const q = (f: number) => s[Math.min(s.length - 1, Math.floor(f * s.length))] ?? 0;
+  return { pagesPerSec: +(latencies.length / (wallMs / 1000)).toFixed(1), p50Ms: +q(0.5).toFixed(1), p95Ms: +q(0.95).toFixed(1) };
+}
+
+async function runLoad(n: number, concurrency: number, one: (worker: number) => Promise<void>) {
+  const latencies: number[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      while (next < n) {
+        next++;
+        const t = performance.now();
+        await one(w);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return summary(latencies, performance.now() - t0);
+}
+
+export async function runBrowserBench(opts: { pages?: number; concurrency?: number; executablePath?: string } = {}): Promise<BenchFigures> {
+  const pages = opts.pages ?? 200;
+  const concurrency = opts.concurrency ?? defaultMaxConcurrentPages();
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(PAGE);
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+
+  let peak = { total: 0, node: 0, chromium: 0 };
+  const sample = () => {
+    const r = treeRss(process.pid);
+    if (r.node + r.children > peak.total) peak = { total: r.node + r.children, node: r.node, chromium: r.children };
+  };
+  const sampler = setInterval(sample, 100);
+
+  const pool = new BrowserPool({ maxConcurrentPages: concurrency, recycleAfterPages: 100_000, executablePath: opts.executablePath });
+  const executable = pool.executablePath();
+  let browser: Browser | undefined;
+  try {
+    const req = { url, timeoutMs: 30_000, waitFor: 0, mobile: false, blockAds: true, skipTlsVerification: false, allowPrivateNetwork: true };
+    // Warm-up: launch, code caches.
+    await runLoad(concurrency * 3, concurrency, async () => void (await pool.render(req)));
+    const poolFig = await runLoad(pages, concurrency, async () => {
+      const r = await pool.render(req);
+      if (!r.html.includes('A static article')) throw new Error('bad render');
+    });
+    await pool.close();
+
+    browser = await chromium.launch({ executablePath: executable, headless: true, args: [...DEFAULT_LAUNCH_ARGS] });
+    const b = browser;
+    const bareOne = async () => {
+      const ctx = await b.newContext();
+      const page = await ctx.newPage();
+      await page.goto(url, { waitUntil: 'load' });
+      const html = await page.content();
+      await ctx.close();
+      if (!html.includes('A static article')) throw new Error('bad render');
+    };
+    await runLoad(concurrency * 3, concurrency, bareOne);
+    const bareFig = await runLoad(pages, concurrency, bareOne);
+
+    const reused = await Promise.all(Array.from({ length: concurrency }, async () => (await b.newContext()).newPage()));
+    const reuseOne = async (w: number) => {
+      await reused[w]!.goto(url, { waitUntil: 'load' });
+      await reused[w]!.content();
+    };
+    await runLoad(concurrency * 3, concurrency, reuseOne);
+    const reuseFig = await runLoad(pages, concurrency, reuseOne);
+    sample();
+    return {
+      pages,
+      concurrency,
+      executable,
+      pool: poolFig,
+      bare: bareFig,
+      bareReusedPage: reuseFig,
+      ratio: +(poolFig.pagesPerSec / bareFig.pagesPerSec).toFixed(2),
+      peakRssMb: {
+        total: Math.round(peak.total / 2 ** 20),
+        node: Math.round(peak.node / 2 ** 20),
+        chromium: Math.round(peak.chromium / 2 ** 20),
+      },
+    };
+  } finally {
+    clearInterval(sampler);
+    await pool.close();
+    await browser?.close();
+    server.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const arg = (name: string) => {
+    const i = process.argv.indexOf(name);
+    return i === -1 ? undefined : Number(process.argv[i + 1]);
+  };
+  runBrowserBench({ pages: arg('--pages'), concurrency: arg('--concurrency') }).then(
+    (f) => console.log(JSON.stringify(f, null, 2)),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
+
