@@ -1,2 +1,3 @@
 export * from './fixture-site';
 export * from './stack';
+export * from './crawl-site';

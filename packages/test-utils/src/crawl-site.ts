@@ -1,0 +1,135 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+
+/**
+ * A multi-host site for crawl, map and batch tests, served on 127.0.0.1. Workers reach it by
+ * name through WDS_HOST_OVERRIDES (`hostOverrides`): `site.test` (the site), `sub.site.test`
+ * (a subdomain) and `other.test` (an external site). Every request is counted per host+path.
+ *
+ * site.test layout:
+ *   /                 → /docs/, /blog/, /private/secret, /p/1, /p/1?ref=a, /p/1#frag, /gen/0,
+ *                       http://other.test/ext-page, http://other.test/, http://sub.site.test/sub-page,
+ *                       /bin (octet-stream: fails), mailto:
+ *   /docs/            → /docs/a, /docs/b;  /docs/a → /docs/a/deep;  /docs/a/deep → /
+ *   /blog/            → /blog/post-1..3
+ *   /private/secret   (robots.txt disallows /private/)
+ *   /orphan           (only in the sitemap)
+ *   /gen/i            binary tree of `genPages` pages: /gen/i → /gen/2i+1, /gen/2i+2
+ *   /slow/i           chain of `slowPages` pages, each answering after `slowMs`: /slow/i → /slow/i+1
+ *   robots.txt        Disallow /private/ for *, Disallow /blog/ for StrictBot, Sitemap line
+ *   /sitemap.xml      sitemap index → /sitemap-pages.xml.gz (gzip) → /orphan, /docs/a, /blog/post-1
+ */
+export interface CrawlSiteOptions {
+  genPages?: number;
+  slowPages?: number;
+  slowMs?: number;
+}
+
+export interface CrawlSite {
+  port: number;
+  /** URL on a host name: url('/docs/') → http://site.test:PORT/docs/ */
+  url(path: string, host?: string): string;
+  hostOverrides: string;
+  hits(path: string, host?: string): number;
+  totalHits(prefix: string, host?: string): number;
+  close(): Promise<void>;
+}
+
+const page = (title: string, body: string) =>
+  `<!doctype html><html lang="en"><head><title>${title}</title><meta name="description" content="${title} page"></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+const links = (hrefs: string[]) => hrefs.map((h) => `<p><a href="${h}">${h}</a></p>`).join('');
+
+export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<CrawlSite> {
+  const gen = opts.genPages ?? 0;
+  const slow = opts.slowPages ?? 0;
+  const slowMs = opts.slowMs ?? 300;
+  const counts = new Map<string, number>();
+  let port = 0;
+  const abs = (host: string, path: string) => `http://${host}:${port}${path}`;
+
+  function site(path: string, res: ServerResponse) {
+    const html = (title: string, body: string) => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(title, body));
+    if (path === '/robots.txt') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      return void res.end(`User-agent: *\nDisallow: /private/\n\nUser-agent: StrictBot\nDisallow: /blog/\nDisallow: /private/\n\nSitemap: ${abs('site.test', '/sitemap.xml')}\n`);
+    }
+    if (path === '/sitemap.xml') {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      return void res.end(`<?xml version="1.0"?><sitemapindex><sitemap><loc>${abs('site.test', '/sitemap-pages.xml.gz')}</loc></sitemap></sitemapindex>`);
+    }
+    if (path === '/sitemap-pages.xml.gz') {
+      const urls = ['/orphan', '/docs/a', '/blog/post-1'].map((p) => `<url><loc>${abs('site.test', p)}</loc></url>`).join('');
+      res.writeHead(200, { 'content-type': 'application/gzip' });
+      return void res.end(gzipSync(`<?xml version="1.0"?><urlset>${urls}</urlset>`));
+    }
+    if (path === '/') {
+      return html('Home', links(['/docs/', '/blog/', '/private/secret', '/p/1', '/p/1?ref=a', '/p/1#frag', ...(gen ? ['/gen/0'] : []), ...(slow ? ['/slow/0'] : []),
+        abs('other.test', '/ext-page'), abs('other.test', '/'), abs('sub.site.test', '/sub-page'), '/bin', 'mailto:someone@site.test']));
+    }
+    if (path === '/docs/') return html('Docs', links(['/docs/a', '/docs/b']));
+    if (path === '/docs/a') return html('Docs A', links(['/docs/a/deep']));
+    if (path === '/docs/b') return html('Docs B', '<p>leaf</p>');
+    if (path === '/docs/a/deep') return html('Docs A Deep', links(['/']));
+    if (path === '/blog/') return html('Blog', links(['/blog/post-1', '/blog/post-2', '/blog/post-3']));
+    if (/^\/blog\/post-\d$/.test(path)) return html(`Post ${path.slice(-1)}`, '<p>post body</p>');
+    if (path === '/private/secret') return html('Secret', '<p>should not be crawled</p>');
+    if (path === '/orphan') return html('Orphan', '<p>only in the sitemap</p>');
+    if (path === '/p/1') return html('P1', '<p>query duplicates</p>');
+    if (path === '/bin') return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.from([0, 1, 2, 3, 0, 0]));
+    let m = /^\/gen\/(\d+)$/.exec(path);
+    if (m && Number(m[1]) < gen) {
+      const i = Number(m[1]);
+      return html(`Gen ${i}`, links([2 * i + 1, 2 * i + 2].filter((c) => c < gen).map((c) => `/gen/${c}`)) + `<p>${'Generated text. '.repeat(20)}</p>`);
+    }
+    m = /^\/slow\/(\d+)$/.exec(path);
+    if (m && Number(m[1]) < slow) {
+      const i = Number(m[1]);
+      const t = setTimeout(() => html(`Slow ${i}`, links(i + 1 < slow ? [`/slow/${i + 1}`, `/slow/${i + 1}/b`] : [])), slowMs);
+      return void res.on('close', () => clearTimeout(t));
+    }
+    m = /^\/slow\/(\d+)\/b$/.exec(path);
+    if (m) {
+      const t = setTimeout(() => html(`Slow ${m![1]} b`, '<p>side page</p>'), slowMs);
+      return void res.on('close', () => clearTimeout(t));
+    }
+    res.writeHead(404, { 'content-type': 'text/html' }).end(page('Not found', ''));
+  }
+
+  function other(path: string, res: ServerResponse) {
+    if (path === '/ext-page') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('External page', links(['/ext-deeper'])));
+    if (path === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('External home', ''));
+    if (path === '/robots.txt') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'text/html' }).end(page('External other', ''));
+  }
+
+  function sub(path: string, res: ServerResponse) {
+    if (path === '/robots.txt') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'text/html' }).end(page('Subdomain page', links(['/sub-deeper'])));
+  }
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const host = (req.headers.host ?? '').split(':')[0]!.toLowerCase();
+    const path = (req.url ?? '/').split('?')[0]!;
+    const k = `${host}${path}`;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+    if (host === 'other.test') return other(path, res);
+    if (host === 'sub.site.test') return sub(path, res);
+    return site(path, res);
+  });
+  server.keepAliveTimeout = 1_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    url: (path, host = 'site.test') => abs(host, path),
+    hostOverrides: 'site.test=127.0.0.1,*.site.test=127.0.0.1,other.test=127.0.0.1',
+    hits: (path, host = 'site.test') => counts.get(`${host}${path}`) ?? 0,
+    totalHits: (prefix, host = 'site.test') => [...counts.entries()].filter(([k]) => k.startsWith(`${host}${prefix}`)).reduce((n, [, v]) => n + v, 0),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
