@@ -15,6 +15,8 @@ import { loadJobOptions, type LoadedJob } from './job-options';
  * job starts no new fetch and aborts the ones in flight.
  */
 const HEARTBEAT_MS = 1_000;
+/** How soon an idle slot asks again while sibling slots may still discover links. */
+const CLAIM_RETRY_MS = 50;
 const INLINE_RETRIES = 2;
 
 const scopes = new Map<string, CrawlScope>();
@@ -41,9 +43,6 @@ export async function processBatch(
   if ((await jobStatus(deps.db, jobId)) !== 'scraping') return { claimed: 0, succeeded: 0, failed: 0, stopped: true };
 
   const leaseMs = Math.max(120_000, job.scrape.timeout * 3);
-  const claimed = await claimUrls(deps.db, jobId, owner, input.batchSize, leaseMs);
-  if (!claimed.length) return { claimed: 0, succeeded: 0, failed: 0, stopped: false };
-
   const abort = new AbortController();
   const onCancel = () => abort.abort();
   ctx.cancellationSignal.addEventListener('abort', onCancel);
@@ -58,6 +57,33 @@ export async function processBatch(
   const followLinks = !!scope && c?.sitemap !== 'only';
   let succeeded = 0;
   let failed = 0;
+
+  // URLs are claimed as slots free up, not all at once: links found by this batch's own pages
+  // are picked up while it runs, so a deep, narrow site does not wait a batch round per level.
+  let budget = input.batchSize;
+  let claimed = 0;
+  let busy = 0;
+  const buffer: ClaimedUrl[] = [];
+  let claiming: Promise<void> | null = null; // one claim query at a time per batch
+  async function take(): Promise<ClaimedUrl | null> {
+    for (;;) {
+      if (abort.signal.aborted) return null;
+      if (buffer.length) return buffer.shift()!;
+      if (budget <= 0) return null;
+      claiming ??= claimUrls(deps.db, jobId, owner, Math.min(budget, input.concurrency), leaseMs)
+        .then((got) => {
+          budget -= got.length;
+          claimed += got.length;
+          buffer.push(...got);
+        })
+        .finally(() => (claiming = null));
+      await claiming;
+      if (buffer.length) continue;
+      // Nothing to claim: end unless a sibling slot is still scraping (it may discover more).
+      if (busy === 0) return null;
+      await new Promise((r) => setTimeout(r, CLAIM_RETRY_MS));
+    }
+  }
 
   async function one(u: ClaimedUrl) {
     if (c && !c.ignoreRobotsTxt) {
@@ -107,20 +133,22 @@ export async function processBatch(
   }
 
   try {
-    let next = 0;
-    const workers = Array.from({ length: Math.max(1, Math.min(input.concurrency, claimed.length)) }, async () => {
-      while (next < claimed.length && !abort.signal.aborted) {
-        const u = claimed[next++]!;
-        if (input.delayMs > 0 && done > 0) await ctx.sleep(input.delayMs).catch(() => {});
-        if (abort.signal.aborted) break;
-        await one(u);
+    const slots = Array.from({ length: Math.max(1, input.concurrency) }, async () => {
+      for (let u = await take(); u; u = await take()) {
+        busy++;
+        try {
+          if (input.delayMs > 0 && done > 0) await ctx.sleep(input.delayMs).catch(() => {});
+          if (!abort.signal.aborted) await one(u);
+        } finally {
+          busy--;
+        }
         done++;
       }
     });
-    await Promise.all(workers);
+    await Promise.all(slots);
   } finally {
     clearInterval(beat);
     ctx.cancellationSignal.removeEventListener('abort', onCancel);
   }
-  return { claimed: claimed.length, succeeded, failed, stopped: abort.signal.aborted };
+  return { claimed, succeeded, failed, stopped: abort.signal.aborted };
 }

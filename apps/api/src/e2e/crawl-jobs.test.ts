@@ -108,7 +108,7 @@ describe('webhooks', () => {
       webhook: { url: receiverUrl, headers: { 'X-Custom': 'yes' }, metadata: { run: 'r1' } },
     } as never);
     await waitDone(id);
-    for (let i = 0; i < 50 && !received.some((r) => r.body.id === id && r.body.type === 'crawl.completed'); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 150 && !received.some((r) => r.body.id === id && r.body.type === 'crawl.completed'); i++) await new Promise((r) => setTimeout(r, 100));
     const mine = received.filter((r) => r.body.id === id);
     const types = mine.map((r) => r.body.type);
     assert.equal(types[0], 'crawl.started');
@@ -125,7 +125,7 @@ describe('webhooks', () => {
 
     const filtered = await fc.startCrawl(site.url('/docs/'), { sitemap: 'skip', limit: 10, webhook: { url: receiverUrl, events: ['completed'] } } as never);
     await waitDone(filtered.id);
-    for (let i = 0; i < 50 && !received.some((r) => r.body.id === filtered.id); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 150 && !received.some((r) => r.body.id === filtered.id); i++) await new Promise((r) => setTimeout(r, 100));
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual(received.filter((r) => r.body.id === filtered.id).map((r) => r.body.type), ['crawl.completed']);
   });
