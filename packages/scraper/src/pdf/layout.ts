@@ -75,16 +75,18 @@ function furnitureKey(text: string): string {
 /** Segment → 'header' | 'footer' | 'pagenum' for page furniture, decided across the document. */
 function findFurniture(pages: PageLines[]): Map<Segment, Kind> {
   const counts = { top: new Map<string, number>(), bottom: new Map<string, number>() };
-  const candidates: { seg: Segment; where: 'top' | 'bottom'; key: string }[] = [];
+  const candidates: { seg: Segment; where: 'top' | 'bottom'; key: string; withNumber: boolean }[] = [];
   for (const p of pages) {
     const n = p.lines.length;
     const seen = { top: new Set<string>(), bottom: new Set<string>() };
     p.lines.forEach((l, i) => {
       const where = l.y1 <= p.height * HEADER_BAND && i < 3 ? 'top' : l.y0 >= p.height * FOOTER_BAND && i >= n - 3 ? 'bottom' : null;
       if (!where) return;
+      // "Chapter 2: Methods      17": a running title next to the page number.
+      const withNumber = l.segs.length > 1 && l.segs.some((s) => PAGE_NUMBER.test(s.text.trim()));
       for (const seg of l.segs) {
         const key = furnitureKey(seg.text);
-        candidates.push({ seg, where, key });
+        candidates.push({ seg, where, key, withNumber });
         if (!seen[where].has(key)) {
           seen[where].add(key);
           counts[where].set(key, (counts[where].get(key) ?? 0) + 1);
@@ -96,7 +98,7 @@ function findFurniture(pages: PageLines[]): Map<Segment, Kind> {
   const out = new Map<Segment, Kind>();
   for (const c of candidates) {
     if (PAGE_NUMBER.test(c.seg.text.trim())) out.set(c.seg, 'pagenum');
-    else if ((counts[c.where].get(c.key) ?? 0) >= minRepeat) out.set(c.seg, c.where === 'top' ? 'header' : 'footer');
+    else if (c.withNumber || (counts[c.where].get(c.key) ?? 0) >= minRepeat) out.set(c.seg, c.where === 'top' ? 'header' : 'footer');
   }
   return out;
 }
@@ -292,6 +294,7 @@ function regionBlocks(lines: Line[], source: 'text-layer' | 'ocr'): RawBlock[] {
   let i = 0;
   let cur: RawBlock | null = null;
   let curMinX = 0;
+  let curMaxX = 0;
   let curMarkerX = 0;
   const close = () => {
     if (cur) out.push(cur);
@@ -333,7 +336,7 @@ function regionBlocks(lines: Line[], source: 'text-layer' | 'ocr'): RawBlock[] {
       const lx0 = l.segs[0].x0;
       const lx1 = l.segs[l.segs.length - 1].x1;
       const px1 = prev.segs[prev.segs.length - 1].x1;
-      const disjoint = lx0 > Math.max(...c.lines.map((x) => x.segs[x.segs.length - 1].x1)) || lx1 < curMinX;
+      const disjoint = lx0 > curMaxX || lx1 < curMinX;
       let split = sizeJump || gap || disjoint || !!marker || c.kind === 'table';
       if (!split && c.kind === 'list') {
         // Continuation lines of a list item are indented past its marker.
@@ -349,10 +352,12 @@ function regionBlocks(lines: Line[], source: 'text-layer' | 'ocr'): RawBlock[] {
       close();
       cur = { kind: marker ? 'list' : 'para', lines: [l], size: l.size, source, marker: marker?.marker };
       curMinX = l.segs[0].x0;
+      curMaxX = l.segs[l.segs.length - 1].x1;
       curMarkerX = l.segs[0].x0;
     } else if (cur) {
       (cur as RawBlock).lines.push(l);
       curMinX = Math.min(curMinX, l.segs[0].x0);
+      curMaxX = Math.max(curMaxX, l.segs[l.segs.length - 1].x1);
     }
     i++;
   }
@@ -384,7 +389,9 @@ export function joinLines(texts: string[]): string {
 
 function escapeParagraph(text: string): string {
   // Text that would turn into markdown syntax at the start of a block.
-  return text.replace(/^(#{1,6}\s|>|=+\s*$|-{3,}\s*$|\+\s)/, '\\$1');
+  return text
+    .replace(/^(#{1,6}\s|>|=+\s*$|-{3,}\s*$|\+\s)/, '\\$1')
+    .replace(/^(\d{1,9})([.)]\s)/, '$1\\$2');
 }
 
 function escapeCell(text: string): string {
@@ -447,7 +454,8 @@ function headingThreshold(body: number, source: 'text-layer' | 'ocr'): number {
 }
 
 function isHeadingCandidate(b: RawBlock, body: number): boolean {
-  if (b.kind !== 'para' || b.lines.length > 3) return false;
+  // A numbered "list item" in a heading size is a numbered section heading ("2. Methods").
+  if ((b.kind !== 'para' && !(b.kind === 'list' && b.marker !== '-')) || b.lines.length > 3) return false;
   const text = joinLines(b.lines.map(lineText));
   return text.length <= 200 && b.size >= headingThreshold(body, b.source) && /\p{L}/u.test(text);
 }
@@ -510,7 +518,7 @@ export function layoutDocument(pages: PageLines[], opts: LayoutOptions): LayoutR
         b.type = 'table';
         b.label = 'table';
         b.markdown = renderTable(b.rows);
-      } else if (b.kind === 'list') {
+      } else if (b.kind === 'list' && !isHeadingCandidate(b, body)) {
         const joined = joinLines(texts);
         const m = listMarker(joined);
         b.type = 'text';
@@ -545,7 +553,7 @@ export function layoutDocument(pages: PageLines[], opts: LayoutOptions): LayoutR
     const offsets = new Map<RawBlock, number>();
     let prev: RawBlock | null = null;
     for (const b of inMd) {
-      if (prev) pageMd += prev.kind === 'list' && b.kind === 'list' ? '\n' : '\n\n';
+      if (prev) pageMd += prev.label === 'list_item' && b.label === 'list_item' ? '\n' : '\n\n';
       offsets.set(b, pageMd.length);
       pageMd += b.markdown;
       prev = b;

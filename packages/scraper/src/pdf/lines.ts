@@ -56,8 +56,12 @@ const SPACE_GAP_EM = 0.15;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b\ufeff]/g;
 
+/** Presentation forms pdf.js would normalize (ligatures ﬁ ﬂ, Arabic/Hebrew forms, small/fullwidth variants). */
+const COMPAT = /[\ufb00-\ufdff\ufe70-\ufeff\uff00-\uffef]/;
+
 export function cleanText(s: string): string {
-  return s.replace(CONTROL, '').replace(/[\u00a0\u2000-\u200a\u202f\u205f\u3000\t\r\n]/g, ' ');
+  const t = s.replace(CONTROL, '').replace(/[\u00a0\u2000-\u200a\u202f\u205f\u3000\t\r\n]/g, ' ');
+  return COMPAT.test(t) ? t.normalize('NFKC') : t;
 }
 
 interface Row {
@@ -214,19 +218,21 @@ function finish(b: SegmentBuilder, line: number): Segment {
   };
 }
 
-/** Letters and digits that carry meaning (no replacement characters, no private-use glyph codes). */
-export function textQuality(lines: Line[]): { usable: number; garbage: number } {
+const USABLE = /[\p{L}\p{N}]/gu;
+// eslint-disable-next-line no-control-regex
+const GARBAGE = /[\ufffd\ue000-\uf8ff\u0000-\u001f]/g;
+
+/**
+ * Letters and digits that carry meaning, and characters that say the text
+ * layer is broken (replacement characters, private-use glyph codes, control
+ * codes: fonts without a usable ToUnicode map). Run on raw span texts.
+ */
+export function textQuality(texts: Iterable<string>): { usable: number; garbage: number } {
   let usable = 0;
   let garbage = 0;
-  for (const l of lines) {
-    for (const g of l.segs) {
-      for (const ch of g.text) {
-        if (ch === ' ') continue;
-        const c = ch.codePointAt(0) ?? 0;
-        if (c === 0xfffd || (c >= 0xe000 && c <= 0xf8ff) || c < 0x20) garbage++;
-        else if (/[\p{L}\p{N}]/u.test(ch)) usable++;
-      }
-    }
+  for (const t of texts) {
+    usable += t.match(USABLE)?.length ?? 0;
+    garbage += t.match(GARBAGE)?.length ?? 0;
   }
   return { usable, garbage };
 }

@@ -1,24 +1,37 @@
 /**
- * parsePdf: runs worker.ts (pdf.js text extraction + layout) in a
- * worker_thread and the OCR child processes from this thread; one deadline
- * covers both. On timeout or abort the worker is terminated and the children
- * are killed, whatever state they are in.
+ * parsePdf: pdf.js text extraction and the layout pass run in worker threads
+ * (worker.ts); OCR child processes are started from this thread. One
+ * deadline covers everything: on timeout or abort the workers are terminated
+ * and the children killed, whatever state they are in.
+ *
+ * Pages are handed out in chunks. A long document is shared between the lead
+ * worker and helpers (idle warm workers from 40 pages, freshly started ones
+ * from 300; a document that finds no warm helper starts one for the next), so
+ * extraction uses the machine's cores; the lead then lays out the whole
+ * document.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { WdsError, ScrapeCodes } from '@wds/errors';
-import type { FromWorker, OcrPageResult, ToWorker, WorkerInput } from './protocol';
+import type { FromWorker, OcrPageResult, PageRecord, ToWorker } from './protocol';
 import { ocrPdfPage, OcrUnavailableError, tesseractLanguages } from './ocr';
 import { siblingModule, WorkerPool } from './sandbox';
 import type { PdfParseOptions, PdfParseResult } from './types';
 
-/** Heap cap of the parse worker; beyond it the PDF is refused rather than taking the process down. */
+/** Heap cap of a parse worker; beyond it the PDF is refused rather than taking the process down. */
 export const PDF_WORKER_HEAP_MB = 768;
 const MAX_PAGES_LIMIT = 10000;
 /** A worker whose heap is above this after a job is not reused. */
 const REUSE_HEAP_BYTES = 256 * 1024 * 1024;
+/** Pages per extraction chunk. */
+const CHUNK_PAGES = 8;
+/** From this many pages, an idle warm worker helps with extraction. */
+const PARALLEL_MIN_PAGES = 40;
+/** From this many pages, a helper is started even when none is idle (start-up costs ~0.5-1 s of CPU). */
+const COLD_HELPER_MIN_PAGES = 300;
+const MAX_HELPERS = Math.max(0, Math.min(availableParallelism(), 4) - 1);
 
 const pool = new WorkerPool(
   {
@@ -26,11 +39,11 @@ const pool = new WorkerPool(
     preload: ['unpdf/pdfjs'],
     resourceLimits: { maxOldGenerationSizeMb: PDF_WORKER_HEAP_MB },
   },
-  { maxIdle: 1, maxJobs: 50 },
+  { maxIdle: MAX_HELPERS + 1, maxJobs: 50 },
 );
 let nextJobId = 1;
 
-/** Start the parse worker ahead of the first PDF (it takes ~0.3-1 s to load pdf.js). */
+/** Start a parse worker ahead of the first PDF (loading pdf.js takes ~0.3-1 s). */
 export function warmPdfWorker(): void {
   pool.warm();
 }
@@ -64,6 +77,13 @@ function ocrUnavailable(): WdsError {
   });
 }
 
+interface Member {
+  w: Worker;
+  lead: boolean;
+  state: 'opening' | 'ready' | 'busy' | 'gone';
+  detach: () => void;
+}
+
 export async function parsePdf(bytes: Buffer, opts: PdfParseOptions): Promise<PdfParseResult> {
   if (!isPdf(bytes)) {
     throw new WdsError('UNPROCESSABLE', { code: 'PDF_CORRUPT', message: 'The file is not a PDF (no %PDF- header).' });
@@ -74,22 +94,27 @@ export async function parsePdf(bytes: Buffer, opts: PdfParseOptions): Promise<Pd
   const languages = opts.mode === 'fast' ? 'eng' : tesseractLanguages(opts.ocrLanguages);
   if (opts.signal?.aborted) throw abortError(opts.signal);
   const timeoutMs = Math.max(1, opts.timeoutMs);
+  const id = nextJobId++;
 
   const kill = new AbortController();
-  let worker: Worker | null = null;
-  let reusable = false;
-  const detach: (() => void)[] = [];
+  const members: Member[] = [];
+  let leadReusable = false;
   let tmpDir: string | null = null;
   let pdfPath: Promise<string> | null = null;
   const ocrJobs: Promise<OcrPageResult>[] = [];
+
   const cleanup = async () => {
     kill.abort(new Error('done'));
-    for (const d of detach) d();
-    let stopping: Promise<unknown> | undefined;
-    if (worker && reusable) pool.release(worker);
-    else if (worker) stopping = pool.discard(worker);
+    const stopping: Promise<unknown>[] = [];
+    for (const m of members) {
+      if (m.state === 'gone') continue;
+      m.detach();
+      m.state = 'gone';
+      if (m.lead && leadReusable) pool.release(m.w);
+      else stopping.push(pool.discard(m.w));
+    }
     // Killed children settle at once; wait for them so nothing writes into the removed directory.
-    await Promise.allSettled([...ocrJobs, pdfPath ?? Promise.resolve(''), stopping]);
+    await Promise.allSettled([...ocrJobs, pdfPath ?? Promise.resolve(''), ...stopping]);
     if (tmpDir) await rm(tmpDir, { recursive: true, force: true }).catch(() => undefined);
   };
 
@@ -108,20 +133,13 @@ export async function parsePdf(bytes: Buffer, opts: PdfParseOptions): Promise<Pd
       const onAbort = () => fail(abortError(opts.signal!));
       opts.signal?.addEventListener('abort', onAbort, { once: true });
 
-      const copy = new Uint8Array(bytes);
-      const input: WorkerInput = {
-        bytes: copy,
-        mode: opts.mode,
-        maxPages: opts.maxPages,
-        layout: { pages: opts.pages, blocks: opts.blocks, pageMarkers: opts.pageMarkers },
-      };
-      const id = nextJobId++;
-      const w = pool.acquire();
-      worker = w;
-
       let numPages = 0;
       let totalPages: number | undefined;
       let metadata: PdfParseResult['metadata'] = {};
+      const queue: [number, number][] = [];
+      let running = 0;
+      let layoutSent = false;
+      const helperRecords: PageRecord[] = [];
       let ocrMissing = false;
 
       const ensurePdfOnDisk = () => {
@@ -145,27 +163,75 @@ export async function parsePdf(bytes: Buffer, opts: PdfParseOptions): Promise<Pd
         }
       };
 
-      const onMessage = (msg: FromWorker) => {
-        if (settled || msg.id !== id) return;
+      const post = (m: Member, msg: ToWorker, transfer?: ArrayBuffer[]) => m.w.postMessage(msg, transfer);
+
+      /** Give `m` the next chunk; a helper with nothing left to do goes back to the pool. */
+      const assign = (m: Member) => {
+        const next = queue.shift();
+        if (next) {
+          m.state = 'busy';
+          running++;
+          post(m, { t: 'extract', id, from: next[0], to: next[1], mode: opts.mode, keep: m.lead });
+          return;
+        }
+        m.state = 'ready';
+        if (!m.lead) {
+          post(m, { t: 'close', id });
+          m.detach();
+          m.state = 'gone';
+          pool.release(m.w);
+        }
+        maybeLayout();
+      };
+
+      const maybeLayout = () => {
+        if (layoutSent || queue.length || running || !numPages) return;
+        layoutSent = true;
+        void Promise.all(ocrJobs).then((ocr) => {
+          if (settled) return;
+          if (ocrMissing && opts.mode === 'ocr') return fail(ocrUnavailable());
+          const lead = members[0];
+          post(lead, { t: 'layout', id, extra: helperRecords, ocr, mode: opts.mode, layout: { pages: opts.pages, blocks: opts.blocks, pageMarkers: opts.pageMarkers } });
+        });
+      };
+
+      const startHelpers = () => {
+        if (numPages < PARALLEL_MIN_PAGES) return;
+        for (let k = 0; k < MAX_HELPERS && queue.length > 1; k++) {
+          const w = pool.tryIdle() ?? (numPages >= COLD_HELPER_MIN_PAGES ? pool.acquire() : null);
+          if (w) {
+            enlist(w, false);
+            continue;
+          }
+          // None warm: start one for the next long document (it would join this one too late).
+          pool.spare();
+          break;
+        }
+      };
+
+      const onMessage = (m: Member, msg: FromWorker) => {
+        if (settled || msg.id !== id || m.state === 'gone') return;
         switch (msg.t) {
-          case 'open':
-            numPages = msg.numPages;
-            totalPages = msg.totalPages;
-            metadata = msg.metadata;
+          case 'opened':
+            if (m.lead) {
+              totalPages = msg.totalPages;
+              numPages = Math.min(msg.totalPages, opts.maxPages ?? msg.totalPages);
+              metadata = msg.metadata;
+              for (let from = 1; from <= numPages; from += CHUNK_PAGES) queue.push([from, Math.min(numPages, from + CHUNK_PAGES - 1)]);
+              startHelpers();
+            }
+            assign(m);
             break;
           case 'ocr':
             ocrJobs.push(ocrPage(msg.pageNumber, msg.width, msg.height));
             break;
-          case 'extracted':
-            void Promise.all(ocrJobs).then((pages) => {
-              if (settled) return;
-              if (ocrMissing && opts.mode === 'ocr') return fail(ocrUnavailable());
-              const reply: ToWorker = { t: 'ocr-results', id, pages };
-              w.postMessage(reply);
-            });
+          case 'chunk':
+            running--;
+            if (msg.records) helperRecords.push(...msg.records);
+            assign(m);
             break;
           case 'result': {
-            reusable = msg.heapUsed < REUSE_HEAP_BYTES;
+            leadReusable = msg.heapUsed < REUSE_HEAP_BYTES;
             if (numPages > 0 && msg.failedPages === numPages && !msg.markdown) {
               return fail(
                 ocrMissing
@@ -174,7 +240,7 @@ export async function parsePdf(bytes: Buffer, opts: PdfParseOptions): Promise<Pd
               );
             }
             const result: PdfParseResult = { markdown: msg.markdown, numPages, totalPages, metadata };
-            if (!result.metadata.title && msg.firstHeading) result.metadata = { ...metadata, title: msg.firstHeading };
+            if (!metadata.title && msg.firstHeading) result.metadata = { ...metadata, title: msg.firstHeading };
             if (msg.pages) result.pages = msg.pages;
             if (msg.blocks) result.blocks = msg.blocks;
             if (msg.ocrPages.length) result.ocrPages = msg.ocrPages;
@@ -182,7 +248,7 @@ export async function parsePdf(bytes: Buffer, opts: PdfParseOptions): Promise<Pd
             break;
           }
           case 'fail':
-            reusable = msg.code !== 'INTERNAL';
+            if (m.lead) leadReusable = msg.code !== 'INTERNAL';
             fail(
               msg.code === 'INTERNAL'
                 ? new WdsError('INTERNAL', { code: 'PDF_PARSER_ERROR', message: 'The PDF parser failed.', cause: new Error(msg.message) })
@@ -191,26 +257,34 @@ export async function parsePdf(bytes: Buffer, opts: PdfParseOptions): Promise<Pd
             break;
         }
       };
-      const onError = (e: Error & { code?: string }) => {
-        if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-          fail(new WdsError('UNPROCESSABLE', { code: 'PDF_TOO_COMPLEX', message: `The PDF needs more than ${PDF_WORKER_HEAP_MB} MB to parse.`, cause: e }));
-        } else {
-          fail(new WdsError('INTERNAL', { code: 'PDF_PARSER_ERROR', message: 'The PDF parser crashed.', cause: e }));
-        }
+
+      const enlist = (w: Worker, lead: boolean) => {
+        const m: Member = { w, lead, state: 'opening', detach: () => undefined };
+        const message = (msg: FromWorker) => onMessage(m, msg);
+        const error = (e: Error & { code?: string }) => {
+          if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+            fail(new WdsError('UNPROCESSABLE', { code: 'PDF_TOO_COMPLEX', message: `The PDF needs more than ${PDF_WORKER_HEAP_MB} MB to parse.`, cause: e }));
+          } else {
+            fail(new WdsError('INTERNAL', { code: 'PDF_PARSER_ERROR', message: 'The PDF parser crashed.', cause: e }));
+          }
+        };
+        const exit = (code: number) => {
+          fail(new WdsError('INTERNAL', { code: 'PDF_PARSER_ERROR', message: `The PDF parser exited unexpectedly (code ${code}).` }));
+        };
+        w.on('message', message);
+        w.on('error', error);
+        w.on('exit', exit);
+        m.detach = () => {
+          w.off('message', message);
+          w.off('error', error);
+          w.off('exit', exit);
+        };
+        members.push(m);
+        const copy = new Uint8Array(bytes);
+        post(m, { t: 'open', id, bytes: copy, metadata: lead }, [copy.buffer]);
       };
-      const onExit = (code: number) => {
-        fail(new WdsError('INTERNAL', { code: 'PDF_PARSER_ERROR', message: `The PDF parser exited unexpectedly (code ${code}).` }));
-      };
-      w.on('message', onMessage);
-      w.on('error', onError);
-      w.on('exit', onExit);
-      detach.push(() => {
-        w.off('message', onMessage);
-        w.off('error', onError);
-        w.off('exit', onExit);
-      });
-      const job: ToWorker = { t: 'job', id, input };
-      w.postMessage(job, [copy.buffer]);
+
+      enlist(pool.acquire(), true);
     });
   } finally {
     await cleanup();

@@ -3,8 +3,10 @@ import { before, describe, test } from 'node:test';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { WdsError } from '@wds/errors';
 import { encryptPdf, makeLongPdf, makeReportPdf, makeScannedPdf } from './fixtures';
-import { isPdf, joinLines, parsePdf, parseTesseractTsv } from './index';
+import { isPdf, parsePdf } from './index';
 import type { PdfParseOptions, PdfParseResult } from './index';
+import { joinLines } from './layout';
+import { parseTesseractTsv } from './ocr';
 
 const BLOCK_TYPES = new Set(['title', 'section_header', 'text', 'table', 'formula', 'figure', 'caption', 'page_number', 'page_header', 'page_footer']);
 
@@ -229,7 +231,8 @@ describe('parsePdf: bad input, limits', () => {
     const t0 = Date.now();
     const e = await rejectsWith(parsePdf(long, opts({ timeoutMs: 40 })), 'REQUEST_TIMEOUT', 'SCRAPE_TIMEOUT');
     assert.equal(e.retryable, false);
-    assert.ok(Date.now() - t0 < 1500, `took ${Date.now() - t0} ms`);
+    // Rejected at the deadline; the bound is loose for loaded CI machines.
+    assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
     const r = await parsePdf(long, opts({ maxPages: 5 }));
     assert.equal(r.numPages, 5);
     assert.equal(r.totalPages, 200);
@@ -241,6 +244,22 @@ describe('parsePdf: bad input, limits', () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 20);
     await assert.rejects(parsePdf(long, opts({ signal: ac.signal })), (e: unknown) => e instanceof WdsError && e.kind === 'REQUEST_TIMEOUT');
+  });
+
+  test('long documents: chunked (and shared between workers) extraction gives the same result every time', async () => {
+    const long = await makeLongPdf(90);
+    const runs: PdfParseResult[] = [];
+    // The first run finds no warm helper and starts one; later runs share the pages with it.
+    for (let i = 0; i < 3; i++) runs.push(await parsePdf(long, opts({ pages: true, blocks: true, pageMarkers: true })));
+    for (const r of runs) {
+      assert.equal(r.numPages, 90);
+      assert.deepEqual(r.pages!.map((p) => p.pageNumber), Array.from({ length: 90 }, (_, i) => i + 1));
+      assert.equal(r.markdown, runs[0].markdown);
+      checkBlocks(r);
+    }
+    assert.match(runs[0].markdown, /\n\n---\n\n<!-- page 90 -->\n\n# Chapter 90\n\n/);
+    // Page numbers at the bottom are blocks, not markdown.
+    assert.ok(!/^\d+$/m.test(runs[0].markdown));
   });
 
   test('maxPages out of range → BAD_REQUEST', async () => {

@@ -69,6 +69,14 @@ export class WorkerPool {
     return w;
   }
 
+  /** An already started idle worker, or null (never starts one). */
+  tryIdle(): Worker | null {
+    const w = this.idle.pop();
+    if (!w) return null;
+    w.ref();
+    return w;
+  }
+
   release(w: Worker): void {
     const n = (this.jobs.get(w) ?? 0) + 1;
     this.jobs.set(w, n);
@@ -86,12 +94,17 @@ export class WorkerPool {
     return w.terminate().catch(() => undefined);
   }
 
+  /** Start a worker and keep it idle for a later job, unless `maxIdle` are idle already. */
+  spare(): void {
+    if (this.idle.length >= this.opts.maxIdle) return;
+    const w = this.acquire();
+    w.unref();
+    this.idle.push(w);
+  }
+
   /** Start one worker ahead of the first job (optional; e.g. at service start). */
   warm(): void {
-    if (this.idle.length) return;
-    this.release(this.acquire());
-    // release() counted a job; a warm-up is not one.
-    this.jobs.delete(this.idle[this.idle.length - 1]);
+    if (!this.idle.length) this.spare();
   }
 
   async close(): Promise<void> {

@@ -1,9 +1,10 @@
 /**
- * The parse worker: opens the PDF with pdf.js (unpdf's serverless build, no
- * canvas), extracts each page's text layer into lines, asks the main thread to
- * OCR the pages that need it, then lays out the whole document. It runs in a
- * worker_thread so the main thread can terminate it on timeout or abort,
- * whatever pdf.js is doing.
+ * A parse worker: opens the PDF with pdf.js (unpdf's serverless build, no
+ * canvas), extracts the text layer of the page chunks it is given into lines,
+ * asks the main thread to OCR the pages that need it, and (the lead worker of
+ * a job) lays out the whole document. It runs in a worker_thread so the main
+ * thread can terminate it on timeout or abort, whatever pdf.js is doing.
+ * Messages: protocol.ts. Messages are handled in arrival order, one at a time.
  */
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
@@ -13,9 +14,8 @@ import type { TextStyleLike } from './extract';
 import { layoutDocument } from './layout';
 import type { PageLines } from './layout';
 import { buildLines, textQuality } from './lines';
-import type { Line } from './lines';
-import type { FromWorker, OcrPageResult, ToWorker, WorkerInput } from './protocol';
-import type { PdfMetadata } from './types';
+import type { FromWorker, OcrPageResult, PageRecord, ToWorker } from './protocol';
+import type { PdfMetadata, PdfMode } from './types';
 
 const port = parentPort;
 if (!port) throw new Error('pdf/worker.ts must run in a worker thread');
@@ -24,23 +24,56 @@ function send(msg: FromWorker): void {
   port!.postMessage(msg);
 }
 
-/** OCR results the main thread sends back, per job. */
-const ocrWaiters = new Map<number, (pages: OcrPageResult[]) => void>();
-let queue: Promise<void> = Promise.resolve();
+type PdfDoc = Awaited<ReturnType<typeof getDocument>['promise']>;
 
+interface JobState {
+  doc: PdfDoc | null;
+  records: PageRecord[];
+  extracted: number;
+}
+const jobs = new Map<number, JobState>();
+
+let queue: Promise<void> = Promise.resolve();
 port.on('message', (m: ToWorker) => {
-  if (m.t === 'ocr-results') {
-    ocrWaiters.get(m.id)?.(m.pages);
-    ocrWaiters.delete(m.id);
-  } else if (m.t === 'job') {
-    // One job at a time (the pool never sends two, but stay safe).
-    queue = queue.then(() =>
-      runJob(m.id, m.input).catch((e) => {
-        send({ id: m.id, t: 'fail', code: 'INTERNAL', message: (e as Error)?.stack ?? String(e) });
-      }),
-    );
-  }
+  queue = queue.then(() =>
+    handle(m).catch((e) => {
+      send({ id: m.id, t: 'fail', code: 'INTERNAL', message: (e as Error)?.stack ?? String(e) });
+    }),
+  );
 });
+
+async function close(id: number): Promise<void> {
+  const job = jobs.get(id);
+  jobs.delete(id);
+  await job?.doc?.destroy().catch(() => undefined);
+}
+
+async function handle(m: ToWorker): Promise<void> {
+  switch (m.t) {
+    case 'open':
+      return open(m.id, m.bytes, m.metadata);
+    case 'extract': {
+      const job = jobs.get(m.id);
+      if (!job?.doc) return;
+      const records = await extract(m.id, job, m.from, m.to, m.mode);
+      if (m.keep) {
+        job.records.push(...records);
+        send({ id: m.id, t: 'chunk', from: m.from, to: m.to });
+      } else {
+        send({ id: m.id, t: 'chunk', from: m.from, to: m.to, records });
+      }
+      return;
+    }
+    case 'layout': {
+      const job = jobs.get(m.id);
+      const records = [...(job?.records ?? []), ...m.extra].sort((a, b) => a.pageNumber - b.pageNumber);
+      await close(m.id);
+      return layout(m.id, records, m.ocr, m.mode, m.layout);
+    }
+    case 'close':
+      return close(m.id);
+  }
+}
 
 /** Pages with fewer letters/digits than this may be scans (auto mode checks for images). */
 const LOW_TEXT_CHARS = 50;
@@ -57,22 +90,11 @@ const IMAGE_OPS = new Set<number>(
   ].filter((x): x is number => typeof x === 'number'),
 );
 
-interface PageRecord {
-  pageNumber: number;
-  width: number;
-  height: number;
-  lines: Line[];
-  usable: number;
-  garbage: number;
-  status: 'ok' | 'partial' | 'failed';
-  ocr: boolean;
-}
-
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v.trim() ? v.trim() : undefined;
 }
 
-async function readMetadata(doc: Awaited<ReturnType<typeof getDocument>['promise']>): Promise<PdfMetadata> {
+async function readMetadata(doc: PdfDoc): Promise<PdfMetadata> {
   try {
     const { info, metadata } = await doc.getMetadata();
     const i = (info ?? {}) as Record<string, unknown>;
@@ -102,22 +124,11 @@ async function readMetadata(doc: Awaited<ReturnType<typeof getDocument>['promise
   }
 }
 
-function classifyOpenError(id: number, e: unknown): FromWorker {
-  const name = (e as { name?: string })?.name ?? '';
-  const message = (e as { message?: string })?.message ?? String(e);
-  if (name === 'PasswordException') {
-    return { id, t: 'fail', code: 'PDF_ENCRYPTED', message: 'The PDF is encrypted with a password and cannot be parsed.' };
-  }
-  return { id, t: 'fail', code: 'PDF_CORRUPT', message: `The PDF is corrupt or truncated and cannot be parsed (${message}).` };
-}
-
-async function runJob(id: number, input: WorkerInput): Promise<void> {
-  const ocrResults = new Promise<OcrPageResult[]>((resolve) => ocrWaiters.set(id, resolve));
-
-  let doc: Awaited<ReturnType<typeof getDocument>['promise']>;
+async function open(id: number, bytes: Uint8Array, withMetadata: boolean): Promise<void> {
+  let doc: PdfDoc;
   try {
     doc = await getDocument({
-      data: input.bytes,
+      data: bytes,
       verbosity: 0,
       isEvalSupported: false,
       disableFontFace: true,
@@ -125,53 +136,55 @@ async function runJob(id: number, input: WorkerInput): Promise<void> {
       stopAtErrors: false,
     }).promise;
   } catch (e) {
-    send(classifyOpenError(id, e));
+    const name = (e as { name?: string })?.name ?? '';
+    const message = (e as { message?: string })?.message ?? String(e);
+    if (name === 'PasswordException') {
+      send({ id, t: 'fail', code: 'PDF_ENCRYPTED', message: 'The PDF is encrypted with a password and cannot be parsed.' });
+    } else {
+      send({ id, t: 'fail', code: 'PDF_CORRUPT', message: `The PDF is corrupt or truncated and cannot be parsed (${message}).` });
+    }
     return;
   }
-
-  const totalPages = doc.numPages;
-  if (!(totalPages > 0)) {
+  if (!(doc.numPages > 0)) {
     await doc.destroy().catch(() => undefined);
     send({ id, t: 'fail', code: 'PDF_CORRUPT', message: 'The PDF has no pages.' });
     return;
   }
-  const numPages = Math.min(totalPages, input.maxPages && input.maxPages > 0 ? input.maxPages : totalPages);
-  send({ id, t: 'open', totalPages, numPages, metadata: await readMetadata(doc) });
+  jobs.set(id, { doc, records: [], extracted: 0 });
+  send({ id, t: 'opened', totalPages: doc.numPages, metadata: withMetadata ? await readMetadata(doc) : {} });
+}
 
-  const records: PageRecord[] = [];
-  let ocrRequested = 0;
-  for (let n = 1; n <= numPages; n++) {
+async function extract(id: number, job: JobState, from: number, to: number, mode: PdfMode): Promise<PageRecord[]> {
+  const doc = job.doc!;
+  const out: PageRecord[] = [];
+  for (let n = from; n <= to; n++) {
     const rec: PageRecord = { pageNumber: n, width: 0, height: 0, lines: [], usable: 0, garbage: 0, status: 'ok', ocr: false };
-    records.push(rec);
-    let page: Awaited<ReturnType<typeof doc.getPage>> | null = null;
+    out.push(rec);
+    let page: Awaited<ReturnType<PdfDoc['getPage']>> | null = null;
     try {
       page = await doc.getPage(n);
       const vp = page.getViewport({ scale: 1 });
       rec.width = vp.width;
       rec.height = vp.height;
-      if (input.mode !== 'ocr') {
-        const tc = await page.getTextContent();
+      if (mode !== 'ocr') {
+        // Normalization (NFKC of ligatures etc.) is done by cleanText, only where needed.
+        const tc = await page.getTextContent({ disableNormalization: true });
         const { spans } = textItemsToSpans(tc.items, tc.styles as Record<string, TextStyleLike>, vp.transform);
-        rec.lines = buildLines(spans);
-        const q = textQuality(rec.lines);
+        const q = textQuality(spans.map((x) => x.text));
         rec.usable = q.usable;
         rec.garbage = q.garbage;
+        rec.lines = buildLines(spans);
       }
-      if (input.mode === 'ocr') rec.ocr = true;
-      else if (input.mode === 'auto') {
-        const broken = rec.garbage > 0.3 * (rec.usable + rec.garbage);
-        if (broken) rec.ocr = true;
+      if (mode === 'ocr') rec.ocr = true;
+      else if (mode === 'auto') {
+        if (rec.garbage > 0.3 * (rec.usable + rec.garbage)) rec.ocr = true;
         else if (rec.usable < LOW_TEXT_CHARS) {
-          // A page with little text is OCR'd only if it paints images (or lots of vector paths: outlined text).
+          // Little text: OCR only if the page paints images (or many vector paths: outlined text).
           try {
             const ops = await page.getOperatorList();
             let paths = 0;
             for (const fn of ops.fnArray) {
-              if (IMAGE_OPS.has(fn)) {
-                rec.ocr = true;
-                break;
-              }
-              if (fn === OPS.constructPath && ++paths >= 200) {
+              if (IMAGE_OPS.has(fn) || (fn === OPS.constructPath && ++paths >= 200)) {
                 rec.ocr = true;
                 break;
               }
@@ -181,26 +194,28 @@ async function runJob(id: number, input: WorkerInput): Promise<void> {
           }
         }
       }
-    } catch (e) {
+    } catch {
       rec.status = 'failed';
       rec.lines = [];
-      if (input.mode !== 'fast') rec.ocr = true;
-      void e;
+      if (mode !== 'fast') rec.ocr = true;
     } finally {
       page?.cleanup();
     }
-    if (rec.ocr) {
-      ocrRequested++;
-      send({ id, t: 'ocr', pageNumber: n, width: rec.width || 612, height: rec.height || 792 });
-    }
+    if (rec.ocr) send({ id, t: 'ocr', pageNumber: n, width: rec.width || 612, height: rec.height || 792 });
     // pdf.js caches fonts and other document-level objects; drop them now and then.
-    if (n % 50 === 0) await doc.cleanup().catch(() => undefined);
+    if (++job.extracted % 100 === 0) await doc.cleanup().catch(() => undefined);
   }
-  await doc.destroy().catch(() => undefined);
+  return out;
+}
 
-  send({ id, t: 'extracted', ocrRequested });
-  const ocr = new Map((await ocrResults).map((r) => [r.pageNumber, r]));
-
+function layout(
+  id: number,
+  records: PageRecord[],
+  ocrResults: OcrPageResult[],
+  mode: PdfMode,
+  opts: { pages: boolean; blocks: boolean; pageMarkers: boolean },
+): void {
+  const ocr = new Map(ocrResults.map((r) => [r.pageNumber, r]));
   const ocrPages: number[] = [];
   const pages: PageLines[] = records.map((rec) => {
     const base: PageLines = {
@@ -217,21 +232,19 @@ async function runJob(id: number, input: WorkerInput): Promise<void> {
     const r = ocr.get(rec.pageNumber);
     if (!r || !r.ok) {
       // OCR failed: keep whatever text layer there was.
-      base.status = input.mode === 'ocr' || rec.status === 'failed' || rec.usable === 0 ? 'failed' : 'partial';
+      base.status = mode === 'ocr' || rec.status === 'failed' || rec.usable === 0 ? 'failed' : 'partial';
       return base;
     }
-    const lines = buildLines(r.spans);
-    const q = textQuality(lines);
+    const q = textQuality(r.spans.map((x) => x.text));
     const textBroken = rec.garbage > 0.3 * (rec.usable + rec.garbage);
-    if (input.mode === 'ocr' || rec.status === 'failed' || textBroken || q.usable > rec.usable) {
+    if (mode === 'ocr' || rec.status === 'failed' || textBroken || q.usable > rec.usable) {
       ocrPages.push(rec.pageNumber);
-      return { ...base, lines, source: 'ocr', status: 'ok', pxWidth: r.pxWidth, pxHeight: r.pxHeight };
+      return { ...base, lines: buildLines(r.spans), source: 'ocr', status: 'ok', pxWidth: r.pxWidth, pxHeight: r.pxHeight };
     }
     return base;
   });
   records.length = 0;
-
   const failedPages = pages.filter((p) => p.status === 'failed').length;
-  const out = layoutDocument(pages, input.layout);
+  const out = layoutDocument(pages, opts);
   send({ id, t: 'result', ...out, ocrPages, failedPages, heapUsed: getHeapStatistics().used_heap_size });
 }

@@ -1,1 +1,0 @@
-export const other: number = 1;
