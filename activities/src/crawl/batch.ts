@@ -4,7 +4,7 @@ import { toWdsError } from '@wds/errors';
 import { createScope, type CrawlScope } from '@wds/scraper';
 import type { ProcessBatchInput, ProcessBatchResult } from '@wds/workflows/contracts';
 import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
-import { emitJobEvent } from '../webhooks/emit';
+import { jobEvent } from '../webhooks/emit';
 import type { createRobotsCache } from './discovery';
 import { loadJobOptions, type LoadedJob } from './job-options';
 
@@ -104,11 +104,8 @@ export async function processBatch(
           collectLinks: followLinks && !u.external,
           sleep: (ms) => ctx.sleep(ms),
         });
-        if (u.discoveryOnly) await finishDiscoveryPage(deps.db, jobId, u.key);
-        else if (await completePage(deps.db, jobId, u.key, page.document, page.creditsUsed)) {
-          succeeded++;
-          await emitJobEvent(deps.db, job, 'page', [page.document]);
-        }
+        // Links first: once the page is marked done it is never retried, so its links must
+        // already be in the frontier if this worker dies right after (enqueueing is idempotent).
         if (scope && page.links?.length) {
           const admitted = [];
           for (const l of page.links) {
@@ -117,6 +114,8 @@ export async function processBatch(
           }
           await enqueueUrls(deps.db, jobId, admitted);
         }
+        if (u.discoveryOnly) await finishDiscoveryPage(deps.db, jobId, u.key);
+        else if (await completePage(deps.db, jobId, u.key, page.document, page.creditsUsed, jobEvent(job, 'page', [page.document]) ?? undefined)) succeeded++;
         return;
       } catch (e) {
         if (abort.signal.aborted) return; // cancelled: the job's end marks what is left

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Db } from './client';
-import { crawlDocuments, crawlJobs, crawlRobots, crawlUrls } from './schema/index';
+import { crawlDocuments, crawlJobs, crawlRobots, crawlUrls, webhookOutbox } from './schema/index';
+import type { WebhookEventRow } from './webhooks';
 
 /** Frontier, documents and counters of crawl and batch jobs. Every write is idempotent per (job, URL key). */
 
@@ -111,8 +112,11 @@ export async function claimUrls(db: Db, jobId: string, owner: string, n: number,
   return res.rows.map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id }));
 }
 
-/** Stores a page's document once; counters move only when this call stored it. */
-export async function completePage(db: Db, jobId: string, key: string, document: unknown, credits: number): Promise<boolean> {
+/**
+ * Stores a page's document once; counters move and the page's webhook event is queued only
+ * when this call stored it, all in one transaction (a worker dying halfway leaves no half).
+ */
+export async function completePage(db: Db, jobId: string, key: string, document: unknown, credits: number, event?: WebhookEventRow): Promise<boolean> {
   return db.transaction(async (tx) => {
     const ins = await tx.insert(crawlDocuments).values({ jobId, urlKey: key, document }).onConflictDoNothing().returning({ seq: crawlDocuments.seq });
     await tx
@@ -124,6 +128,7 @@ export async function completePage(db: Db, jobId: string, key: string, document:
       .update(crawlJobs)
       .set({ completed: sql`${crawlJobs.completed} + 1`, creditsUsed: sql`${crawlJobs.creditsUsed} + ${credits}` })
       .where(eq(crawlJobs.id, jobId));
+    if (event) await tx.insert(webhookOutbox).values({ ...event, headers: event.headers ?? null });
     return true;
   });
 }

@@ -22,6 +22,8 @@ import { gzipSync } from 'node:zlib';
  */
 export interface CrawlSiteOptions {
   genPages?: number;
+  /** Delay before each /gen/i page answers (keeps a crawl running long enough to disturb it). */
+  genDelayMs?: number;
   slowPages?: number;
   slowMs?: number;
 }
@@ -80,7 +82,10 @@ export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<Crawl
     let m = /^\/gen\/(\d+)$/.exec(path);
     if (m && Number(m[1]) < gen) {
       const i = Number(m[1]);
-      return html(`Gen ${i}`, links([2 * i + 1, 2 * i + 2].filter((c) => c < gen).map((c) => `/gen/${c}`)) + `<p>${'Generated text. '.repeat(20)}</p>`);
+      const answer = () => html(`Gen ${i}`, links([2 * i + 1, 2 * i + 2].filter((c) => c < gen).map((c) => `/gen/${c}`)) + `<p>${'Generated text. '.repeat(20)}</p>`);
+      if (!opts.genDelayMs) return answer();
+      const t = setTimeout(answer, opts.genDelayMs);
+      return void res.on('close', () => clearTimeout(t));
     }
     m = /^\/slow\/(\d+)$/.exec(path);
     if (m && Number(m[1]) < slow) {

@@ -19,6 +19,8 @@ export interface Stack {
   worker: AppProcess;
   namespace: string;
   env: Record<string, string>;
+  /** Starts one more worker process on the same queues (fleet and failure tests). */
+  addWorker(env?: Record<string, string>): Promise<AppProcess>;
   /** A fresh team with its own key (for cross-team and permission tests). */
   newTeam(opts?: { flags?: TeamFlags; scopes?: string[] }): Promise<{ teamId: string; apiKey: string }>;
   stop(): Promise<void>;
@@ -60,6 +62,7 @@ export async function startStack(opts: { namespace: string; env?: Record<string,
     return { teamId, apiKey: key };
   };
   const main = await newTeam();
+  const extraWorkers: AppProcess[] = [];
   return {
     url: api.url!.replace('localhost', '127.0.0.1'),
     apiKey: main.apiKey,
@@ -70,8 +73,13 @@ export async function startStack(opts: { namespace: string; env?: Record<string,
     namespace: opts.namespace,
     env,
     newTeam,
+    async addWorker(extra = {}) {
+      const w = await spawnApp('worker', { ...env, ...extra });
+      extraWorkers.push(w);
+      return w;
+    },
     async stop() {
-      await Promise.all([stopChild(api.child), stopChild(worker.child)]);
+      await Promise.all([stopChild(api.child), stopChild(worker.child), ...extraWorkers.map((w) => stopChild(w.child))]);
       await db.close();
     },
   };
