@@ -27,6 +27,8 @@ export interface ActionHost {
   checkMainFrame(): void;
   screenshot(opts: ScreenshotOptions): Promise<Capture>;
   sleep(ms: number): Promise<void>;
+  /** Called before each action (names the phase in timeout errors). */
+  onAction?(index: number, type: string): void;
 }
 
 const GRACE_MS = 1000;
@@ -177,6 +179,7 @@ export async function runActions(host: ActionHost, actions: Action[]): Promise<A
   const out: ActionsResult = { screenshots: [], scrapes: [], javascriptReturns: [], pdfs: [] };
   for (let i = 0; i < actions.length; i++) {
     const a = actions[i]!;
+    host.onAction?.(i, a.type);
     try {
       await runOne(host, a, i, out);
       host.checkMainFrame();

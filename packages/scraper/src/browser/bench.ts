@@ -24,7 +24,12 @@ export interface BenchFigures {
   bareReusedPage: { pagesPerSec: number; p50Ms: number; p95Ms: number };
   /** pool pages/s ÷ bare (fresh context) pages/s. */
   ratio: number;
-  peakRssMb: { total: number; node: number; chromium: number };
+  /**
+   * Peak memory of this process + its Chromium children while the pool alone runs the load
+   * (before the baseline browser exists). `rss` sums each process's RSS (counts shared pages
+   * once per process, so it overstates); `pss` splits shared pages between processes.
+   */
+  peakMemoryMb: { rss: number; rssNode: number; rssChromium: number; pss: number; processes: number };
 }
 
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bench page</title>
@@ -34,8 +39,15 @@ const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>
 <ul>${Array.from({ length: 30 }, (_, i) => `<li><a href="/item/${i}">Item ${i}</a></li>`).join('')}</ul></main>
 <footer>© bench</footer></body></html>`;
 
-/** RSS (bytes) of a process and all its descendants, from /proc. */
-function treeRss(root: number): { node: number; children: number } {
+interface TreeMemory {
+  rssNode: number;
+  rssChildren: number;
+  pss: number;
+  processes: number;
+}
+
+/** RSS and PSS (bytes) of a process and all its descendants, from /proc. */
+function treeMemory(root: number, withPss: boolean): TreeMemory {
   const parent = new Map<number, number>();
   const rss = new Map<number, number>();
   for (const d of readdirSync('/proc')) {
@@ -54,9 +66,24 @@ function treeRss(root: number): { node: number; children: number } {
     for (let p = pid, hops = 0; p > 1 && hops < 64; p = parent.get(p) ?? 0, hops++) if (p === root) return true;
     return false;
   };
-  let children = 0;
-  for (const [pid, r] of rss) if (pid !== root && inTree(pid)) children += r;
-  return { node: rss.get(root) ?? 0, children };
+  const mem: TreeMemory = { rssNode: rss.get(root) ?? 0, rssChildren: 0, pss: 0, processes: 1 };
+  for (const [pid, r] of rss) {
+    const mine = pid === root;
+    if (!mine && !inTree(pid)) continue;
+    if (!mine) {
+      mem.rssChildren += r;
+      mem.processes++;
+    }
+    if (withPss) {
+      try {
+        const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+        mem.pss += m ? Number(m[1]) * 1024 : 0;
+      } catch {
+        // exited, or no smaps_rollup
+      }
+    }
+  }
+  return mem;
 }
 
 function summary(latencies: number[], wallMs: number) {
@@ -79,7 +106,7 @@ async function runLoad(n: number, concurrency: number, one: (worker: number) => 
       }
     }),
   );
-  return summary(latencies, performance.now() - t0);
+  return { latencies, wallMs: performance.now() - t0 };
 }
 
 export async function runBrowserBench(opts: { pages?: number; concurrency?: number; executablePath?: string } = {}): Promise<BenchFigures> {
@@ -93,25 +120,30 @@ export async function runBrowserBench(opts: { pages?: number; concurrency?: numb
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 
-  let peak = { total: 0, node: 0, chromium: 0 };
+  let peak: TreeMemory = { rssNode: 0, rssChildren: 0, pss: 0, processes: 0 };
+  let peakPss = 0;
   const sample = () => {
-    const r = treeRss(process.pid);
-    if (r.node + r.children > peak.total) peak = { total: r.node + r.children, node: r.node, chromium: r.children };
+    const m = treeMemory(process.pid, true);
+    if (m.rssNode + m.rssChildren > peak.rssNode + peak.rssChildren) peak = m;
+    peakPss = Math.max(peakPss, m.pss);
   };
-  const sampler = setInterval(sample, 100);
+  let sampler: NodeJS.Timeout | undefined;
 
   const pool = new BrowserPool({ maxConcurrentPages: concurrency, recycleAfterPages: 100_000, executablePath: opts.executablePath });
   const executable = pool.executablePath();
   let browser: Browser | undefined;
   try {
     const req = { url, timeoutMs: 30_000, waitFor: 0, mobile: false, blockAds: true, skipTlsVerification: false, allowPrivateNetwork: true };
-    // Warm-up: launch, code caches.
-    await runLoad(concurrency * 3, concurrency, async () => void (await pool.render(req)));
-    const poolFig = await runLoad(pages, concurrency, async () => {
+    const poolOne = async () => {
       const r = await pool.render(req);
       if (!r.html.includes('A static article')) throw new Error('bad render');
-    });
-    await pool.close();
+    };
+    // Memory: the pool alone, warmed up, under the same load.
+    await runLoad(concurrency * 3, concurrency, poolOne);
+    sampler = setInterval(sample, 250);
+    await runLoad(Math.ceil(pages / 4), concurrency, poolOne);
+    clearInterval(sampler);
+    sample();
 
     browser = await chromium.launch({ executablePath: executable, headless: true, args: [...DEFAULT_LAUNCH_ARGS] });
     const b = browser;
@@ -123,29 +155,43 @@ export async function runBrowserBench(opts: { pages?: number; concurrency?: numb
       await ctx.close();
       if (!html.includes('A static article')) throw new Error('bad render');
     };
-    await runLoad(concurrency * 3, concurrency, bareOne);
-    const bareFig = await runLoad(pages, concurrency, bareOne);
-
     const reused = await Promise.all(Array.from({ length: concurrency }, async () => (await b.newContext()).newPage()));
     const reuseOne = async (w: number) => {
       await reused[w]!.goto(url, { waitUntil: 'load' });
       await reused[w]!.content();
     };
-    await runLoad(concurrency * 3, concurrency, reuseOne);
-    const reuseFig = await runLoad(pages, concurrency, reuseOne);
-    sample();
+    const modes = { pool: poolOne, bare: bareOne, bareReusedPage: reuseOne } as const;
+    // Warm-up (launch, code caches), then interleaved rounds so that background load on the
+    // machine hits every mode alike.
+    for (const one of Object.values(modes)) await runLoad(concurrency * 3, concurrency, one);
+    const rounds = 4;
+    const acc: Record<keyof typeof modes, { lat: number[]; wall: number }> = {
+      pool: { lat: [], wall: 0 }, bare: { lat: [], wall: 0 }, bareReusedPage: { lat: [], wall: 0 },
+    };
+    for (let r = 0; r < rounds; r++) {
+      for (const [name, one] of Object.entries(modes) as [keyof typeof modes, (w: number) => Promise<void>][]) {
+        const res = await runLoad(Math.ceil(pages / rounds), concurrency, one);
+        acc[name].lat.push(...res.latencies);
+        acc[name].wall += res.wallMs;
+      }
+    }
+    const fig = (k: keyof typeof modes) => summary(acc[k].lat, acc[k].wall);
+    const poolFig = fig('pool');
+    const bareFig = fig('bare');
     return {
       pages,
       concurrency,
       executable,
       pool: poolFig,
       bare: bareFig,
-      bareReusedPage: reuseFig,
+      bareReusedPage: fig('bareReusedPage'),
       ratio: +(poolFig.pagesPerSec / bareFig.pagesPerSec).toFixed(2),
-      peakRssMb: {
-        total: Math.round(peak.total / 2 ** 20),
-        node: Math.round(peak.node / 2 ** 20),
-        chromium: Math.round(peak.chromium / 2 ** 20),
+      peakMemoryMb: {
+        rss: Math.round((peak.rssNode + peak.rssChildren) / 2 ** 20),
+        rssNode: Math.round(peak.rssNode / 2 ** 20),
+        rssChromium: Math.round(peak.rssChildren / 2 ** 20),
+        pss: Math.round(peakPss / 2 ** 20),
+        processes: peak.processes,
       },
     };
   } finally {

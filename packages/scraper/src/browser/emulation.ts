@@ -46,6 +46,8 @@ export interface LocaleSettings {
   locale: string;
   timezoneId: string;
   acceptLanguage: string;
+  /** The header's languages without q-values, in order. */
+  languages: string[];
 }
 
 /** Locale, timezone and Accept-Language for a location; the spec's default location is US. */
@@ -59,5 +61,6 @@ export function localeSettings(location: { country?: string; languages?: string[
   } catch {
     // Not a well-formed tag: keep the header as given, but do not hand it to ICU.
   }
-  return { locale, timezoneId: COUNTRY_TIMEZONE[country] ?? 'UTC', acceptLanguage: header };
+  const languages = header.split(',').map((l) => l.split(';')[0]!.trim());
+  return { locale, timezoneId: COUNTRY_TIMEZONE[country] ?? 'UTC', acceptLanguage: header, languages };
 }

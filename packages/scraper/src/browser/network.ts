@@ -1,10 +1,7 @@
 /**
- * Per-render request policy (ad blocking, SSRF guard) and network-activity tracking.
- *
- * The guard runs as a context-wide route handler, so it sees every request Chromium lets
- * Playwright intercept: top-level and frame navigations (each redirect hop is a new request),
- * subresources, fetch/XHR, EventSource, worker scripts and their requests. WebSockets do not go
- * through routes; the render installs a `routeWebSocket` handler that applies the same check.
+ * Per-render request helpers: the SSRF verdict for one URL (used before a render starts), the
+ * ad-blocking route handler, and network-activity tracking for the settle step. The SSRF guard
+ * for the page's own traffic is the proxy in proxy.ts.
  */
 import { lookup } from 'node:dns/promises';
 import type { Request, Route } from 'playwright-core';
@@ -15,90 +12,47 @@ export type Resolve = (host: string) => Promise<string[]>;
 
 export const defaultResolve: Resolve = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
-export type Verdict =
-  | { ok: true }
-  | { ok: false; reason: 'scheme' | 'ads' | 'dns'; host: string }
-  | { ok: false; reason: 'ssrf'; host: string; ip: string };
+export type Verdict = { ok: true } | { ok: false; reason: 'dns'; host: string } | { ok: false; reason: 'ssrf'; host: string; ip: string };
 
-export interface GuardOptions {
-  blockAds: boolean;
-  allowPrivateNetwork: boolean;
-  resolve: Resolve;
-  isForbidden: (ip: string) => boolean;
+/** SSRF verdict for a URL: every address of its host must be allowed. */
+export async function checkAddress(url: URL, resolve: Resolve, isForbidden: (ip: string) => boolean): Promise<Verdict> {
+  const host = url.hostname;
+  const literal = ipLiteral(host);
+  if (literal !== null) return isForbidden(literal) ? { ok: false, reason: 'ssrf', host, ip: literal } : { ok: true };
+  let addrs: string[];
+  try {
+    addrs = await resolve(host);
+  } catch {
+    return { ok: false, reason: 'dns', host };
+  }
+  if (addrs.length === 0) return { ok: false, reason: 'dns', host };
+  const bad = addrs.find((a) => isForbidden(a));
+  return bad === undefined ? { ok: true } : { ok: false, reason: 'ssrf', host, ip: bad };
 }
 
-export class RequestGuard {
-  blockedAds = 0;
-  blockedSsrf = 0;
-  /** Set when a main-frame navigation was refused by the SSRF guard or for its scheme. */
-  mainFrameBlock: Extract<Verdict, { ok: false }> | undefined;
-  private readonly dns = new Map<string, Promise<string[]>>();
+/**
+ * Route handler aborting requests to ad/tracker hosts. Top-level navigations are never blocked
+ * (scraping an ad network's own page is a deliberate request).
+ */
+export class AdBlocker {
+  blocked = 0;
 
-  constructor(
-    private readonly opts: GuardOptions,
-    private readonly isMainFrameNavigation: (req: Request) => boolean,
-  ) {}
-
-  /** Whether the guard needs a route handler at all (routing costs one IPC round trip per request). */
-  get active(): boolean {
-    return this.opts.blockAds || !this.opts.allowPrivateNetwork;
-  }
-
-  /** Addresses of a host, looked up once per render. */
-  private addresses(host: string): Promise<string[]> {
-    let p = this.dns.get(host);
-    if (!p) {
-      p = this.opts.resolve(host);
-      this.dns.set(host, p);
-    }
-    return p;
-  }
-
-  /** SSRF verdict for a URL (scheme + resolved addresses); no ad rules. */
-  async checkAddress(url: URL): Promise<Verdict> {
-    const host = url.hostname;
-    if (url.protocol !== 'http:' && url.protocol !== 'https:' && url.protocol !== 'ws:' && url.protocol !== 'wss:') {
-      return { ok: false, reason: 'scheme', host };
-    }
-    if (this.opts.allowPrivateNetwork) return { ok: true };
-    const literal = ipLiteral(host);
-    if (literal !== null) {
-      return this.opts.isForbidden(literal) ? { ok: false, reason: 'ssrf', host, ip: literal } : { ok: true };
-    }
-    let addrs: string[];
-    try {
-      addrs = await this.addresses(host);
-    } catch {
-      return { ok: false, reason: 'dns', host };
-    }
-    if (addrs.length === 0) return { ok: false, reason: 'dns', host };
-    const bad = addrs.find((a) => this.opts.isForbidden(a));
-    return bad === undefined ? { ok: true } : { ok: false, reason: 'ssrf', host, ip: bad };
-  }
-
-  async verdict(request: Request): Promise<Verdict> {
-    let url: URL;
-    try {
-      url = new URL(request.url());
-    } catch {
-      return { ok: false, reason: 'scheme', host: '' };
-    }
-    // data:/blob: never reach the network; Chromium does not route them, but be explicit.
-    if (url.protocol === 'data:' || url.protocol === 'blob:') return { ok: true };
-    const mainNav = this.isMainFrameNavigation(request);
-    if (this.opts.blockAds && !mainNav && isAdHost(url.hostname)) return { ok: false, reason: 'ads', host: url.hostname };
-    const v = await this.checkAddress(url);
-    if (!v.ok && mainNav) this.mainFrameBlock ??= v;
-    return v;
-  }
+  constructor(private readonly isMainFrameNavigation: (req: Request) => boolean) {}
 
   readonly handler = async (route: Route, request: Request): Promise<void> => {
     try {
-      const v = await this.verdict(request);
-      if (v.ok) return await route.continue();
-      if (v.reason === 'ads') this.blockedAds++;
-      else if (v.reason === 'ssrf') this.blockedSsrf++;
-      await route.abort(v.reason === 'dns' ? 'namenotresolved' : 'blockedbyclient');
+      let host = '';
+      try {
+        host = new URL(request.url()).hostname;
+      } catch {
+        // unparsable: let Chromium deal with it
+      }
+      if (host && isAdHost(host) && !this.isMainFrameNavigation(request)) {
+        this.blocked++;
+        await route.abort('blockedbyclient');
+      } else {
+        await route.continue();
+      }
     } catch {
       // The context closed under us (render finished, timed out or crashed): nothing to do.
     }

@@ -20,6 +20,7 @@ import { userAgents } from './emulation';
 import { abortReason, BrowserCodes, browserCrashedError, playwrightMessage, poolClosedError, renderTimeoutError } from './errors';
 import { resolveChromiumExecutable } from './executable';
 import { defaultResolve, type Resolve } from './network';
+import { PolicyProxy, type ProxyPolicy } from './proxy';
 import { preflight, RenderJob, runRender, validateRequest } from './render';
 import type { BrowserPoolOptions, PoolStats, RenderRequest, RenderResult, RenderTimings } from './types';
 
@@ -27,9 +28,12 @@ import type { BrowserPoolOptions, PoolStats, RenderRequest, RenderResult, Render
  * Switches every pool browser gets. The background-networking group keeps Chromium from
  * phoning home (component updates, safe browsing, variations…), which on a closed network turns
  * into a stream of refused connections. WebRTC is limited to proxied UDP (i.e. none): ICE would
- * otherwise probe private addresses that the route-based SSRF guard cannot see.
+ * otherwise probe private addresses that the SSRF proxy cannot see. `--lang` pins the default
+ * language (renders for other locations override it per page).
  */
 export const DEFAULT_LAUNCH_ARGS: readonly string[] = [
+  // Playwright adds most of its own hardening switches too; these are the ones that matter here
+  // even when an operator launches with a different Playwright version.
   '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',
@@ -46,6 +50,7 @@ export const DEFAULT_LAUNCH_ARGS: readonly string[] = [
   '--disable-blink-features=AutomationControlled',
   '--metrics-recording-only',
   '--mute-audio',
+  '--lang=en-US',
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
@@ -152,9 +157,12 @@ export class BrowserPool {
   private readonly resolve: Resolve;
   private handles: BrowserHandle[] = [];
   private executable?: string;
+  private readonly proxies = new Map<string, PolicyProxy>();
   private nextId = 1;
   private served = 0;
   private closed = false;
+  /** Contexts of finished renders still closing (awaited by close()). */
+  private readonly closingContexts = new Set<Promise<void>>();
 
   constructor(options: BrowserPoolOptions) {
     if (!(options.maxConcurrentPages >= 1)) throw new RangeError('maxConcurrentPages must be >= 1');
@@ -228,8 +236,7 @@ export class BrowserPool {
         settleQuietMs: this.opts.settleQuietMs,
         settleMaxMs: this.opts.settleMaxMs,
         contextTimeoutMs: this.opts.contextTimeoutMs,
-        resolve: this.resolve,
-        isForbidden: this.opts.isForbidden,
+        proxy: (policy) => this.proxyFor(policy),
         onHung: () => this.kill(h),
         browserDead: () => h.dead,
       }, timings);
@@ -239,6 +246,11 @@ export class BrowserPool {
       job.done = true;
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onAbort);
+      if (job.closed) {
+        const c = job.closed;
+        this.closingContexts.add(c);
+        void c.finally(() => this.closingContexts.delete(c));
+      }
       if (handle) {
         handle.active.delete(job);
         this.maybeRetire(handle);
@@ -255,13 +267,25 @@ export class BrowserPool {
     this.slots.rejectAll(err);
     const handles = this.handles;
     this.handles = [];
-    await Promise.all(
-      handles.map(async (h) => {
-        h.closing = true;
-        for (const j of h.active) j.fail(err);
-        await this.closeBrowser(h);
-      }),
-    );
+    for (const h of handles) {
+      h.closing = true;
+      for (const j of h.active) j.fail(err);
+    }
+    await Promise.all([...this.closingContexts]);
+    await Promise.all(handles.map((h) => this.closeBrowser(h)));
+    await Promise.all([...this.proxies.values()].map((p) => p.close()));
+  }
+
+  private async proxyFor(policy: ProxyPolicy): Promise<PolicyProxy> {
+    if (this.closed) throw poolClosedError();
+    const key = `${policy.ssrf}/${policy.blockAds}`;
+    let proxy = this.proxies.get(key);
+    if (!proxy) {
+      proxy = new PolicyProxy(policy, this.resolve, this.opts.isForbidden);
+      this.proxies.set(key, proxy);
+    }
+    await proxy.start();
+    return proxy;
   }
 
   private async withinDeadline<T>(p: Promise<T>, deadline: number, req: RenderRequest, phase: string): Promise<T> {

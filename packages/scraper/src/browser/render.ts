@@ -3,8 +3,8 @@
  * automatic settle, `waitFor`, actions and capture. Lifecycle (slots, browsers, crashes) is the
  * pool's business; this module only sees a `RenderJob` that can be failed from outside.
  */
-import type { Browser, BrowserContext, BrowserContextOptions, Page, Request, Response } from 'playwright-core';
-import { WdsError } from '@wds/errors';
+import { errors as pwErrors, type Browser, type BrowserContext, type BrowserContextOptions, type Page, type Request, type Response } from 'playwright-core';
+import { ScrapeCodes, WdsError } from '@wds/errors';
 import { ssrfBlockedError } from '../ssrf';
 import { runActions, type ActionHost } from './actions';
 import { COOKIE_BANNER_INIT_SCRIPT } from './consent';
@@ -19,7 +19,9 @@ import {
   renderTimeoutError,
   urlNotAllowedError,
 } from './errors';
-import { NetActivity, RequestGuard, type Resolve, type Verdict } from './network';
+import { AdBlocker, checkAddress, NetActivity, type Resolve } from './network';
+import type { Block, PolicyProxy, ProxyPolicy } from './proxy';
+import { isAdHost } from './blocklist';
 import type { Capture, RenderRequest, RenderResult, RenderTimings, ScreenshotOptions } from './types';
 
 /** Playwright calls get this much beyond the render's deadline, so the deadline always fires first. */
@@ -40,12 +42,32 @@ const MUTATION_PROBE_INIT = `(() => {
 
 // Page-side code runs in the browser; the repo compiles without the DOM lib.
 declare const window: unknown;
-declare const document: { scripts: { length: number }; readyState: string };
+declare const document: {
+  scripts: { length: number };
+  readyState: string;
+  doctype: unknown;
+  documentElement: { outerHTML: string } | null;
+};
+declare const XMLSerializer: new () => { serializeToString(n: unknown): string };
 
-type Probe = { since: number; scripts: number; ready: string };
-const PROBE = (): Probe => {
-  const f = (window as unknown as Record<symbol, (() => number) | undefined>)[Symbol.for('wds.lastMutation')];
-  return { since: f ? performance.now() - f() : 1e9, scripts: document.scripts.length, ready: document.readyState };
+const READY_STATE = (): string => document.readyState;
+
+type Probe = { since: number; scripts: number; ready: string; html?: string };
+/**
+ * Time since the last DOM change, number of scripts, readyState. With `withHtml`, a document
+ * that has no scripts and is fully loaded (it cannot change any more) is also serialised the way
+ * page.content() does it, saving the capture a round trip.
+ */
+const PROBE = (withHtml: boolean): Probe => {
+  const f = (window as Record<symbol, (() => number) | undefined>)[Symbol.for('wds.lastMutation')];
+  const probe: Probe = { since: f ? performance.now() - f() : 1e9, scripts: document.scripts.length, ready: document.readyState };
+  if (withHtml && probe.scripts === 0 && probe.ready === 'complete') {
+    let html = '';
+    if (document.doctype) html = new XMLSerializer().serializeToString(document.doctype);
+    if (document.documentElement) html += document.documentElement.outerHTML;
+    probe.html = html;
+  }
+  return probe;
 };
 
 /** Headers that are connection-level or computed by the browser: never forwarded. */
@@ -59,6 +81,8 @@ export class RenderJob {
   /** Set once the render is over (result returned or error thrown). */
   done = false;
   context?: BrowserContext;
+  /** The context's close, started when the render ends. */
+  closed?: Promise<void>;
   /** What the render is doing now (named in timeout errors). */
   phase = 'queue';
 
@@ -98,8 +122,8 @@ export interface RenderDeps {
   settleQuietMs: number;
   settleMaxMs: number;
   contextTimeoutMs: number;
-  resolve: Resolve;
-  isForbidden: (ip: string) => boolean;
+  /** The pool's proxy for a request policy (started on first use). */
+  proxy(policy: ProxyPolicy): Promise<PolicyProxy>;
   /** The browser stopped answering (context create/close hung): the pool kills it. */
   onHung(): void;
   /** Whether the browser this render runs on has died. */
@@ -156,15 +180,40 @@ export function validateRequest(req: RenderRequest): URL {
 /** SSRF preflight of the top-level URL, before a browser slot is spent on it. */
 export async function preflight(url: URL, req: RenderRequest, resolve: Resolve, isForbidden: (ip: string) => boolean): Promise<void> {
   if (req.allowPrivateNetwork) return;
-  const guard = new RequestGuard({ blockAds: false, allowPrivateNetwork: false, resolve, isForbidden }, () => false);
-  const v = await guard.checkAddress(url);
-  if (!v.ok) throw verdictError(v, url);
+  const v = await checkAddress(url, resolve, isForbidden);
+  if (!v.ok) throw blockError(v);
 }
 
-function verdictError(v: Extract<Verdict, { ok: false }>, url: URL): WdsError {
-  if (v.reason === 'ssrf') return ssrfBlockedError(v.host, v.ip);
-  if (v.reason === 'dns') return dnsError(v.host);
-  return urlNotAllowedError(url.href, `navigation to ${url.protocol} URLs is not allowed`);
+function blockError(b: Pick<Block, 'reason' | 'host' | 'ip'>): WdsError {
+  if (b.reason === 'ssrf') return ssrfBlockedError(b.host, b.ip ?? '?');
+  if (b.reason === 'dns') return dnsError(b.host);
+  if (b.reason === 'connect') {
+    return new WdsError('BAD_GATEWAY', {
+      code: ScrapeCodes.CONNECTION_FAILED,
+      retryable: true,
+      message: `Connection to ${b.host} failed`,
+      details: { host: b.host },
+    });
+  }
+  return new WdsError('URL_BLOCKED', {
+    code: BrowserCodes.AD_BLOCKED,
+    retryable: false,
+    message: `URL blocked: the page navigated to ${b.host}, which is on the ad/tracker block list (set blockAds: false to allow it)`,
+    details: { host: b.host },
+  });
+}
+
+/** Client-hint metadata matching our UAs (what Playwright derives for its own UA override). */
+function uaMetadata(mobile: boolean, major: string) {
+  return {
+    brands: [{ brand: 'Chromium', version: major }, { brand: 'Not-A.Brand', version: '24' }],
+    fullVersion: `${major}.0.0.0`,
+    platform: mobile ? 'Android' : 'Linux',
+    platformVersion: mobile ? '10' : '',
+    architecture: mobile ? 'arm' : 'x86',
+    model: mobile ? 'K' : '',
+    mobile,
+  };
 }
 
 export async function runRender(job: RenderJob, req: RenderRequest, url: URL, deps: RenderDeps, timings: RenderTimings): Promise<RenderResult> {
@@ -173,6 +222,13 @@ export async function runRender(job: RenderJob, req: RenderRequest, url: URL, de
   let mainResponse: Response | null = null;
   let page: Page | undefined;
   let closingOurselves = false;
+  let proxy: PolicyProxy | undefined;
+  /** Set when the proxy refused a main-frame navigation (a redirect hop or a later navigation). */
+  let mainFrameBlock: Block | undefined;
+  /** URL of the latest main-frame navigation request (redirect hops included). */
+  let lastMainRequest = url.href;
+  let blockedSsrf = 0;
+  let blockedAdsByProxy = 0;
   const activity = new NetActivity();
   const isMainFrameNav = (r: Request): boolean => {
     try {
@@ -181,29 +237,59 @@ export async function runRender(job: RenderJob, req: RenderRequest, url: URL, de
       return false;
     }
   };
-  const guard = new RequestGuard(
-    { blockAds: req.blockAds, allowPrivateNetwork: req.allowPrivateNetwork, resolve: deps.resolve, isForbidden: deps.isForbidden },
-    isMainFrameNav,
-  );
+  const ads = new AdBlocker(isMainFrameNav);
+  /** The proxy's refusal behind a failed or 403'd request, if that is what it was. */
+  const proxyBlockFor = (requestUrl: string): Block | undefined => {
+    if (!proxy) return undefined;
+    try {
+      return proxy.lastBlock(new URL(requestUrl).hostname);
+    } catch {
+      return undefined;
+    }
+  };
+
+  const counted = new WeakSet<Request>();
+  /** Counts a request the proxy refused (403 or failed tunnel); a main-frame one fails the render. */
+  const noteProxyBlock = (r: Request): void => {
+    if (counted.has(r)) return;
+    const b = proxyBlockFor(r.url());
+    if (!b) return;
+    counted.add(r);
+    if (b.reason === 'ads') blockedAdsByProxy++;
+    else if (b.reason !== 'connect') blockedSsrf++;
+    if (isMainFrameNav(r)) mainFrameBlock ??= b;
+  };
 
   const body = async (): Promise<RenderResult> => {
     // ---- context
     let t0 = performance.now();
     const ls = localeSettings(req.location);
     const { userAgent, extra } = splitHeaders(req.headers);
-    if (!Object.keys(extra).some((k) => k.toLowerCase() === 'accept-language')) extra['Accept-Language'] = ls.acceptLanguage;
+    const explicitLang = Object.entries(extra).find(([k]) => k.toLowerCase() === 'accept-language')?.[1];
+    if (explicitLang) ls.languages = explicitLang.split(',').map((l) => l.split(';')[0]!.trim()).filter(Boolean);
+    else extra['Accept-Language'] = ls.acceptLanguage;
+    // Request policy: through the proxy when there is one to apply. The ad list must not block
+    // the page itself, so a render of an ad host's own URL blocks ads with a route instead.
+    const targetIsAdHost = isAdHost(url.hostname);
+    const adsByProxy = req.blockAds && !targetIsAdHost;
+    const adsByRoute = req.blockAds && targetIsAdHost;
+    if (!req.allowPrivateNetwork || adsByProxy) proxy = await deps.proxy({ ssrf: !req.allowPrivateNetwork, blockAds: adsByProxy });
+    const ua = userAgent ?? (req.mobile ? deps.userAgents.mobile : deps.userAgents.desktop);
     const options: BrowserContextOptions = {
-      userAgent: userAgent ?? (req.mobile ? deps.userAgents.mobile : deps.userAgents.desktop),
+      userAgent: ua,
       viewport: req.mobile ? { ...MOBILE_DEVICE.viewport } : { ...DESKTOP_VIEWPORT },
       ...(req.mobile
         ? { screen: { ...MOBILE_DEVICE.screen }, deviceScaleFactor: MOBILE_DEVICE.deviceScaleFactor, isMobile: true, hasTouch: true }
         : {}),
-      locale: ls.locale,
+      // No `locale` here: Playwright would send it as the whole Accept-Language header, losing
+      // the secondary languages. The header comes from extraHTTPHeaders, navigator.language(s)
+      // and Intl from the per-page override below.
       timezoneId: ls.timezoneId,
       extraHTTPHeaders: extra,
       ignoreHTTPSErrors: req.skipTlsVerification,
       serviceWorkers: 'block',
       acceptDownloads: false,
+      ...(proxy ? { proxy: { server: await proxy.start(), bypass: '<-loopback>' } } : {}),
       ...(req.storageState ? { storageState: req.storageState as BrowserContextOptions['storageState'] } : {}),
     };
     const creating = deps.browser.newContext(options);
@@ -213,41 +299,41 @@ export async function runRender(job: RenderJob, req: RenderRequest, url: URL, de
     job.context = context;
     if (job.done) throw job.failure ?? new Error('render abandoned');
 
-    context.on('request', activity.onStart);
+    context.on('request', (r) => {
+      activity.onStart(r);
+      if (isMainFrameNav(r)) lastMainRequest = r.url();
+    });
     context.on('requestfinished', activity.onEnd);
-    context.on('requestfailed', activity.onEnd);
+    context.on('requestfailed', (r) => {
+      activity.onEnd(r);
+      if (proxy) noteProxyBlock(r);
+    });
     // Popups are not part of the render: close them at once.
-    context.on('page', (p) => {
-      if (page !== undefined && p !== page) p.close().catch(() => {});
+    context.on('page', (pg) => {
+      if (page !== undefined && pg !== page) pg.close().catch(() => {});
     });
     const setup: Promise<unknown>[] = [
       context.addInitScript({ content: req.blockAds ? MUTATION_PROBE_INIT + COOKIE_BANNER_INIT_SCRIPT : MUTATION_PROBE_INIT }),
     ];
-    if (guard.active) setup.push(context.route(() => true, guard.handler));
-    if (!req.allowPrivateNetwork) {
-      // WebSockets bypass routes; check them too (no CORS protects a private WebSocket server).
-      setup.push(
-        context.routeWebSocket(
-          () => true,
-          async (ws) => {
-            let ok = false;
-            try {
-              ok = (await guard.checkAddress(new URL(ws.url()))).ok;
-            } catch {
-              ok = false;
-            }
-            if (ok) ws.connectToServer();
-            else {
-              guard.blockedSsrf++;
-              await ws.close({ code: 1008, reason: 'blocked' }).catch(() => {});
-            }
-          },
-        ),
-      );
-    }
+    if (adsByRoute) setup.push(context.route(() => true, ads.handler));
     await Promise.all(setup);
     page = await context.newPage();
     const p = page;
+    if (ls.locale !== 'en-US' || ls.languages.join(',') !== 'en-US,en') {
+      // navigator.language(s) follow the UA override's language list, Intl the locale override.
+      // The session stays attached: DevTools overrides end with the session that set them.
+      const cdp = await context.newCDPSession(p);
+      const major = /Chrome\/(\d+)/.exec(ua)?.[1];
+      await Promise.all([
+        cdp.send('Emulation.setUserAgentOverride', {
+          userAgent: ua,
+          acceptLanguage: ls.languages.join(','),
+          ...(major ? { userAgentMetadata: uaMetadata(req.mobile, major) } : {}),
+        }),
+        // ICU may not know the locale (a made-up tag): keep the default then.
+        cdp.send('Emulation.setLocaleOverride', { locale: ls.locale }).catch(() => {}),
+      ]);
+    }
     p.on('crash', () => job.fail(browserCrashedError('the page renderer crashed')));
     p.on('close', () => {
       if (closingOurselves || job.done) return;
@@ -260,6 +346,7 @@ export async function runRender(job: RenderJob, req: RenderRequest, url: URL, de
     });
     p.on('response', (r) => {
       try {
+        if (proxy && r.status() >= 400 && r.headers()['x-wds-blocked']) noteProxyBlock(r.request());
         if (r.request().isNavigationRequest() && r.frame() === p.mainFrame()) mainResponse = r;
       } catch {
         // Service-worker responses have no frame.
@@ -271,24 +358,34 @@ export async function runRender(job: RenderJob, req: RenderRequest, url: URL, de
     // ---- navigation
     job.phase = 'navigation';
     t0 = performance.now();
-    let navResponse: Response | null;
-    try {
-      navResponse = await p.goto(url.href, { waitUntil: 'domcontentloaded', timeout: job.remaining() + GRACE_MS });
-    } catch (e) {
-      if (guard.mainFrameBlock) throw verdictError(guard.mainFrameBlock, url);
-      throw navigationError(e, url);
-    }
-    // Wait for `load`, but a hanging subresource must not cost the whole render: the DOM is
-    // complete at DOMContentLoaded, so keep a reserve of the budget for capture.
+    let navResponse: Response | null = null;
+    // Wait for `load`, but a hanging subresource must not cost the whole render: keep a reserve
+    // of the budget, and if `load` has not come by then, go on with the parsed document.
     const reserve = Math.min(2000, job.remaining() * 0.2);
-    await p.waitForLoadState('load', { timeout: Math.max(1, job.remaining() - reserve) }).catch(() => {});
+    try {
+      navResponse = await p.goto(url.href, { waitUntil: 'load', timeout: Math.max(1, job.remaining() - reserve) });
+    } catch (e) {
+      if (mainFrameBlock) throw blockError(mainFrameBlock);
+      const b = proxyBlockFor(lastMainRequest);
+      if (b && !(e instanceof pwErrors.TimeoutError)) throw blockError(b);
+      if (!(e instanceof pwErrors.TimeoutError)) throw navigationError(e, url);
+      // Not loaded yet: wait (up to the deadline) for at least a parsed document.
+      for (;;) {
+        const ready = p.url() === 'about:blank' || !mainResponse ? 'loading' : await p.evaluate(READY_STATE).catch(() => 'loading');
+        if (ready !== 'loading') break;
+        await job.sleep(100);
+        if (job.failure !== undefined) throw job.failure;
+      }
+    }
     timings.navigationMs = t(t0);
     checkMainFrame();
 
     // ---- automatic settle, then the caller's waitFor
     job.phase = 'settle';
     t0 = performance.now();
-    await settle(p, true);
+    // A static document (no scripts, nothing in flight) is final: with nothing to run after
+    // the settle, its HTML comes back with the settle's probe.
+    const staticHtml = await settle(p, true, !req.actions?.length && !(req.waitFor > 0));
     timings.settleMs = t(t0);
     job.phase = 'waitFor';
     t0 = performance.now();
@@ -299,10 +396,13 @@ export async function runRender(job: RenderJob, req: RenderRequest, url: URL, de
     const host: ActionHost = {
       page: p,
       remaining: () => job.remaining(),
-      settle: () => settle(p, false),
+      settle: async () => void (await settle(p, false)),
       checkMainFrame,
       screenshot: (o) => screenshot(p, o),
       sleep: (ms) => job.sleep(ms),
+      onAction: (i, type) => {
+        job.phase = `action ${i} (${type})`;
+      },
     };
     let actions: RenderResult['actions'];
     if (req.actions) {
@@ -316,14 +416,13 @@ export async function runRender(job: RenderJob, req: RenderRequest, url: URL, de
     job.phase = 'capture';
     t0 = performance.now();
     checkMainFrame();
-    const html = await p.content();
+    const resp: Response | null = mainResponse ?? navResponse;
+    const [html, headers, storageState] = await Promise.all([
+      staticHtml ?? p.content(),
+      resp ? Promise.race([resp.allHeaders(), job.sleep(1000).then(() => resp.headers())]).catch(() => resp.headers()) : ({} as Record<string, string>),
+      req.captureStorageState ? context.storageState() : undefined,
+    ]);
     const shot = req.screenshot ? await screenshot(p, req.screenshot) : undefined;
-    const storageState = req.captureStorageState ? await context.storageState() : undefined;
-    const resp = mainResponse ?? navResponse;
-    let headers: Record<string, string> = {};
-    if (resp) {
-      headers = await Promise.race([resp.allHeaders(), job.sleep(1000).then(() => resp.headers())]).catch(() => resp.headers());
-    }
     timings.captureMs = t(t0);
     const contentType = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const result: RenderResult = {
@@ -332,7 +431,7 @@ export async function runRender(job: RenderJob, req: RenderRequest, url: URL, de
       headers,
       contentType,
       html,
-      blocked: { ads: guard.blockedAds, ssrf: guard.blockedSsrf },
+      blocked: { ads: ads.blocked + blockedAdsByProxy, ssrf: blockedSsrf },
       timings,
     };
     if (shot) result.screenshot = shot;
@@ -341,13 +440,19 @@ export async function runRender(job: RenderJob, req: RenderRequest, url: URL, de
     return result;
   };
 
-  /** The main frame must show an http(s) (or about:) document that the guard let through. */
+  /** The main frame must show an http(s) (or about:) document that the SSRF proxy let through. */
   function checkMainFrame(): void {
-    if (guard.mainFrameBlock) throw verdictError(guard.mainFrameBlock, url);
+    if (mainFrameBlock) throw blockError(mainFrameBlock);
     if (!page) return;
     const current = page.url();
     const scheme = current.slice(0, current.indexOf(':') + 1).toLowerCase();
-    if (scheme !== 'http:' && scheme !== 'https:' && scheme !== 'about:' && scheme !== 'chrome-error:') {
+    if (scheme !== 'http:' && scheme !== 'https:' && scheme !== 'about:') {
+      if (scheme === 'chrome-error:') {
+        // A later navigation failed; if the proxy refused it, say so.
+        const b = proxyBlockFor(lastMainRequest);
+        if (b) throw blockError(b);
+        return;
+      }
       throw urlNotAllowedError(current, `navigation to ${scheme} URLs is not allowed`);
     }
   }
@@ -357,13 +462,14 @@ export async function runRender(job: RenderJob, req: RenderRequest, url: URL, de
    * `settleMaxMs`. A document without scripts and without requests in flight cannot change any
    * more: it is done at once (the first check after load).
    */
-  async function settle(p: Page, afterLoad: boolean): Promise<void> {
+  async function settle(p: Page, afterLoad: boolean, wantStaticHtml = false): Promise<string | undefined> {
     const quiet = deps.settleQuietMs;
-    const until = Math.min(performance.now() + deps.settleMaxMs, job.deadline);
+    const start = performance.now();
+    const until = Math.min(start + deps.settleMaxMs, job.deadline);
     for (let first = true; ; first = false) {
       let probe: Probe | null = null;
       try {
-        probe = await p.evaluate(PROBE);
+        probe = await p.evaluate(PROBE, afterLoad && first && wantStaticHtml);
       } catch (e) {
         if (!/Execution context was destroyed|navigat|Cannot find context/i.test(String(e))) throw e;
       }
@@ -371,13 +477,15 @@ export async function runRender(job: RenderJob, req: RenderRequest, url: URL, de
       let wait = SETTLE_POLL_MS;
       if (probe) {
         const net = activity.quietFor(now);
-        if (afterLoad && first && probe.scripts === 0 && net > 0 && probe.ready === 'complete') return;
-        if (probe.since >= quiet && net >= quiet) return;
-        wait = Math.max(10, Math.min(SETTLE_POLL_MS, quiet - Math.min(probe.since, net)));
+        if (afterLoad && first && probe.scripts === 0 && net > 0 && probe.ready === 'complete') return probe.html;
+        // After an action, its effects (a scroll event, a fetch) start a moment later: the quiet
+        // window counts from the action, not from the last activity before it.
+        if (probe.since >= quiet && net >= quiet && (afterLoad || now - start >= quiet)) return undefined;
+        wait = Math.max(10, Math.min(SETTLE_POLL_MS, quiet - Math.min(probe.since, net, afterLoad ? Infinity : now - start)));
       }
-      if (now + wait >= until) return;
+      if (now + wait >= until) return undefined;
       await job.sleep(wait);
-      if (job.failure !== undefined) return;
+      if (job.failure !== undefined) return undefined;
     }
   }
 
@@ -416,9 +524,8 @@ export async function runRender(job: RenderJob, req: RenderRequest, url: URL, de
     job.done = true;
     closingOurselves = true;
     const ctx = job.context;
-    if (ctx && !deps.browserDead()) {
-      await bounded(ctx.close(), deps.contextTimeoutMs, deps.onHung).catch(() => {});
-    }
+    // Closed in the background: the result does not wait for the renderer's teardown.
+    if (ctx && !deps.browserDead()) job.closed = bounded(ctx.close(), deps.contextTimeoutMs, deps.onHung).catch(() => {});
   }
 }
 
