@@ -1,6 +1,8 @@
 // `npm run bench -- <name>`: runs one benchmark (or all with no name) and writes bench/results/<name>-<time>.json.
 const BENCHES: Record<string, () => Promise<unknown>> = {
   scrape: async () => (await import('./scrape')).runScrapeBench(),
+  crawl: async () => (await import('./crawl')).runCrawlBench(),
+  pdf: async () => (await import('./pdf')).runPdfBench(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

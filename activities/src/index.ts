@@ -6,3 +6,5 @@ export { createCrawlActivities, createCrawlControlActivities } from './crawl/act
 export { createMapActivities } from './map/activities';
 export type { CrawlActivities, CrawlControlActivities, MapActivities } from './types';
 export { startWebhookDispatcher, signWebhookBody } from './webhooks/dispatcher';
+export { createParseActivities, type ParseActivityDeps } from './parse/activities';
+export type { ParseActivities } from './types';

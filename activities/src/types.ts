@@ -3,6 +3,8 @@ import type {
   FinishJobInput,
   FrontierState,
   JobRef,
+  ParseUploadInput,
+  ParseUploadResult,
   ProcessBatchInput,
   ProcessBatchResult,
   RecordScrapeFailureInput,
@@ -31,4 +33,9 @@ export interface CrawlControlActivities {
 
 export interface MapActivities {
   mapSite(input: JobRef): Promise<{ count: number }>;
+}
+
+export interface ParseActivities {
+  parseUpload(input: ParseUploadInput): Promise<ParseUploadResult>;
+  recordParseFailure(input: RecordScrapeFailureInput): Promise<void>;
 }

@@ -122,3 +122,37 @@ export interface MapWorkflowInput {
   jobId: string;
   timeoutMs: number;
 }
+
+// ---- parse (POST /v2/parse) ---------------------------------------------------------------
+
+export const parseWorkflowId = (jobId: string) => `parse-${jobId}`;
+
+/** Ids, not data: the upload and its options live in the parse_jobs row written by the API. */
+export interface ParseWorkflowInput {
+  jobId: string;
+  /** The request's timeout; bounds the activity including retries. */
+  timeoutMs: number;
+}
+
+export interface ParseWorkflowResult {
+  jobId: string;
+  creditsUsed: number;
+}
+
+export type ParseUploadInput = JobRef;
+export type ParseUploadResult = ParseWorkflowResult;
+
+// ---- scrape: cache hits that need a worker -----------------------------------------------
+
+/**
+ * Written by the API into scrape_jobs.options (as `cacheLookup`) when a cached page needs
+ * work that belongs on a worker (PDF conversion): the activity reads the page cache itself,
+ * with the window the API decided, instead of fetching.
+ */
+export interface ScrapeCacheLookup {
+  /** Upper bound of the copy's age; absent = any age (minAge without maxAge). */
+  maxAgeMs?: number;
+  minAgeMs?: number;
+  /** What a miss means when the copy is gone by then: a fresh fetch, or the spec's 404s. */
+  onMiss: 'fetch' | 'lockdown' | 'minAge';
+}

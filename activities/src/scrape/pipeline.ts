@@ -1,11 +1,23 @@
 import { mayStoreInCache, effectiveMaxAge, type ScrapeOptions } from '@wds/contracts';
-import { findCachedPage, storeCachedPage, type Db } from '@wds/db';
-import { WdsError } from '@wds/errors';
-import { acceptLanguage, buildDocument, fetchPage, scrapeCacheKey, type BuiltDocument } from '@wds/scraper';
+import { findCachedPage, storeCachedPage, type CachedPage, type Db } from '@wds/db';
+import { WdsError, ScrapeCodes } from '@wds/errors';
+import {
+  acceptLanguage,
+  buildDocumentAsync,
+  fetchPage,
+  needsPdfConversion,
+  scrapeCacheKey,
+  type AsyncBuildContext,
+  type BuiltDocument,
+  type PageContent,
+} from '@wds/scraper';
+import type { ScrapeCacheLookup } from '@wds/workflows/contracts';
+import { withDocumentSlot } from '../parse/slots';
 
 /**
  * One page, start to finish, as scrape and crawl activities share it: (cache) → fetch →
- * build formats → store in the cache. No Temporal here; callers pass the abort signal.
+ * build formats (PDFs converted here, on the worker) → store in the cache. No Temporal here;
+ * callers pass the abort signal.
  */
 export interface PageDeps {
   db: Db;
@@ -18,8 +30,12 @@ export interface PageRequest {
   options: ScrapeOptions;
   scrapeId: string;
   signal?: AbortSignal;
-  /** Consult the page cache first (crawls do; single scrapes were already looked up by the API). */
-  useCache?: boolean;
+  /**
+   * Consult the page cache first. `true`: crawls, with the request's maxAge. A lookup: a single
+   * scrape whose cache hit the API left to the worker (PDF conversion), with the API's window.
+   * Single scrapes otherwise were already looked up by the API.
+   */
+  useCache?: boolean | ScrapeCacheLookup;
   collectLinks?: boolean;
   /** Sleep before fetching (waitFor); injected so activities can use a cancellable sleep. */
   sleep?: (ms: number) => Promise<void>;
@@ -37,27 +53,52 @@ export function requestHeaders(o: Pick<ScrapeOptions, 'headers' | 'location'>): 
   return Object.keys(headers).length ? headers : undefined;
 }
 
+/** Formats of a page; PDF conversion waits for a document slot, all within the request's remaining budget. */
+async function build(page: PageContent, o: ScrapeOptions, ctx: Omit<AsyncBuildContext, 'timeoutMs'>, deadline: number): Promise<BuiltDocument> {
+  const left = () => Math.max(1, deadline - Date.now());
+  if (!needsPdfConversion(page, o)) return buildDocumentAsync(page, o, { ...ctx, timeoutMs: left() });
+  return withDocumentSlot(left(), ctx.signal, (timeoutMs) => buildDocumentAsync(page, o, { ...ctx, timeoutMs }));
+}
+
+async function cachedPage(deps: PageDeps, req: PageRequest, key: string): Promise<CachedPage | null> {
+  const o = req.options;
+  if (req.useCache === true) {
+    if (o.headers || o.actions?.length || effectiveMaxAge(o) <= 0) return null;
+    return findCachedPage(deps.db, key, { maxAgeMs: effectiveMaxAge(o) });
+  }
+  if (!req.useCache) return null;
+  const hit = await findCachedPage(deps.db, key, { maxAgeMs: req.useCache.maxAgeMs, minAgeMs: req.useCache.minAgeMs });
+  // The copy the API saw may have been replaced or expired since; cache-only requests then miss as the spec says.
+  if (!hit && req.useCache.onMiss === 'lockdown') {
+    throw new WdsError('NOT_FOUND', { code: ScrapeCodes.LOCKDOWN_CACHE_MISS, message: 'No cached copy of this page exists; lockdown mode makes no outbound request.' });
+  }
+  if (!hit && req.useCache.onMiss === 'minAge') {
+    throw new WdsError('NOT_FOUND', { code: ScrapeCodes.NO_CACHED_DATA, message: 'No cached data matches minAge for this URL.' });
+  }
+  return hit;
+}
+
 export async function scrapeOnePage(deps: PageDeps, req: PageRequest): Promise<PageResult> {
   const o = req.options;
+  const started = Date.now();
+  const deadline = started + o.timeout;
   const keyed = { ...o, url: req.url };
-  if (req.useCache && !o.headers && !o.actions?.length && effectiveMaxAge(o) > 0) {
-    const hit = await findCachedPage(deps.db, scrapeCacheKey(keyed), { maxAgeMs: effectiveMaxAge(o) });
-    if (hit) {
-      const built = buildDocument(
-        { requestedUrl: req.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset },
-        o,
-        { scrapeId: req.scrapeId, engine: hit.engine, cache: { state: 'hit', cachedAt: hit.fetchedAt }, collectLinks: req.collectLinks },
-      );
-      return { ...built, statusCode: hit.statusCode };
-    }
+  const hit = await cachedPage(deps, req, scrapeCacheKey(keyed));
+  if (hit) {
+    const built = await build(
+      { requestedUrl: req.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset },
+      o,
+      { scrapeId: req.scrapeId, engine: hit.engine, cache: { state: 'hit', cachedAt: hit.fetchedAt }, collectLinks: req.collectLinks, signal: req.signal },
+      deadline,
+    );
+    return { ...built, statusCode: hit.statusCode };
   }
 
-  const started = Date.now();
   if (o.waitFor > 0) await (req.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(o.waitFor);
   const page = await fetchPage({
     url: req.url,
     headers: requestHeaders(o),
-    timeoutMs: Math.max(1, o.timeout - (Date.now() - started)),
+    timeoutMs: Math.max(1, deadline - Date.now()),
     skipTlsVerification: o.skipTlsVerification,
     allowPrivateNetwork: deps.allowPrivateNetwork,
     maxBodyBytes: deps.maxBodyBytes,
@@ -68,11 +109,8 @@ export async function scrapeOnePage(deps: PageDeps, req: PageRequest): Promise<P
     throw e;
   });
   const contentTypeHeader = page.headers['content-type'] ?? '';
-  const built = buildDocument(
-    { requestedUrl: req.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentTypeHeader, body: page.body },
-    o,
-    { scrapeId: req.scrapeId, engine: 'http', cache: { state: 'miss' }, collectLinks: req.collectLinks },
-  );
+  const content: PageContent = { requestedUrl: req.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentTypeHeader, body: page.body };
+  const built = await build(content, o, { scrapeId: req.scrapeId, engine: 'http', cache: { state: 'miss' }, collectLinks: req.collectLinks, signal: req.signal }, deadline);
   // Server errors are transient by nature: never serve them from the cache.
   if (mayStoreInCache(o) && page.statusCode < 500) {
     await storeCachedPage(deps.db, scrapeCacheKey(keyed), {

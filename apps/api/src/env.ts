@@ -15,6 +15,8 @@ export function loadApiEnv(source: Record<string, string | undefined> = process.
         WDS_DEFAULT_TEAM: envStr('default'),
         /** Request bodies above this many bytes get 413 Payload Too Large. */
         WDS_MAX_REQUEST_BYTES: envInt(10 * 1024 * 1024, 1024),
+        /** Files uploaded to POST /v2/parse above this many bytes get 413 Payload Too Large. */
+        WDS_MAX_UPLOAD_BYTES: envInt(50 * 1024 * 1024, 1024),
         /** Pages a crawl fetches at once when the request sets no maxConcurrency. */
         WDS_CRAWL_CONCURRENCY: envInt(20, 1, 1000),
         /** Size bound of one page of crawl/batch documents; beyond it the response carries `next`. */

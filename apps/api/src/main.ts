@@ -1,5 +1,6 @@
 import { connectDb, createKey, ensureTeam, migrateDb } from '@wds/db';
 import { buildApp } from './app';
+import { createParseStarter } from './controllers/v2/parse';
 import { loadApiEnv } from './env';
 import { connectTemporal } from './temporal';
 
@@ -10,7 +11,7 @@ if (env.WDS_API_KEY) {
   const teamId = await ensureTeam(dbh.db, env.WDS_DEFAULT_TEAM);
   await createKey(dbh.db, teamId, { key: env.WDS_API_KEY, name: 'WDS_API_KEY' });
 }
-const { connection, starters } = await connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
+const { client, connection, starters } = await connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
 
 const app = await buildApp(
   {
@@ -30,6 +31,7 @@ const app = await buildApp(
     defaultConcurrency: env.WDS_CRAWL_CONCURRENCY,
     statusPageBytes: env.WDS_STATUS_PAGE_BYTES,
     publicUrl: env.WDS_PUBLIC_URL,
+    parse: { maxUploadBytes: env.WDS_MAX_UPLOAD_BYTES, runParse: createParseStarter(client) },
   },
 );
 

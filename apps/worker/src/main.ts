@@ -2,7 +2,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from 
 import { startWebhookDispatcher } from '@wds/activities';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { connectDb, migrateDb } from '@wds/db';
-import { configureHostOverrides, parseHostOverrides } from '@wds/scraper';
+import { configureHostOverrides, parseHostOverrides, warmPdfWorker } from '@wds/scraper';
 import { loadWorkerEnv } from './env';
 import { queueOptions } from './queues';
 
@@ -19,6 +19,8 @@ const dbh = connectDb(env.DATABASE_URL, { max: Math.min(50, env.WDS_FETCH_CONCUR
 await migrateDb(dbh);
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
 
+// Fetch workers convert PDFs: load pdf.js in a worker thread now rather than on the first PDF.
+if (env.WDS_WORKER_QUEUES.includes('wds-fetch')) warmPdfWorker();
 const workers: Worker[] = [];
 for (const queue of env.WDS_WORKER_QUEUES) {
   const opts = queueOptions(queue, env, dbh.db);

@@ -3,6 +3,7 @@ import {
   createCrawlActivities,
   createCrawlControlActivities,
   createMapActivities,
+  createParseActivities,
   createScrapeActivities,
   createStoreActivities,
 } from '@wds/activities';
@@ -25,7 +26,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, db: Db): Omit<Wor
       };
     case TaskQueues.fetch:
       return {
-        activities: { ...createScrapeActivities(pageDeps), ...createCrawlActivities(pageDeps), ...createMapActivities(pageDeps) },
+        activities: { ...createScrapeActivities(pageDeps), ...createCrawlActivities(pageDeps), ...createMapActivities(pageDeps), ...createParseActivities({ db }) },
         maxConcurrentActivityTaskExecutions: env.WDS_FETCH_CONCURRENCY,
       };
     default:

@@ -46,5 +46,7 @@ export function unavailableFeatures(o: ScrapeOptions): Unavailable[] {
   return out;
 }
 
-/** PDF conversion (parsers with type pdf) needs the document engine. */
-export const PDF_PARSER_AVAILABLE = false;
+/** The same check for POST /v2/parse options (formats, onlyCleanContent, redactPII). */
+export function unavailableParseFeatures(o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent' | 'redactPII'>): Unavailable[] {
+  return unavailableFeatures({ ...o, actions: undefined, mobile: false, profile: undefined } as ScrapeOptions);
+}

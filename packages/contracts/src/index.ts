@@ -6,3 +6,4 @@ export * from './validation';
 export * from './capabilities';
 export * from './scopes';
 export * from './crawl';
+export * from './parse';

@@ -6,3 +6,4 @@ export type { TeamFlags } from './schema/index';
 export * from './crawls';
 export * from './webhooks';
 export * from './maps';
+export * from './parse';

@@ -15,3 +15,5 @@ export * from './cache-key';
 export * from './locale';
 export * from './crawl/index';
 export { createAgent } from './net/connector';
+export * from './pdf/index';
+export * from './docs/index';

@@ -183,10 +183,12 @@ describe('bodies and transport', () => {
     assert.equal(Buffer.from(r.json.data.rawBase64, 'base64').toString('latin1'), '%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n');
   });
 
-  test('a PDF with the default pdf parser says PDF parsing is not available yet', async () => {
-    const r = await call(stack, 'POST', '/v2/scrape', { url: site.url('/doc.pdf') });
-    assert.equal(r.status, 400);
-    assert.equal(r.json.code, 'PDF_PARSER_NOT_AVAILABLE');
+  test('a broken PDF with the default pdf parser gives the documented error body (422 PDF_CORRUPT)', async () => {
+    const r = await call(stack, 'POST', '/v2/scrape', { url: site.url('/doc.pdf'), maxAge: 0 });
+    assert.equal(r.status, 422, r.text);
+    assert.equal(r.json.success, false);
+    assert.equal(r.json.code, 'PDF_CORRUPT');
+    assert.equal(typeof r.json.error, 'string');
   });
 
   test('a binary body that cannot be converted gives 415', async () => {

@@ -3,6 +3,7 @@ import { batchScrapeController } from '../controllers/v2/batch';
 import { activeCrawlsController, crawlController, paramsPreviewController, type CrawlConfig } from '../controllers/v2/crawl';
 import { jobControllers } from '../controllers/v2/jobs';
 import { mapController } from '../controllers/v2/map';
+import { parseRoutes, type ParseConfig } from '../controllers/v2/parse';
 import { scrapeController } from '../controllers/v2/scrape';
 import { scrapeStatusController } from '../controllers/v2/scrape-status';
 import type { ApiDeps } from '../deps';
@@ -10,6 +11,7 @@ import { authenticate } from '../middleware/auth';
 
 export interface RouteConfig extends CrawlConfig {
   statusPageBytes: number;
+  parse: ParseConfig;
 }
 
 /** The v2 route table. Every route sits behind authentication. */
@@ -33,4 +35,5 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
   app.get('/batch/scrape/:id/errors', batch.errors);
 
   app.post('/map', mapController(deps));
+  await app.register(parseRoutes(deps, cfg.parse));
 }

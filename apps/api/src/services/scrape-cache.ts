@@ -1,10 +1,16 @@
 import { effectiveMaxAge, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
 import { findCachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
-import { buildDocument, scrapeCacheKey } from '@wds/scraper';
+import { buildDocument, needsPdfConversion, scrapeCacheKey } from '@wds/scraper';
+import type { ScrapeCacheLookup } from '@wds/workflows/contracts';
 
 /** Whether the request may only be answered from the cache (spec: minAge, lockdown). */
 export const isCacheOnly = (o: ScrapeUrlRequest) => o.lockdown || o.minAge !== undefined;
+
+export type CacheAnswer =
+  | { document: ScrapeDocument; creditsUsed: number; worker?: undefined }
+  /** A hit whose formats are built on a worker (PDF conversion is too heavy for the API). */
+  | { worker: ScrapeCacheLookup };
 
 /**
  * The cache rules of the spec: a copy younger than maxAge is served with no outbound request;
@@ -12,7 +18,7 @@ export const isCacheOnly = (o: ScrapeUrlRequest) => o.lockdown || o.minAge !== u
  * lockdown never goes out (default maxAge 2 years) and a miss is 404 SCRAPE_LOCKDOWN_CACHE_MISS.
  * Returns null when the request should go to a fresh scrape.
  */
-export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: string): Promise<{ document: ScrapeDocument; creditsUsed: number } | null> {
+export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: string): Promise<CacheAnswer | null> {
   const maxAgeMs = o.minAge !== undefined && o.maxAge === undefined ? undefined : effectiveMaxAge(o);
   const consult = isCacheOnly(o) || (maxAgeMs ?? 1) > 0;
   const hit = consult ? await findCachedPage(db, scrapeCacheKey(o), { maxAgeMs, minAgeMs: o.minAge }) : null;
@@ -25,11 +31,12 @@ export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: str
     }
     return null;
   }
-  const built = buildDocument(
-    { requestedUrl: o.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset },
-    o,
-    { scrapeId, engine: hit.engine, cache: { state: 'hit', cachedAt: hit.fetchedAt } },
-  );
+  const page = { requestedUrl: o.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset };
+  if (needsPdfConversion(page, o)) {
+    // The worker reads the same cache window itself; only ids and this small record travel.
+    return { worker: { maxAgeMs, minAgeMs: o.minAge, onMiss: o.lockdown ? 'lockdown' : o.minAge !== undefined ? 'minAge' : 'fetch' } };
+  }
+  const built = buildDocument(page, o, { scrapeId, engine: hit.engine, cache: { state: 'hit', cachedAt: hit.fetchedAt } });
   // Spec: lockdown is billed 5 credits on a hit.
   const creditsUsed = o.lockdown ? 5 : built.creditsUsed;
   built.document.metadata.creditsUsed = creditsUsed;

@@ -3,3 +3,4 @@ export * from './scrapes';
 export * from './crawls';
 export * from './webhooks';
 export * from './maps';
+export * from './parses';

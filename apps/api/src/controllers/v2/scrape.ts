@@ -25,20 +25,27 @@ export function scrapeController(deps: ApiDeps) {
     const keepNothing = o.zeroDataRetention || o.lockdown;
 
     const cached = await answerFromCache(deps.db, o, scrapeId);
-    if (cached) {
+    if (cached && !cached.worker) {
       if (!keepNothing) {
         await insertCompletedScrape(deps.db, { id: scrapeId, teamId: req.auth.teamId, url: o.url, options: o, document: cached.document, creditsUsed: cached.creditsUsed });
       }
       return reply.send({ success: true, data: cached.document });
     }
 
-    await insertScrapeJob(deps.db, { id: scrapeId, teamId: req.auth.teamId, url: keepNothing ? null : o.url, options: o });
-    await deps.starters.runScrape({ jobId: scrapeId, timeoutMs: o.timeout });
-    const job = await loadScrapeJob(deps.db, scrapeId);
+    // A cached PDF still needs converting: the workflow's activity reads the cache (cacheLookup) instead of fetching.
+    const options = cached?.worker ? { ...o, cacheLookup: cached.worker } : o;
+    await insertScrapeJob(deps.db, { id: scrapeId, teamId: req.auth.teamId, url: keepNothing ? null : o.url, options });
+    let job: Awaited<ReturnType<typeof loadScrapeJob>>;
+    try {
+      await deps.starters.runScrape({ jobId: scrapeId, timeoutMs: o.timeout });
+      job = await loadScrapeJob(deps.db, scrapeId);
+    } finally {
+      // Zero data retention and lockdown (here only through a cached PDF) leave nothing behind, even on failure.
+      if (keepNothing) await deleteScrapeJob(deps.db, scrapeId);
+    }
     if (!job?.document) throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the scrape finished without a document' });
     const document = job.document as ScrapeDocument;
     if (o.domainTools) (document as ScrapeDocument & { tools: unknown[] }).tools = [];
-    if (o.zeroDataRetention) await deleteScrapeJob(deps.db, scrapeId);
     return reply.send({ success: true, data: document });
   };
 

@@ -1,19 +1,18 @@
 /**
  * PDF parser figures: `fast` mode ms/page against poppler's pdftotext on the
- * same generated 200-page PDF, OCR seconds/page on full text pages, and RSS
- * growth while parsing a 1,000-page PDF.
+ * same generated 200-page PDF (the baseline), OCR seconds/page on full text
+ * pages, and RSS growth while parsing a 1,000-page PDF.
  *
- *   node --import tsx packages/scraper/src/pdf/bench.ts
+ *   npm run bench -- pdf     (BENCH_PDF_PAGES, BENCH_PDF_RUNS, BENCH_PDF_OCR_PAGES, BENCH_PDF_BIG_PAGES)
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { makeLongPdf, makeReportPdf } from './fixtures';
-import { parsePdf } from './parse';
-import type { PdfParseOptions } from './types';
+import { parsePdf, type PdfParseOptions } from '@wds/scraper';
+import { makeLongPdf, makeReportPdf } from '@wds/scraper/pdf/fixtures';
+import { round, writeResult } from './stats';
 
 const exec = promisify(execFile);
 
@@ -52,15 +51,24 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
-const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+const envNum = (name: string): number | undefined => (process.env[name] ? Number(process.env[name]) : undefined);
 
+/** `npm run bench -- pdf`: measures, prints and writes bench/results/pdf-<time>.json. */
 export async function runPdfBench(
   opts: { pages?: number; runs?: number; ocrPages?: number; bigPages?: number } = {},
 ): Promise<PdfBenchResult> {
-  const pages = opts.pages ?? 200;
-  const runs = opts.runs ?? 5;
-  const ocrPages = opts.ocrPages ?? 3;
-  const bigPages = opts.bigPages ?? 1000;
+  const result = await measure({
+    pages: opts.pages ?? envNum('BENCH_PDF_PAGES') ?? 200,
+    runs: opts.runs ?? envNum('BENCH_PDF_RUNS') ?? 5,
+    ocrPages: opts.ocrPages ?? envNum('BENCH_PDF_OCR_PAGES') ?? 3,
+    bigPages: opts.bigPages ?? envNum('BENCH_PDF_BIG_PAGES') ?? 1000,
+  });
+  console.log(JSON.stringify(result, null, 2));
+  console.log(`written to ${writeResult('pdf', result)}`);
+  return result;
+}
+
+async function measure({ pages, runs, ocrPages, bigPages }: { pages: number; runs: number; ocrPages: number; bigPages: number }): Promise<PdfBenchResult> {
   const dir = await mkdtemp(join(tmpdir(), 'wds-pdf-bench-'));
   try {
     // 1. fast mode vs pdftotext.
@@ -132,8 +140,4 @@ export async function runPdfBench(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log(await runPdfBench());
 }

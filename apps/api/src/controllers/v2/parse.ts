@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import multipart from '@fastify/multipart';
+import type { Client } from '@temporalio/client';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseBody, parseOptionsSchema, unavailableParseFeatures, type ParseOptions } from '@wds/contracts';
+import { deleteParseJob, insertParseJob, loadParseResult } from '@wds/db';
+import { WdsError } from '@wds/errors';
+import { detectDocument, validateSelectors } from '@wds/scraper';
+import type { parseWorkflow } from '@wds/workflows';
+import { TaskQueues, parseWorkflowId, type ParseWorkflowResult } from '@wds/workflows/contracts';
+import type { ApiDeps } from '../../deps';
+import { requireScope } from '../../middleware/auth';
+import { failureToWdsError } from '../../temporal';
+
+/**
+ * POST /v2/parse: a multipart upload (`file`, optional JSON `options`, as Firecrawl's docs and
+ * the JS SDK's parse() send them) → a scrape-shaped document. The API validates and stores the
+ * upload in Postgres; a parseWorkflow converts it on a worker (ids cross Temporal, never bytes).
+ */
+export type ParseStarter = (input: { jobId: string; timeoutMs: number }) => Promise<ParseWorkflowResult>;
+
+export interface ParseConfig {
+  /** Largest uploaded file (WDS_MAX_UPLOAD_BYTES); above it 413. */
+  maxUploadBytes: number;
+  runParse: ParseStarter;
+}
+
+/** Bytes a request may carry beyond the file: the options part (≤ 1 MiB) and multipart framing. */
+const OVERHEAD_BYTES = 1024 * 1024 + 64 * 1024;
+const SUPPORTED = 'Supported: PDF, DOCX, HTML, plain text / markdown, images (PNG, JPEG, WebP, TIFF, GIF, BMP).';
+
+const badRequest = (path: string[], message: string, code = 'invalid_value') => new WdsError('BAD_REQUEST', { details: [{ code, path, message }] });
+const tooLarge = (max: number) => new WdsError('PAYLOAD_TOO_LARGE', { details: { maxUploadBytes: max }, code: 'UPLOAD_TOO_LARGE' });
+
+interface Upload {
+  bytes: Buffer;
+  filename: string;
+  mimetype: string;
+  optionsRaw?: string;
+}
+
+/** The parse route in its own scope: the multipart parser exists only here (every other route stays JSON-only). */
+export function parseRoutes(deps: ApiDeps, cfg: ParseConfig) {
+  return async (scope: FastifyInstance) => {
+    await scope.register(multipart, {
+      limits: { fileSize: cfg.maxUploadBytes, files: 1, fields: 4, parts: 6, fieldSize: 1024 * 1024, headerPairs: 100 },
+      throwFileSizeLimit: true,
+    });
+    // Any other body type reaches the controller unread, which answers with a parse-specific 400.
+    scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+    scope.post('/parse', parseController(deps, cfg));
+  };
+}
+
+function parseController(deps: ApiDeps, cfg: ParseConfig) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    requireScope(req, 'parse');
+    const upload = await readUpload(req, cfg.maxUploadBytes);
+    const o = validateOptions(upload.optionsRaw);
+    validateSelectors(o.includeTags, 'includeTags');
+    validateSelectors(o.excludeTags, 'excludeTags');
+    if (o.zeroDataRetention && !req.auth.flags.zeroDataRetention) {
+      throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
+    }
+    const missing = unavailableParseFeatures(o);
+    if (missing.length) {
+      throw new WdsError('FEATURE_NOT_AVAILABLE', { message: missing.map((m) => m.message).join(' '), code: 'FEATURE_NOT_AVAILABLE', details: missing });
+    }
+    // Magic bytes are cheap to read: refuse what no converter takes before storing anything.
+    const detected = detectDocument(upload.bytes, upload.filename, upload.mimetype);
+    if (detected.kind === 'unsupported' && !detected.mismatch) {
+      throw new WdsError('UNSUPPORTED_MEDIA_TYPE', {
+        code: 'UNSUPPORTED_FILE_TYPE',
+        message: `Unsupported Media Type: ${detected.reason ?? 'the file type is not supported'}. ${SUPPORTED}`,
+      });
+    }
+
+    const jobId = randomUUID();
+    const contentType = upload.mimetype && upload.mimetype !== 'application/octet-stream' ? upload.mimetype : null;
+    await insertParseJob(deps.db, { id: jobId, teamId: req.auth.teamId, filename: upload.filename || null, contentType, upload: upload.bytes, options: o });
+    let row: Awaited<ReturnType<typeof loadParseResult>>;
+    try {
+      await cfg.runParse({ jobId, timeoutMs: o.timeout });
+      row = await loadParseResult(deps.db, req.auth.teamId, jobId);
+    } finally {
+      // Zero data retention: nothing of the upload or its result stays, whatever the outcome.
+      if (o.zeroDataRetention) await deleteParseJob(deps.db, jobId);
+    }
+    if (!row?.document) throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the parse finished without a document' });
+    return reply.send({ success: true, data: row.document });
+  };
+}
+
+/** Reads the multipart body: exactly one `file` part (with a file name) and at most one `options` part. */
+async function readUpload(req: FastifyRequest, maxUploadBytes: number): Promise<Upload> {
+  if (!req.isMultipart()) {
+    throw new WdsError('BAD_REQUEST', {
+      message: 'Invalid multipart form-data request: send Content-Type multipart/form-data with a "file" part and an optional "options" JSON part.',
+      code: 'BAD_REQUEST',
+    });
+  }
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxUploadBytes + OVERHEAD_BYTES) {
+    drain(req);
+    throw tooLarge(maxUploadBytes);
+  }
+  let file: Omit<Upload, 'optionsRaw'> | undefined;
+  let optionsRaw: string | undefined;
+  try {
+    for await (const part of req.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') throw badRequest([part.fieldname], `Unexpected file part '${part.fieldname}': the upload goes in the part named 'file'.`, 'unrecognized_keys');
+        if (file) throw badRequest(['file'], 'Send exactly one file per request.');
+        file = { bytes: await part.toBuffer(), filename: part.filename ?? '', mimetype: part.mimetype ?? '' };
+      } else if (part.fieldname === 'options') {
+        if (optionsRaw !== undefined) throw badRequest(['options'], 'Send the options part once.');
+        optionsRaw = String(part.value ?? '');
+      } else if (part.fieldname === 'file') {
+        throw badRequest(['file'], "The 'file' part must be a file upload (a part with a filename).", 'invalid_type');
+      } else {
+        throw badRequest([part.fieldname], `Unrecognized part '${part.fieldname}': expected 'file' and 'options'.`, 'unrecognized_keys');
+      }
+    }
+  } catch (e) {
+    drain(req);
+    throw multipartError(e, maxUploadBytes);
+  }
+  if (!file) throw badRequest(['file'], "A file is required: send it as the multipart part named 'file'.", 'invalid_type');
+  if (!file.bytes.length) throw badRequest(['file'], 'The uploaded file is empty.');
+  return { ...file, optionsRaw };
+}
+
+/** Discards the rest of a request we stopped reading, so the client gets the answer instead of a stalled upload. */
+function drain(req: FastifyRequest) {
+  req.raw.unpipe();
+  req.raw.resume();
+}
+
+function multipartError(e: unknown, maxUploadBytes: number): WdsError {
+  if (e instanceof WdsError) return e;
+  const code = (e as { code?: string })?.code;
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(maxUploadBytes);
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FILES_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+    return badRequest([], "Too many parts: send one 'file' part and at most one 'options' part.");
+  }
+  if (code === 'FST_PROTO_VIOLATION') return badRequest([], 'Invalid multipart part name.');
+  const message = (e as Error)?.message ?? 'malformed body';
+  // busboy reports a field above fieldSize as truncated rather than failing; anything else is a malformed body.
+  return new WdsError('BAD_REQUEST', { message: `Invalid multipart form-data request: ${message}`, code: 'BAD_REQUEST' });
+}
+
+function validateOptions(raw: string | undefined): ParseOptions {
+  let value: unknown = {};
+  if (raw !== undefined && raw.trim() !== '') {
+    try {
+      value = JSON.parse(raw);
+    } catch (e) {
+      throw badRequest(['options'], `options must be a JSON object: ${(e as Error).message}`, 'invalid_json');
+    }
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest(['options'], 'options must be a JSON object', 'invalid_type');
+  const r = parseBody(parseOptionsSchema, value);
+  if (r.ok) return r.data;
+  throw new WdsError('BAD_REQUEST', { details: r.details.map((d) => ({ ...d, path: ['options', ...d.path] })) });
+}
+
+/**
+ * The parse workflow's typed starter (beside the controller, since temporal.ts's Starters
+ * belong to another change; move it there when convenient). Waits for the result within the
+ * request's timeout plus a margin, like runScrape.
+ */
+export function createParseStarter(client: Client): ParseStarter {
+  return async ({ jobId, timeoutMs }) => {
+    const handle = await client.workflow.start<typeof parseWorkflow>('parseWorkflow', {
+      taskQueue: TaskQueues.control,
+      workflowId: parseWorkflowId(jobId),
+      args: [{ jobId, timeoutMs }],
+      // A parse nobody can run (no worker) must not linger forever.
+      workflowExecutionTimeout: timeoutMs + 30_000,
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const overBudget = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new WdsError('REQUEST_TIMEOUT', { code: 'SCRAPE_TIMEOUT', message: 'Request Timeout: the parse did not finish within its timeout' })),
+        timeoutMs + 5_000,
+      );
+    });
+    try {
+      return await Promise.race([handle.result().catch((e) => { throw failureToWdsError(e); }), overBudget]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}

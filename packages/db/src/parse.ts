@@ -1,0 +1,51 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db } from './client';
+import { parseJobs } from './schema/index';
+
+export interface NewParseJob {
+  id: string;
+  teamId: string;
+  filename: string | null;
+  contentType: string | null;
+  upload: Buffer;
+  options: unknown;
+}
+
+export async function insertParseJob(db: Db, row: NewParseJob) {
+  await db.insert(parseJobs).values({ ...row, uploadBytes: row.upload.length });
+}
+
+/** The job with its upload (the activity's read). */
+export async function loadParseJob(db: Db, id: string) {
+  const [row] = await db.select().from(parseJobs).where(eq(parseJobs.id, id));
+  return row ?? null;
+}
+
+/** The outcome only, team-scoped (the API's read; the upload bytes stay in Postgres). */
+export async function loadParseResult(db: Db, teamId: string, id: string) {
+  const [row] = await db
+    .select({ status: parseJobs.status, document: parseJobs.document, error: parseJobs.error, creditsUsed: parseJobs.creditsUsed })
+    .from(parseJobs)
+    .where(and(eq(parseJobs.id, id), eq(parseJobs.teamId, teamId)));
+  return row ?? null;
+}
+
+/** Idempotent: a retried activity rewrites the same row. The upload is dropped with it. */
+export async function completeParseJob(db: Db, id: string, document: unknown, creditsUsed: number) {
+  await db
+    .update(parseJobs)
+    .set({ status: 'completed', document, creditsUsed, upload: null, completedAt: new Date(), error: null })
+    .where(eq(parseJobs.id, id));
+}
+
+export async function failParseJob(db: Db, id: string, error: unknown) {
+  await db
+    .update(parseJobs)
+    .set({ status: 'failed', error, upload: null, completedAt: new Date() })
+    .where(and(eq(parseJobs.id, id), eq(parseJobs.status, 'pending')));
+}
+
+/** Zero data retention: the row goes once its document has been handed back. */
+export async function deleteParseJob(db: Db, id: string) {
+  await db.delete(parseJobs).where(eq(parseJobs.id, id));
+}
