@@ -1,0 +1,151 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { scrapeOptionsSchema } from '@wds/contracts';
+import { connectDb, createKey, ensureTeam, migrateDb } from '@wds/db';
+import { buildDocument, createScope, fetchPage, transformHtml } from '@wds/scraper';
+import { freePort, startEmbeddedPostgres, startTemporalDevServer, stopChild } from '@wds/server/infra';
+import { spawnApp } from '@wds/server/processes';
+import { rssMb, round, writeResult } from './stats';
+
+/**
+ * Issue 5 (a): crawl a local N-page site (default 2,000) three ways in one run — the full
+ * stack (API → Temporal → worker → Postgres), a plain in-process crawler loop with the same
+ * fetch+transform engine and no Temporal/Postgres, and Crawlee's CheerioCrawler converting
+ * pages with the same markdown converter. Targets: stack ≥ 80% of the plain loop's pages/s
+ * and ≥ 1.5× Crawlee's.
+ */
+const PAGES = Number(process.env.BENCH_CRAWL_PAGES ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_CRAWL_CONCURRENCY ?? 20);
+
+async function startSite(): Promise<{ child: ChildProcess; origin: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./site-server.ts', import.meta.url)), String(PAGES)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve) => child.stdout!.on('data', (d) => { const m = /PORT (\d+)/.exec(String(d)); if (m) resolve(Number(m[1])); }));
+  return { child, origin: `http://127.0.0.1:${port}` };
+}
+
+async function plainLoop(origin: string): Promise<number> {
+  const opts = scrapeOptionsSchema.parse({});
+  const start = `${origin}/p/0`;
+  const scope = createScope(start, { crawlEntireDomain: true });
+  const queue = [{ url: start, depth: 0 }];
+  const seen = new Set([scope.startKey]);
+  let done = 0;
+  let inFlight = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (;;) {
+        const next = queue.shift();
+        if (!next) {
+          if (inFlight === 0) return; // nothing queued and nobody can discover more
+          await new Promise((r) => setTimeout(r, 2));
+          continue;
+        }
+        inFlight++;
+        try {
+          const page = await fetchPage({ url: next.url, timeoutMs: 30_000, skipTlsVerification: true, allowPrivateNetwork: true, maxBodyBytes: 20 << 20 });
+          const built = buildDocument(
+            { requestedUrl: next.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentTypeHeader: page.headers['content-type'] ?? '', body: page.body },
+            opts,
+            { scrapeId: 'x', engine: 'http', collectLinks: true },
+          );
+          done++;
+          for (const l of built.links ?? []) {
+            const a = scope.admit(l, { depth: next.depth, external: false });
+            if (a.ok && !seen.has(a.key) && seen.size < PAGES) {
+              seen.add(a.key);
+              queue.push({ url: a.url, depth: a.depth });
+            }
+          }
+        } finally {
+          inFlight--;
+        }
+      }
+    }),
+  );
+  return done / ((performance.now() - t0) / 1000);
+}
+
+async function crawlee(origin: string): Promise<number> {
+  const { CheerioCrawler, Configuration } = await import('@crawlee/cheerio');
+  let done = 0;
+  const crawler = new CheerioCrawler(
+    {
+      maxConcurrency: CONCURRENCY,
+      minConcurrency: CONCURRENCY,
+      maxRequestsPerCrawl: PAGES,
+      async requestHandler({ request, body, enqueueLinks }) {
+        transformHtml(String(body), request.loadedUrl ?? request.url, { onlyMainContent: true, removeBase64Images: true, want: { markdown: true, html: false, links: false, images: false } });
+        done++;
+        await enqueueLinks({ strategy: 'same-hostname' });
+      },
+    },
+    new Configuration({ persistStorage: false, purgeOnStart: true }),
+  );
+  const t0 = performance.now();
+  await crawler.run([`${origin}/p/0`]);
+  return done / ((performance.now() - t0) / 1000);
+}
+
+async function fullStack(origin: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wds-bench-'));
+  chmodSync(dataDir, 0o755);
+  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort() });
+  const temporal = await startTemporalDevServer({ dataDir, port: await freePort(), persistent: true });
+  const dbh = connectDb(pg.url, { max: 2 });
+  await migrateDb(dbh);
+  const { key } = await createKey(dbh.db, await ensureTeam(dbh.db, 'bench'));
+  const env = { DATABASE_URL: pg.url, TEMPORAL_ADDRESS: temporal.address, PORT: '0', HOST: '127.0.0.1', WDS_ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'warn' };
+  const [worker, api] = await Promise.all([spawnApp('worker', env), spawnApp('api', env)]);
+  const base = api.url!.replace('localhost', '127.0.0.1');
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  try {
+    const t0 = performance.now();
+    const started = (await (await fetch(`${base}/v2/crawl`, { method: 'POST', headers, body: JSON.stringify({ url: `${origin}/p/0`, limit: PAGES, sitemap: 'skip', crawlEntireDomain: true, maxConcurrency: CONCURRENCY }) })).json()) as { id: string };
+    let peak = { api: 0, worker: 0 };
+    for (;;) {
+      const r = await fetch(`${base}/v2/crawl/${started.id}?skip=1000000`, { headers });
+      const s = (await r.json()) as { status: string; completed: number };
+      peak = { api: Math.max(peak.api, rssMb(api.child.pid!)), worker: Math.max(peak.worker, rssMb(worker.child.pid!)) };
+      if (s.status !== 'scraping') {
+        const secs = (performance.now() - t0) / 1000;
+        return { pagesPerSec: round(s.completed / secs, 1), completed: s.completed, seconds: round(secs, 1), peakRssMb: peak };
+      }
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  } finally {
+    await Promise.all([stopChild(api.child), stopChild(worker.child)]);
+    await dbh.close();
+    await temporal.stop();
+    await pg.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function runCrawlBench() {
+  const site = await startSite();
+  try {
+    const plain = await plainLoop(site.origin);
+    const crawleeRate = await crawlee(site.origin);
+    const stack = await fullStack(site.origin);
+    const result = {
+      bench: 'crawl',
+      pages: PAGES,
+      concurrency: CONCURRENCY,
+      plainLoopPagesPerSec: round(plain, 1),
+      crawleePagesPerSec: round(crawleeRate, 1),
+      fullStack: stack,
+      ratioStackToPlain: round(stack.pagesPerSec / plain),
+      ratioStackToCrawlee: round(stack.pagesPerSec / crawleeRate),
+      targets: { stackToPlain: 0.8, stackToCrawlee: 1.5 },
+    };
+    console.log(JSON.stringify(result, null, 2));
+    console.log(`written to ${writeResult('crawl', result)}`);
+    return result;
+  } finally {
+    await stopChild(site.child);
+  }
+}

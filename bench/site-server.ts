@@ -1,0 +1,20 @@
+// A synthetic site for crawl benchmarks, in its own process: /p/i links to its three children
+// (/p/3i+1 … /p/3i+3) and to a few hub pages, with ~`bytes` of text per page.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const pages = Number(process.argv[2] ?? 2000);
+const bytes = Number(process.argv[3] ?? 20_000);
+const para = '<p>Benchmark prose with <a href="/p/1">a link</a>, <b>bold words</b> and enough text to make markdown work. </p>';
+const filler = para.repeat(Math.max(1, Math.floor(bytes / para.length)));
+
+const server = createServer((req, res) => {
+  const m = /^\/p\/(\d+)$/.exec(req.url ?? '');
+  const i = m ? Number(m[1]) : -1;
+  if (i < 0 || i >= pages) return void res.writeHead(404).end();
+  const kids = [3 * i + 1, 3 * i + 2, 3 * i + 3].filter((k) => k < pages).map((k) => `<li><a href="/p/${k}">Page ${k}</a></li>`).join('');
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(`<!doctype html><html lang="en"><head><title>Page ${i}</title></head><body><nav><a href="/p/0">Home</a> <a href="/p/1">One</a> <a href="/p/2">Two</a></nav><main><h1>Page ${i}</h1><ul>${kids}</ul>${filler}</main><footer>footer</footer></body></html>`);
+});
+server.keepAliveTimeout = 5_000;
+server.listen(0, '127.0.0.1', () => process.stdout.write(`PORT ${(server.address() as AddressInfo).port}\n`));
