@@ -17,7 +17,11 @@ export const crawlJobs = pgTable(
     options: jsonb('options').notNull(),
     status: text('status').$type<'scraping' | 'completed' | 'failed' | 'cancelled'>().notNull().default('scraping'),
     pageLimit: integer('page_limit').notNull(),
-    /** URLs admitted to the frontier (what the API reports as `total`). */
+    /**
+     * URLs claimed for the first time (the page limit is enforced against it at claim time).
+     * The remaining counters are final values, written when the job ends; while it runs they
+     * are counted from the frontier and documents (see liveCounters).
+     */
     enqueued: integer('enqueued').notNull().default(0),
     completed: integer('completed').notNull().default(0),
     failed: integer('failed').notNull().default(0),
@@ -72,6 +76,8 @@ export const crawlDocuments = pgTable(
     /** Order of completion: pagination and the WebSocket stream read by it. */
     seq: bigserial('seq', { mode: 'number' }).notNull(),
     document: jsonb('document').notNull(),
+    /** Credits this page cost (1, or its PDF pages): the job's creditsUsed is their sum. */
+    credits: integer('credits').notNull().default(1),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.jobId, t.urlKey] }), index('crawl_documents_job_seq_idx').on(t.jobId, t.seq)],

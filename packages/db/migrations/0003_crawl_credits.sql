@@ -1,0 +1,1 @@
+ALTER TABLE "crawl_documents" ADD COLUMN "credits" integer DEFAULT 1 NOT NULL;
