@@ -55,31 +55,22 @@ export interface FrontierEntry {
 }
 
 /**
- * Adds URLs to the frontier, at most up to the job's page limit. The job row is locked first,
- * so concurrent enqueuers are serialised and the limit can never be exceeded; the inserts run
- * as separate statements after the lock so they see every URL committed before it.
+ * Adds URLs to the frontier (idempotent per URL key). No lock and no limit here: this runs for
+ * every crawled page, so it must not serialise on the job row; the page limit is enforced when
+ * URLs are first claimed (claimUrls).
  */
 export async function enqueueUrls(db: Db, jobId: string, entries: FrontierEntry[]): Promise<number> {
   if (!entries.length) return 0;
-  return db.transaction(async (tx) => {
-    const [job] = await tx.execute<{ room: number }>(sql`SELECT page_limit - enqueued AS room FROM crawl_jobs WHERE id = ${jobId} AND status = 'scraping' FOR UPDATE`).then((r) => r.rows);
-    if (!job || job.room <= 0) return 0;
-    const seen = new Set<string>();
-    const unique = entries.filter((e) => (seen.has(e.key) ? false : (seen.add(e.key), true)));
-    const inserted = await tx.execute(sql`
-      INSERT INTO crawl_urls (job_id, url_key, url, depth, external, discovery_only)
-      SELECT ${jobId}, t.k, t.u, t.d, t.e, t.o
-      FROM unnest(${sql.param(unique.map((e) => e.key))}::text[], ${sql.param(unique.map((e) => e.url))}::text[],
-                  ${sql.param(unique.map((e) => e.depth))}::int[], ${sql.param(unique.map((e) => e.external))}::bool[],
-                  ${sql.param(unique.map((e) => !!e.discoveryOnly))}::bool[]) WITH ORDINALITY AS t(k, u, d, e, o, ord)
-      WHERE NOT EXISTS (SELECT 1 FROM crawl_urls c WHERE c.job_id = ${jobId} AND c.url_key = t.k)
-      ORDER BY t.ord
-      LIMIT ${job.room}
-      ON CONFLICT DO NOTHING`);
-    const n = inserted.rowCount ?? 0;
-    if (n) await tx.update(crawlJobs).set({ enqueued: sql`${crawlJobs.enqueued} + ${n}` }).where(eq(crawlJobs.id, jobId));
-    return n;
-  });
+  const seen = new Set<string>();
+  const unique = entries.filter((e) => (seen.has(e.key) ? false : (seen.add(e.key), true)));
+  const inserted = await db.execute(sql`
+    INSERT INTO crawl_urls (job_id, url_key, url, depth, external, discovery_only)
+    SELECT ${jobId}, t.k, t.u, t.d, t.e, t.o
+    FROM unnest(${sql.param(unique.map((e) => e.key))}::text[], ${sql.param(unique.map((e) => e.url))}::text[],
+                ${sql.param(unique.map((e) => e.depth))}::int[], ${sql.param(unique.map((e) => e.external))}::bool[],
+                ${sql.param(unique.map((e) => !!e.discoveryOnly))}::bool[]) AS t(k, u, d, e, o)
+    ON CONFLICT DO NOTHING`);
+  return inserted.rowCount ?? 0;
 }
 
 export interface ClaimedUrl {
@@ -94,42 +85,64 @@ export interface ClaimedUrl {
 /**
  * Leases up to `n` URLs to `owner` (an activity id, stable across its retries). A retried
  * attempt first takes back its own leases, so work held by a killed worker resumes at once;
- * leases of owners that never come back are taken over when they expire.
+ * leases of owners that never come back are taken over when they expire. Only a URL's first
+ * claim consumes the job's page limit (`enqueued` counts them), under a short lock of the job
+ * row taken once per claim, not per page.
  */
 export async function claimUrls(db: Db, jobId: string, owner: string, n: number, leaseMs: number): Promise<ClaimedUrl[]> {
-  const res = await db.execute<{ url: string; url_key: string; depth: number; external: boolean; discovery_only: boolean; page_id: string }>(sql`
-    UPDATE crawl_urls c SET status = 'leased', lease_owner = ${owner},
-      lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = c.attempts + 1
-    FROM (
-      SELECT url_key FROM crawl_urls
-      WHERE job_id = ${jobId} AND (status = 'queued' OR (status = 'leased' AND (lease_owner = ${owner} OR lease_until < now())))
-      ORDER BY (lease_owner IS NOT DISTINCT FROM ${owner}) DESC, seq
-      LIMIT ${n}
-      FOR UPDATE SKIP LOCKED
-    ) pick
-    WHERE c.job_id = ${jobId} AND c.url_key = pick.url_key
-    RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id`);
-  return res.rows.map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id }));
+  type Row = { url: string; url_key: string; depth: number; external: boolean; discovery_only: boolean; page_id: string };
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`SET LOCAL synchronous_commit = off`);
+    const lease = sql`now() + make_interval(secs => ${leaseMs / 1000})`;
+    const retaken = await tx.execute<Row>(sql`
+      UPDATE crawl_urls c SET lease_owner = ${owner}, lease_until = ${lease}, attempts = c.attempts + 1
+      FROM (
+        SELECT url_key FROM crawl_urls
+        WHERE job_id = ${jobId} AND status = 'leased' AND (lease_owner = ${owner} OR lease_until < now())
+        ORDER BY (lease_owner = ${owner}) DESC, seq LIMIT ${n} FOR UPDATE SKIP LOCKED
+      ) pick
+      WHERE c.job_id = ${jobId} AND c.url_key = pick.url_key
+      RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id`);
+    const rows = [...retaken.rows];
+    const want = n - rows.length;
+    if (want > 0) {
+      const [job] = (await tx.execute<{ room: number }>(sql`SELECT page_limit - enqueued AS room FROM crawl_jobs WHERE id = ${jobId} FOR UPDATE`)).rows;
+      const take = Math.min(want, Math.max(0, job?.room ?? 0));
+      if (take > 0) {
+        const fresh = await tx.execute<Row>(sql`
+          UPDATE crawl_urls c SET status = 'leased', lease_owner = ${owner}, lease_until = ${lease}, attempts = c.attempts + 1
+          FROM (
+            SELECT url_key FROM crawl_urls WHERE job_id = ${jobId} AND status = 'queued'
+            ORDER BY seq LIMIT ${take} FOR UPDATE SKIP LOCKED
+          ) pick
+          WHERE c.job_id = ${jobId} AND c.url_key = pick.url_key
+          RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id`);
+        if (fresh.rows.length) {
+          await tx.update(crawlJobs).set({ enqueued: sql`${crawlJobs.enqueued} + ${fresh.rows.length}` }).where(eq(crawlJobs.id, jobId));
+          rows.push(...fresh.rows);
+        }
+      }
+    }
+    return rows.map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id }));
+  });
 }
 
 /**
- * Stores a page's document once; counters move and the page's webhook event is queued only
- * when this call stored it, all in one transaction (a worker dying halfway leaves no half).
+ * Stores a page's document once, marks the URL done and queues the page's webhook event, in
+ * one transaction (a worker dying halfway leaves no half). It commits without waiting for the
+ * WAL flush: if Postgres itself crashed and lost the commit, the URL would still be leased and
+ * simply be crawled again, so the frontier's guarantees are not weakened.
  */
 export async function completePage(db: Db, jobId: string, key: string, document: unknown, credits: number, event?: WebhookEventRow): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const ins = await tx.insert(crawlDocuments).values({ jobId, urlKey: key, document }).onConflictDoNothing().returning({ seq: crawlDocuments.seq });
+    await tx.execute(sql`SET LOCAL synchronous_commit = off`);
+    const ins = await tx.insert(crawlDocuments).values({ jobId, urlKey: key, document, credits }).onConflictDoNothing().returning({ seq: crawlDocuments.seq });
     await tx
       .update(crawlUrls)
       .set({ status: 'done', doneAt: new Date(), leaseOwner: null, leaseUntil: null })
       .where(and(eq(crawlUrls.jobId, jobId), eq(crawlUrls.urlKey, key)));
-    if (!ins.length) return false;
-    await tx
-      .update(crawlJobs)
-      .set({ completed: sql`${crawlJobs.completed} + 1`, creditsUsed: sql`${crawlJobs.creditsUsed} + ${credits}` })
-      .where(eq(crawlJobs.id, jobId));
-    if (event) await tx.insert(webhookOutbox).values({ ...event, headers: event.headers ?? null });
-    return true;
+    if (ins.length && event) await tx.insert(webhookOutbox).values({ ...event, headers: event.headers ?? null });
+    return ins.length > 0;
   });
 }
 
@@ -141,36 +154,46 @@ export async function finishDiscoveryPage(db: Db, jobId: string, key: string): P
     .where(and(eq(crawlUrls.jobId, jobId), eq(crawlUrls.urlKey, key)));
 }
 
-/** A page that could not be scraped (or was refused by robots.txt); counted once. */
+/** A page that could not be scraped (or was refused by robots.txt). */
 export async function failPage(db: Db, jobId: string, key: string, status: 'failed' | 'robots', error: string | null): Promise<void> {
-  await db.transaction(async (tx) => {
-    const changed = await tx
-      .update(crawlUrls)
-      .set({ status, error, doneAt: new Date(), leaseOwner: null, leaseUntil: null })
-      .where(and(eq(crawlUrls.jobId, jobId), eq(crawlUrls.urlKey, key), inArray(crawlUrls.status, ['queued', 'leased'])))
-      .returning({ k: crawlUrls.urlKey });
-    if (changed.length && status === 'failed') {
-      await tx.update(crawlJobs).set({ failed: sql`${crawlJobs.failed} + 1` }).where(eq(crawlJobs.id, jobId));
-    }
-  });
+  await db
+    .update(crawlUrls)
+    .set({ status, error, doneAt: new Date(), leaseOwner: null, leaseUntil: null })
+    .where(and(eq(crawlUrls.jobId, jobId), eq(crawlUrls.urlKey, key), inArray(crawlUrls.status, ['queued', 'leased'])));
 }
 
+/** Counters of a running job, counted from its frontier and documents. */
+export async function liveCounters(db: Db, jobId: string): Promise<{ total: number; completed: number; failed: number; creditsUsed: number }> {
+  const res = await db.execute<{ total: number; completed: number; failed: number; credits: number }>(sql`
+    SELECT
+      (SELECT least(count(*), (SELECT page_limit FROM crawl_jobs WHERE id = ${jobId}))::int
+         FROM crawl_urls WHERE job_id = ${jobId} AND NOT discovery_only AND status NOT IN ('robots', 'cancelled')) AS total,
+      (SELECT count(*)::int FROM crawl_urls WHERE job_id = ${jobId} AND status = 'failed') AS failed,
+      d.completed, d.credits
+    FROM (SELECT count(*)::int AS completed, coalesce(sum(credits), 0)::int AS credits FROM crawl_documents WHERE job_id = ${jobId}) d`);
+  const r = res.rows[0]!;
+  return { total: Math.max(r.total, r.completed), completed: r.completed, failed: r.failed, creditsUsed: r.credits };
+}
+
+/** What is left to do: queued URLs while the page limit has room, and leased ones. */
 export async function frontierCounts(db: Db, jobId: string): Promise<{ queued: number; leased: number; nextLeaseExpiryMs: number | null }> {
-  const res = await db.execute<{ queued: number; leased: number; next_ms: number | null }>(sql`
+  const res = await db.execute<{ queued: number; leased: number; next_ms: number | null; room: number }>(sql`
     SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued,
            count(*) FILTER (WHERE status = 'leased')::int AS leased,
-           (EXTRACT(EPOCH FROM min(lease_until) FILTER (WHERE status = 'leased') - now()) * 1000)::int AS next_ms
+           (EXTRACT(EPOCH FROM min(lease_until) FILTER (WHERE status = 'leased') - now()) * 1000)::int AS next_ms,
+           (SELECT page_limit - enqueued FROM crawl_jobs WHERE id = ${jobId}) AS room
     FROM crawl_urls WHERE job_id = ${jobId} AND status IN ('queued', 'leased')`);
   const r = res.rows[0]!;
-  return { queued: r.queued, leased: r.leased, nextLeaseExpiryMs: r.next_ms };
+  return { queued: r.room > 0 ? r.queued : 0, leased: r.leased, nextLeaseExpiryMs: r.next_ms };
 }
 
 /** Ends a job unless it already ended (a cancel written by the API wins over a late completion). */
 export async function finishJob(db: Db, jobId: string, status: 'completed' | 'failed' | 'cancelled', error?: string): Promise<{ status: string; changed: boolean }> {
+  const c = await liveCounters(db, jobId);
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(crawlJobs)
-      .set({ status, error: error ?? null, completedAt: new Date() })
+      .set({ status, error: error ?? null, completedAt: new Date(), completed: c.completed, failed: c.failed, creditsUsed: c.creditsUsed })
       .where(and(eq(crawlJobs.id, jobId), eq(crawlJobs.status, 'scraping')))
       .returning({ status: crawlJobs.status });
     const final = row?.status ?? (await tx.select({ s: crawlJobs.status }).from(crawlJobs).where(eq(crawlJobs.id, jobId)))[0]?.s ?? status;
@@ -180,7 +203,8 @@ export async function finishJob(db: Db, jobId: string, status: 'completed' | 'fa
         .set({ status: 'cancelled', leaseOwner: null, leaseUntil: null })
         .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, ['queued', 'leased'])));
     }
-    if (!row) await tx.update(crawlJobs).set({ completedAt: sql`coalesce(${crawlJobs.completedAt}, now())` }).where(eq(crawlJobs.id, jobId));
+    // A job the API cancelled: its final counters are written now, once the work has stopped.
+    if (!row) await tx.update(crawlJobs).set({ completedAt: sql`coalesce(${crawlJobs.completedAt}, now())`, completed: c.completed, failed: c.failed, creditsUsed: c.creditsUsed }).where(eq(crawlJobs.id, jobId));
     return { status: final, changed: !!row };
   });
 }

@@ -55,7 +55,15 @@ export async function startStack(opts: { namespace: string; env?: Record<string,
     ...opts.env,
   };
   const db = connectDb(databaseUrl, { max: 4 });
-  const [worker, api] = await Promise.all([spawnApp('worker', env), spawnApp('api', env)]);
+  const started = await Promise.allSettled([spawnApp('worker', env), spawnApp('api', env)]);
+  const failed = started.find((r) => r.status === 'rejected');
+  if (failed) {
+    // Leave nothing running behind a failed start, or the test process never exits.
+    await Promise.all(started.map((r) => (r.status === 'fulfilled' ? stopChild(r.value.child) : undefined)));
+    await db.close();
+    throw (failed as PromiseRejectedResult).reason;
+  }
+  const [worker, api] = started.map((r) => (r as PromiseFulfilledResult<AppProcess>).value) as [AppProcess, AppProcess];
   const newTeam: Stack['newTeam'] = async (o = {}) => {
     const teamId = await ensureTeam(db.db, `${opts.namespace}-${process.pid}-${++teamSeq}`, o.flags);
     const { key } = await createKey(db.db, teamId, { scopes: o.scopes ?? null });

@@ -49,8 +49,9 @@ export function attachJobStreams(app: FastifyInstance, deps: ApiDeps) {
     const first = await documentsAfter(deps.db, jobId, 0, BATCH);
     let lastSeq = first.at(-1)?.seq ?? 0;
     let job = (await loadCrawlJob(deps.db, jobId))!;
-    send({ type: 'catchup', data: { ...statusFields(job), data: first.map((r) => r.document) } });
-    let lastCounters = `${job.status}/${job.completed}/${job.enqueued}`;
+    let fields = await statusFields(deps.db, job);
+    send({ type: 'catchup', data: { ...fields, data: first.map((r) => r.document) } });
+    let lastCounters = `${fields.status}/${fields.completed}/${fields.total}`;
 
     while (open) {
       const rows = await documentsAfter(deps.db, jobId, lastSeq, BATCH);
@@ -61,13 +62,15 @@ export function attachJobStreams(app: FastifyInstance, deps: ApiDeps) {
         // Documents written just before the status flipped are read once more before ending.
         const tail = await documentsAfter(deps.db, jobId, lastSeq, 100_000);
         for (const r of tail) send({ type: 'document', data: r.document });
-        if (job.status === 'completed') send({ type: 'done', data: { ...statusFields(job), data: [] } });
-        else send({ type: 'status', data: { ...statusFields(job), data: [] } });
+        fields = await statusFields(deps.db, job);
+        if (job.status === 'completed') send({ type: 'done', data: { ...fields, data: [] } });
+        else send({ type: 'status', data: { ...fields, data: [] } });
         ws.close(1000);
         return;
       }
-      const counters = `${job.status}/${job.completed}/${job.enqueued}`;
-      if (counters !== lastCounters) send({ type: 'status', data: { ...statusFields(job), data: [] } });
+      fields = await statusFields(deps.db, job);
+      const counters = `${fields.status}/${fields.completed}/${fields.total}`;
+      if (counters !== lastCounters) send({ type: 'status', data: { ...fields, data: [] } });
       lastCounters = counters;
       if (rows.length < BATCH) await new Promise((r) => setTimeout(r, POLL_MS));
     }

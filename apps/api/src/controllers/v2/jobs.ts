@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { jobErrors, loadTeamCrawlJob, markJobCancelled, pageOfDocuments } from '@wds/db';
+import { jobErrors, liveCounters, loadTeamCrawlJob, markJobCancelled, pageOfDocuments, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { ApiDeps } from '../../deps';
 import { requireScope } from '../../middleware/auth';
@@ -21,14 +21,22 @@ export async function findTeamJob(deps: ApiDeps, req: IdReq, kind: Kind) {
   return job;
 }
 
-/** The status body shared by GET and the WebSocket's snapshots. */
-export function statusFields(job: NonNullable<Awaited<ReturnType<typeof loadTeamCrawlJob>>>) {
+type JobRow = NonNullable<Awaited<ReturnType<typeof loadTeamCrawlJob>>>;
+
+/**
+ * The status body shared by GET and the WebSocket's snapshots. A running job's counters are
+ * counted from its frontier and documents; an ended job's were written when it ended.
+ */
+export async function statusFields(db: Db, job: JobRow) {
   const end = job.completedAt ?? new Date();
+  const c = job.status === 'scraping' || !job.completedAt
+    ? await liveCounters(db, job.id)
+    : { total: Math.max(job.enqueued, job.completed + job.failed), completed: job.completed, creditsUsed: job.creditsUsed };
   return {
     status: job.status,
-    total: job.enqueued,
-    completed: job.completed,
-    creditsUsed: job.creditsUsed,
+    total: c.total,
+    completed: c.completed,
+    creditsUsed: c.creditsUsed,
     expiresAt: job.expiresAt.toISOString(),
     createdAt: job.createdAt.toISOString(),
     ...(job.completedAt ? { completedAt: job.completedAt.toISOString() } : {}),
@@ -45,7 +53,7 @@ export function jobControllers(deps: ApiDeps, kind: Kind, opts: { pageBytes: num
       if (!Number.isInteger(skip) || skip < 0) throw new WdsError('BAD_REQUEST', { details: [{ code: 'invalid_type', path: ['skip'], message: 'skip must be a non-negative integer' }] });
       const page = await pageOfDocuments(deps.db, job.id, skip, opts.pageBytes);
       const next = page.more ? `${baseUrl(req, opts.publicUrl)}/v2/${NAMES[kind].path}/${job.id}?skip=${skip + page.docs.length}` : null;
-      return reply.send({ success: true, ...statusFields(job), next, data: page.docs });
+      return reply.send({ success: true, ...(await statusFields(deps.db, job)), next, data: page.docs });
     },
 
     /** DELETE: the job row says cancelled first (no new fetch starts), then the workflow is cancelled. */
