@@ -3,6 +3,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   scrape: async () => (await import('./scrape')).runScrapeBench(),
   crawl: async () => (await import('./crawl')).runCrawlBench(),
   pdf: async () => (await import('./pdf')).runPdfBench(),
+  browser: async () => (await import('./browser')).runBrowserBench(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

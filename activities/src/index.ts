@@ -8,3 +8,7 @@ export type { CrawlActivities, CrawlControlActivities, MapActivities } from './t
 export { startWebhookDispatcher, signWebhookBody } from './webhooks/dispatcher';
 export { createParseActivities, type ParseActivityDeps } from './parse/activities';
 export type { ParseActivities } from './types';
+export { createBrowserActivities } from './browser/activities';
+export type { BrowserActivityDeps, BrowserDocument } from './browser/render-page';
+export { temporalBrowserAvailability, type BrowserAvailability } from './browser/availability';
+export type { BrowserActivities } from './types';

@@ -1,5 +1,7 @@
 // Activity interfaces only: imported (as types) by workflow code, so no runtime imports here.
 import type {
+  FetchPageInput,
+  FetchPageResult,
   FinishJobInput,
   FrontierState,
   JobRef,
@@ -8,12 +10,18 @@ import type {
   ProcessBatchInput,
   ProcessBatchResult,
   RecordScrapeFailureInput,
-  ScrapePageInput,
-  ScrapePageResult,
+  RenderPageInput,
+  RenderPageResult,
 } from '@wds/workflows/contracts';
 
 export interface ScrapeActivities {
-  scrapePage(input: ScrapePageInput): Promise<ScrapePageResult>;
+  /** HTTP engine, or the engine decision (`needsBrowser`) when the browser should render instead. */
+  scrapePage(input: FetchPageInput): Promise<FetchPageResult>;
+}
+
+/** Served by workers on wds-browser (one BrowserPool per process). */
+export interface BrowserActivities {
+  renderPage(input: RenderPageInput): Promise<RenderPageResult>;
 }
 
 export interface StoreActivities {

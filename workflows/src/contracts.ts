@@ -156,3 +156,31 @@ export interface ScrapeCacheLookup {
   /** What a miss means when the copy is gone by then: a fresh fetch, or the spec's 404s. */
   onMiss: 'fetch' | 'lockdown' | 'minAge';
 }
+
+// ---- scrape: engine choice and the browser engine ------------------------------------------
+
+export { planEngine, requiredBrowserNeeds, preferredBrowserNeeds, type BrowserNeed, type EnginePlan } from './scrape/engine';
+
+/** The fetch activity of a scrape (wds-fetch). */
+export interface FetchPageInput extends ScrapePageInput {
+  /** 'http': never escalate (the fallback after no browser worker picked the render up). */
+  engine?: 'http';
+  /** Epoch ms the scrape must finish by (the fallback gets what is left of the budget). */
+  deadlineMs?: number;
+}
+
+export interface FetchPageResult extends ScrapePageResult {
+  /**
+   * Set when the browser must (required) or should (not required) produce the page instead;
+   * the job is then not completed. Flags only: the fetched HTML never travels through Temporal.
+   */
+  needsBrowser?: { required: boolean; reasons: import('./scrape/engine').BrowserNeed[] };
+}
+
+/** The browser activity of a scrape (wds-browser): renders, stores files, completes the job. */
+export interface RenderPageInput {
+  jobId: string;
+  /** Epoch ms by which the scrape must be done (its start + the request's timeout); retries share it. */
+  deadlineMs: number;
+}
+export type RenderPageResult = ScrapePageResult;

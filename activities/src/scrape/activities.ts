@@ -2,16 +2,21 @@ import { Context } from '@temporalio/activity';
 import type { ScrapeDocument, ScrapeOptions } from '@wds/contracts';
 import { completeScrapeJob, loadScrapeJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
-import type { ScrapeCacheLookup, ScrapePageInput, ScrapePageResult } from '@wds/workflows/contracts';
+import { planEngine, type FetchPageInput, type FetchPageResult, type ScrapeCacheLookup } from '@wds/workflows/contracts';
+import type { BrowserAvailability } from '../browser/availability';
+import { clientRenderedPage } from '../browser/escalation';
 import { asActivity } from '../failures';
 import type { ScrapeActivities } from '../types';
-import { scrapeOnePage, type PageDeps } from './pipeline';
+import { scrapeOrEscalate, type PageDeps } from './pipeline';
 
-export type ScrapeActivityDeps = PageDeps;
+export interface ScrapeActivityDeps extends PageDeps {
+  /** Whether a worker serves wds-browser; absent = never (the HTTP engine answers everything it can). */
+  browserAvailable?: BrowserAvailability;
+}
 
 export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActivities {
   return {
-    async scrapePage({ jobId }: ScrapePageInput): Promise<ScrapePageResult> {
+    async scrapePage({ jobId, engine, deadlineMs }: FetchPageInput): Promise<FetchPageResult> {
       return asActivity(async () => {
         const job = await loadScrapeJob(deps.db, jobId);
         if (!job) throw new WdsError('NOT_FOUND', { message: `Scrape job ${jobId} not found` });
@@ -20,16 +25,31 @@ export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActiviti
           return { jobId, statusCode: (job.document as ScrapeDocument).metadata.statusCode };
         }
         // cacheLookup: the API found a cached page that needs converting here (a PDF).
-        const o = job.options as ScrapeOptions & { url: string; cacheLookup?: ScrapeCacheLookup };
+        const stored = job.options as ScrapeOptions & { url: string; cacheLookup?: ScrapeCacheLookup };
+        // The HTTP fallback of a browser render gets what is left of the request's budget.
+        const o = deadlineMs ? { ...stored, timeout: Math.max(1, deadlineMs - Date.now()) } : stored;
+
+        let escalate = false;
+        if (engine !== 'http' && !o.cacheLookup) {
+          const plan = planEngine(o, (await deps.browserAvailable?.()) ?? false);
+          if (plan.engine === 'unavailable') {
+            throw new WdsError('SERVICE_UNAVAILABLE', {
+              code: 'BROWSER_UNAVAILABLE',
+              retryable: false,
+              message: `Service Unavailable: this request needs the browser engine (${plan.reasons.join(', ')}), and no worker serves the wds-browser queue. Start a worker with WDS_WORKER_QUEUES including wds-browser.`,
+            });
+          }
+          if (plan.engine === 'browser') return { jobId, statusCode: 0, needsBrowser: { required: plan.required, reasons: plan.reasons } };
+          escalate = plan.escalateIfClientRendered;
+        }
+
         const ctx = Context.current();
-        const page = await scrapeOnePage(deps, {
-          url: o.url,
-          options: o,
-          scrapeId: jobId,
-          signal: ctx.cancellationSignal,
-          sleep: (ms) => ctx.sleep(ms),
-          useCache: o.cacheLookup,
-        });
+        const page = await scrapeOrEscalate(
+          deps,
+          { url: o.url, options: o, scrapeId: jobId, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), useCache: o.cacheLookup },
+          escalate ? clientRenderedPage : undefined,
+        );
+        if ('needsBrowser' in page) return { jobId, statusCode: page.statusCode, needsBrowser: { required: false, reasons: ['clientRendered'] } };
         // Spec: lockdown is billed 5 credits on a hit (and lockdown only ever answers from the cache).
         if (o.lockdown && page.document.metadata.cacheState === 'hit') {
           page.creditsUsed = 5;

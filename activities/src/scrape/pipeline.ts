@@ -45,6 +45,18 @@ export interface PageResult extends BuiltDocument {
   statusCode: number;
 }
 
+/** The fetched page should be rendered by the browser instead (see `escalateIf`); nothing was built or cached. */
+export interface EscalatedPage {
+  needsBrowser: true;
+  statusCode: number;
+}
+
+/**
+ * Decides on a freshly fetched page, before formats are built, whether the browser engine
+ * should produce it instead (e.g. `looksClientRendered`). Never consulted for cache hits.
+ */
+export type EscalateIf = (page: PageContent) => boolean;
+
 /** Request headers: the caller's, plus Accept-Language from `location` unless they set one. */
 export function requestHeaders(o: Pick<ScrapeOptions, 'headers' | 'location'>): Record<string, string> | undefined {
   const headers = { ...(o.headers ?? {}) };
@@ -79,6 +91,11 @@ async function cachedPage(deps: PageDeps, req: PageRequest, key: string): Promis
 }
 
 export async function scrapeOnePage(deps: PageDeps, req: PageRequest): Promise<PageResult> {
+  return (await scrapeOrEscalate(deps, req)) as PageResult;
+}
+
+/** scrapeOnePage, but a fetched page for which `escalateIf` says yes comes back as `{ needsBrowser }`. */
+export async function scrapeOrEscalate(deps: PageDeps, req: PageRequest, escalateIf?: EscalateIf): Promise<PageResult | EscalatedPage> {
   const o = req.options;
   const started = Date.now();
   const deadline = started + o.timeout;
@@ -110,6 +127,7 @@ export async function scrapeOnePage(deps: PageDeps, req: PageRequest): Promise<P
   });
   const contentTypeHeader = page.headers['content-type'] ?? '';
   const content: PageContent = { requestedUrl: req.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentTypeHeader, body: page.body };
+  if (escalateIf?.(content)) return { needsBrowser: true, statusCode: page.statusCode };
   const built = await build(content, o, { scrapeId: req.scrapeId, engine: 'http', cache: { state: 'miss' }, collectLinks: req.collectLinks, signal: req.signal }, deadline);
   // Server errors are transient by nature: never serve them from the cache.
   if (mayStoreInCache(o) && page.statusCode < 500) {

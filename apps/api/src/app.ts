@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ApiDeps } from './deps';
+import { filesController, type FilesConfig } from './controllers/v2/files';
 import { installErrorHandling } from './errors';
 import { v2Routes, type RouteConfig } from './routes/v2';
 import { attachJobStreams } from './ws/job-stream';
@@ -7,6 +8,8 @@ import { attachJobStreams } from './ws/job-stream';
 export interface AppOptions extends RouteConfig {
   maxRequestBytes: number;
   logLevel: string;
+  /** Serving of stored files (screenshots, action PDFs); absent = no files route. */
+  files?: FilesConfig;
 }
 
 export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<FastifyInstance> {
@@ -28,6 +31,8 @@ export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<Fastify
     return reply.status(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not ready', ...r });
   });
   await app.register(async (v2) => v2Routes(v2, deps, opts), { prefix: '/v2' });
+  // Signed links instead of bearer auth, so it sits outside the authenticated v2 plugin.
+  if (opts.files) app.get('/v2/files/*', filesController(opts.files));
   const streams = attachJobStreams(app, deps);
   app.addHook('onClose', () => streams.close());
   return app;

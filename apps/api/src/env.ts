@@ -21,8 +21,6 @@ export function loadApiEnv(source: Record<string, string | undefined> = process.
         WDS_CRAWL_CONCURRENCY: envInt(20, 1, 1000),
         /** Size bound of one page of crawl/batch documents; beyond it the response carries `next`. */
         WDS_STATUS_PAGE_BYTES: envInt(10 * 1024 * 1024, 1024),
-        /** Base URL used in `url`/`next` links; defaults to the Host the client used. */
-        WDS_PUBLIC_URL: envStr(),
       },
       source,
     );

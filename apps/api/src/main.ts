@@ -1,4 +1,6 @@
+import { join, resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, migrateDb } from '@wds/db';
+import { lazySigningSecret, LocalFileStore } from '@wds/storage';
 import { buildApp } from './app';
 import { createParseStarter } from './controllers/v2/parse';
 import { loadApiEnv } from './env';
@@ -12,6 +14,15 @@ if (env.WDS_API_KEY) {
   await createKey(dbh.db, teamId, { key: env.WDS_API_KEY, name: 'WDS_API_KEY' });
 }
 const { client, connection, starters } = await connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
+// Files written by browser workers into the same directory (shared volume on a fleet).
+const dataDir = resolve(env.WDS_DATA_DIR);
+const secret = lazySigningSecret(env.WDS_FILE_SIGNING_SECRET, dataDir);
+const fileStore = new LocalFileStore({
+  dir: env.WDS_FILES_DIR ? resolve(env.WDS_FILES_DIR) : join(dataDir, 'files'),
+  publicUrl: env.WDS_PUBLIC_URL ?? `http://localhost:${env.PORT}`,
+  secret,
+  defaultTtlSeconds: env.WDS_FILE_URL_TTL_SECONDS,
+});
 
 const app = await buildApp(
   {
@@ -32,6 +43,7 @@ const app = await buildApp(
     statusPageBytes: env.WDS_STATUS_PAGE_BYTES,
     publicUrl: env.WDS_PUBLIC_URL,
     parse: { maxUploadBytes: env.WDS_MAX_UPLOAD_BYTES, runParse: createParseStarter(client) },
+    files: { store: fileStore, secret },
   },
 );
 

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, migrateDb, newKey } from '@wds/db';
+import { resolveSigningSecret } from '@wds/storage';
 import { startEmbeddedPostgres, startTemporalDevServer, stopChild, type Stoppable } from './infra';
 import { loadServerEnv } from './env';
 import { spawnApp, type AppProcess } from './processes';
@@ -59,10 +60,26 @@ try {
   await createKey(dbh.db, await ensureTeam(dbh.db, 'default'), { key: apiKey, name: 'bootstrap' });
   await dbh.close();
 
-  const childEnv = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, WDS_DATA_DIR: dataDir, PORT: String(env.PORT) };
-  apps.push(await spawnApp('worker', childEnv, { echo: true }));
+  // API and worker must sign and check file links with one secret: resolved here once (kept in
+  // the data dir unless WDS_FILE_SIGNING_SECRET is set) and handed to both.
+  const childEnv = {
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    WDS_DATA_DIR: dataDir,
+    PORT: String(env.PORT),
+    WDS_FILE_SIGNING_SECRET: resolveSigningSecret(env.WDS_FILE_SIGNING_SECRET, dataDir),
+  };
   const api = await spawnApp('api', childEnv, { echo: true });
   apps.push(api);
+  // The one embedded worker serves every queue with activities, the browser included (it skips
+  // wds-browser with a warning when no Chromium is installed); file links point at the API.
+  apps.push(
+    await spawnApp(
+      'worker',
+      { ...childEnv, WDS_WORKER_QUEUES: env.WDS_WORKER_QUEUES ?? 'wds-control,wds-fetch,wds-browser', WDS_PUBLIC_URL: env.WDS_PUBLIC_URL ?? api.url },
+      { echo: true },
+    ),
+  );
   for (const a of apps) a.child.once('exit', (c) => !stopping && (log(`a child process exited (${c}); stopping`), void shutdown(1)));
 
   log(`ready: ${api.url}  (API key: ${apiKey})`);

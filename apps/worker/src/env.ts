@@ -16,6 +16,23 @@ const queuesVar = z
     return list as TaskQueue[];
   });
 
+const launchArgsVar = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const t = v?.trim();
+    if (!t) return [] as string[];
+    if (!t.startsWith('[')) return t.split(/\s+/);
+    try {
+      const a: unknown = JSON.parse(t);
+      if (Array.isArray(a) && a.every((x) => typeof x === 'string')) return a as string[];
+    } catch {
+      // reported below
+    }
+    ctx.addIssue({ code: 'custom', message: 'must be a JSON array of strings or whitespace-separated switches' });
+    return z.NEVER;
+  });
+
 export function loadWorkerEnv(source: Record<string, string | undefined> = process.env) {
   try {
     const env = loadEnv(
@@ -31,6 +48,12 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_WEBHOOK_SECRET: envStr(),
         /** Static DNS overrides for fetches, `name=ip,*.name=ip` (split-horizon networks, test sites). */
         WDS_HOST_OVERRIDES: envStr(),
+        /** Browser pages rendering at once in this worker (= wds-browser activity slots); 0 = two per core. */
+        WDS_BROWSER_PAGES: envInt(0, 0, 256),
+        /** A Chromium process is replaced after this many renders (bounds leaks). */
+        WDS_BROWSER_RECYCLE_AFTER: envInt(200, 1, 1_000_000),
+        /** Extra Chromium switches: a JSON array of strings, or whitespace-separated switches. */
+        WDS_BROWSER_LAUNCH_ARGS: launchArgsVar,
       },
       source,
     );

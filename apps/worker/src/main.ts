@@ -1,17 +1,19 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
-import { startWebhookDispatcher } from '@wds/activities';
+import { startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { connectDb, migrateDb } from '@wds/db';
 import { configureHostOverrides, parseHostOverrides, warmPdfWorker } from '@wds/scraper';
 import { loadWorkerEnv } from './env';
-import { queueOptions } from './queues';
+import { createBrowserResources, queueOptions } from './queues';
 
 const env = loadWorkerEnv();
 // Runtime.install must come before any connection or worker is created.
 const level = env.LOG_LEVEL.toUpperCase();
 Runtime.install({ logger: new DefaultLogger((['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level) ? level : 'WARN') as LogLevel) });
+let hostOverrides: Record<string, string> = {};
 try {
-  configureHostOverrides(parseHostOverrides(env.WDS_HOST_OVERRIDES));
+  hostOverrides = parseHostOverrides(env.WDS_HOST_OVERRIDES);
+  configureHostOverrides(hostOverrides);
 } catch (e) {
   exitOnConfigError(new ConfigError('WDS_HOST_OVERRIDES', (e as Error).message));
 }
@@ -21,9 +23,21 @@ const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRES
 
 // Fetch workers convert PDFs: load pdf.js in a worker thread now rather than on the first PDF.
 if (env.WDS_WORKER_QUEUES.includes('wds-fetch')) warmPdfWorker();
+// Browser workers own one Chromium pool; nothing browser-related is loaded or started otherwise.
+let browser: Awaited<ReturnType<typeof createBrowserResources>> | undefined;
+if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
+  try {
+    browser = await createBrowserResources(env, hostOverrides);
+  } catch (e) {
+    // Like a queue without activities: said once, the other queues are still served.
+    process.stderr.write(`wds-worker: cannot serve wds-browser: ${(e as Error).message}\n`);
+    if (env.WDS_WORKER_QUEUES.length === 1) process.exit(78);
+  }
+}
+const resources = { db: dbh.db, browserAvailable: temporalBrowserAvailability(connection, env.TEMPORAL_NAMESPACE), browser };
 const workers: Worker[] = [];
 for (const queue of env.WDS_WORKER_QUEUES) {
-  const opts = queueOptions(queue, env, dbh.db);
+  const opts = queueOptions(queue, env, resources);
   if (!opts) {
     process.stderr.write(`wds-worker: queue ${queue} has no activities in this version; not serving it\n`);
     continue;
@@ -42,9 +56,13 @@ for (const queue of env.WDS_WORKER_QUEUES) {
 const dispatcher = env.WDS_WORKER_QUEUES.includes('wds-control')
   ? startWebhookDispatcher({ db: dbh.db, secret: env.WDS_WEBHOOK_SECRET, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK })
   : null;
-process.stdout.write(`wds-worker: serving ${env.WDS_WORKER_QUEUES.join(', ')} on ${env.TEMPORAL_ADDRESS}\n`);
 // Worker.run resolves after SIGINT/SIGTERM once in-flight tasks finish or the grace time passes.
-await Promise.all(workers.map((w) => w.run()));
+// "serving" is printed once the workers poll (fetch workers look for wds-browser pollers).
+const running = workers.map((w) => w.run());
+process.stdout.write(`wds-worker: serving ${workers.map((w) => w.options.taskQueue).join(', ')} on ${env.TEMPORAL_ADDRESS}\n`);
+await Promise.all(running);
 await dispatcher?.stop();
+// After the drain: renders still running past the grace time were cancelled with their activities.
+await browser?.stop();
 await connection.close();
 await dbh.close();

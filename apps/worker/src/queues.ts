@@ -1,21 +1,36 @@
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import {
+  createBrowserActivities,
   createCrawlActivities,
   createCrawlControlActivities,
   createMapActivities,
   createParseActivities,
   createScrapeActivities,
   createStoreActivities,
+  type BrowserAvailability,
 } from '@wds/activities';
 import type { Db } from '@wds/db';
+import type { BrowserPool } from '@wds/scraper/browser/index';
+import type { FileStore } from '@wds/storage';
 import { TaskQueues, type TaskQueue } from '@wds/workflows/contracts';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { WorkerEnv } from './env';
 
 const require = createRequire(import.meta.url);
 
+/** Process-wide resources some queues need; created in main.ts only for the queues served. */
+export interface QueueResources {
+  db: Db;
+  /** Asks Temporal whether a worker polls wds-browser (fetch queue: engine choice). */
+  browserAvailable: BrowserAvailability;
+  /** Only when this process serves wds-browser. */
+  browser?: { pool: BrowserPool; files: FileStore };
+}
+
 /** Per queue: which workflows/activities it serves and how many slots (sized by resource profile). */
-export function queueOptions(queue: TaskQueue, env: WorkerEnv, db: Db): Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue'> | null {
+export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResources): Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue'> | null {
+  const { db } = res;
   const pageDeps = { db, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK, maxBodyBytes: env.WDS_MAX_BODY_BYTES };
   switch (queue) {
     case TaskQueues.control:
@@ -26,11 +41,82 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, db: Db): Omit<Wor
       };
     case TaskQueues.fetch:
       return {
-        activities: { ...createScrapeActivities(pageDeps), ...createCrawlActivities(pageDeps), ...createMapActivities(pageDeps), ...createParseActivities({ db }) },
+        activities: {
+          ...createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable }),
+          ...createCrawlActivities(pageDeps),
+          ...createMapActivities(pageDeps),
+          ...createParseActivities({ db }),
+        },
         maxConcurrentActivityTaskExecutions: env.WDS_FETCH_CONCURRENCY,
       };
+    case TaskQueues.browser:
+      if (!res.browser) return null;
+      return {
+        activities: createBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files }),
+        // One activity per pool page: a render never queues inside the worker, so tasks this
+        // worker cannot start stay in Temporal for another browser worker.
+        maxConcurrentActivityTaskExecutions: browserPages(env),
+      };
     default:
-      // Browser and LLM queues have no activities yet; a worker asked to serve them says so.
+      // The LLM queue has no activities yet; a worker asked to serve it says so.
       return null;
   }
+}
+
+/** Pool size: WDS_BROWSER_PAGES, or two per core (0). */
+export function browserPages(env: WorkerEnv): number {
+  return env.WDS_BROWSER_PAGES || Math.max(2, availableParallelism() * 2);
+}
+
+/**
+ * The browser side of a wds-browser worker: one BrowserPool for the process (loaded on demand:
+ * playwright-core is never imported by workers that do not render) and the file store.
+ * WDS_HOST_OVERRIDES apply to the browser too: to the pool's own resolution (SSRF/ad proxy) and,
+ * as --host-resolver-rules, to Chromium's when no proxy sits in front of it.
+ */
+export async function createBrowserResources(env: WorkerEnv, hostOverrides: Record<string, string>): Promise<{ pool: BrowserPool; files: FileStore; stop(): Promise<void> }> {
+  const [{ BrowserPool }, { LocalFileStore, lazySigningSecret }, { lookup }, { join, resolve }] = await Promise.all([
+    import('@wds/scraper/browser/index'),
+    import('@wds/storage'),
+    import('node:dns/promises'),
+    import('node:path'),
+  ]);
+  const overrides = Object.entries(hostOverrides);
+  const match = (host: string) => overrides.find(([name]) => name === host.toLowerCase() || (name.startsWith('*.') && host.toLowerCase().endsWith(name.slice(1))))?.[1];
+  const rules = overrides.map(([name, ip]) => `MAP ${name} ${ip.includes(':') ? `[${ip}]` : ip}`).join(',');
+  const pool = new BrowserPool({
+    executablePath: env.CHROMIUM_PATH,
+    maxConcurrentPages: browserPages(env),
+    recycleAfterPages: env.WDS_BROWSER_RECYCLE_AFTER,
+    launchArgs: [...(rules ? [`--host-resolver-rules=${rules}`] : []), ...env.WDS_BROWSER_LAUNCH_ARGS],
+    resolve: overrides.length
+      ? async (host) => {
+          const ip = match(host);
+          return ip ? [ip] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+        }
+      : undefined,
+  });
+  // Fail at start, not on the first render, when there is no Chromium.
+  pool.executablePath();
+  const dataDir = resolve(env.WDS_DATA_DIR);
+  const files = new LocalFileStore({
+    dir: env.WDS_FILES_DIR ? resolve(env.WDS_FILES_DIR) : join(dataDir, 'files'),
+    publicUrl: env.WDS_PUBLIC_URL ?? 'http://localhost:3002',
+    secret: lazySigningSecret(env.WDS_FILE_SIGNING_SECRET, dataDir),
+    defaultTtlSeconds: env.WDS_FILE_URL_TTL_SECONDS,
+  });
+  // Links live WDS_FILE_URL_TTL_SECONDS; their files go an hour after that.
+  const keepMs = (env.WDS_FILE_URL_TTL_SECONDS + 3600) * 1000;
+  const sweep = () => void files.sweep(keepMs).catch((e) => process.stderr.write(`wds-worker: file sweep failed: ${(e as Error).message}\n`));
+  const sweeper = setInterval(sweep, Math.min(3600_000, keepMs));
+  sweeper.unref();
+  sweep();
+  return {
+    pool,
+    files,
+    async stop() {
+      clearInterval(sweeper);
+      await pool.close();
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { envBool, envInt, envStr, envUrl } from './index';
+import { envBool, envInt, envStr, envUrl, z } from './index';
 
 /**
  * Settings every process understands. Defaults are the embedded single-machine setup;
@@ -17,4 +17,18 @@ export const commonEnvShape = {
   WDS_MAX_BODY_BYTES: envInt(20 * 1024 * 1024, 1024),
   CHROMIUM_PATH: envStr(),
   LOG_LEVEL: envStr('info'),
+  /**
+   * The API's address as clients reach it: `url`/`next` links, and the base of file links that
+   * workers sign (screenshots, action PDFs). Unset: the API uses the request's Host; workers
+   * use http://localhost:3002 (`npm start` passes the API's real address to its worker).
+   */
+  WDS_PUBLIC_URL: envUrl(),
+  /** Where stored files (screenshots, PDFs) live; default `$WDS_DATA_DIR/files`. Shared by API and browser workers. */
+  WDS_FILES_DIR: envStr(),
+  /** HMAC key of file links; default: generated once into `$WDS_DATA_DIR/file-signing-secret`. API and workers must agree. */
+  WDS_FILE_SIGNING_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Lifetime of file links in seconds (spec: screenshots expire after 24 hours). */
+  WDS_FILE_URL_TTL_SECONDS: envInt(86_400, 1, 365 * 86_400),
+  /** Raw queue list; the worker validates it (worker env.ts), `npm start` passes it on or picks its own default. */
+  WDS_WORKER_QUEUES: envStr(),
 };

@@ -7,7 +7,6 @@ import type { ScrapeOptions } from './scrape';
  * a silently empty field.
  */
 const FORMAT_NEEDS: Partial<Record<FormatType, string>> = {
-  screenshot: 'the browser engine',
   summary: 'an LLM',
   json: 'an LLM',
   changeTracking: 'change tracking storage',
@@ -33,16 +32,22 @@ export function unavailableFeatures(o: ScrapeOptions): Unavailable[] {
     const need = FORMAT_NEEDS[f.type];
     if (need) out.push({ field: 'formats', message: `Format '${f.type}' is not available in this deployment: it needs ${need}, which is not built yet.` });
   }
-  const browserOnly: [boolean, string][] = [
-    [!!o.actions?.length, 'actions'],
-    [o.mobile, 'mobile'],
-    [!!o.profile, 'profile'],
-  ];
-  for (const [used, field] of browserOnly) {
-    if (used) out.push({ field, message: `'${field}' is not available in this deployment: it needs the browser engine, which is not built yet.` });
-  }
   if (o.onlyCleanContent) out.push({ field: 'onlyCleanContent', message: "'onlyCleanContent' is not available in this deployment: it needs an LLM, which is not configured." });
   if (o.redactPII !== false) out.push({ field: 'redactPII', message: "'redactPII' is not available in this deployment: it needs an LLM, which is not configured." });
+  return out;
+}
+
+/**
+ * Options only the browser engine serves (actions, the screenshot format, mobile, profile).
+ * Single scrapes have them; crawl and batch pages are fetched by the HTTP engine only, so there
+ * they are still unavailable.
+ */
+export function browserOnlyFeatures(o: Pick<ScrapeOptions, 'formats' | 'actions' | 'mobile' | 'profile'>): string[] {
+  const out: string[] = [];
+  if (o.formats.some((f) => f.type === 'screenshot')) out.push('screenshot');
+  if (o.actions?.length) out.push('actions');
+  if (o.mobile) out.push('mobile');
+  if (o.profile) out.push('profile');
   return out;
 }
 

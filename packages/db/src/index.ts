@@ -7,3 +7,4 @@ export * from './crawls';
 export * from './webhooks';
 export * from './maps';
 export * from './parse';
+export * from './profiles';

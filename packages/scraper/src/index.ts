@@ -17,3 +17,8 @@ export * from './crawl/index';
 export { createAgent } from './net/connector';
 export * from './pdf/index';
 export * from './docs/index';
+// Browser engine: only the light parts here. The pool (playwright-core, ~100 MB and 0.4 s to
+// load) is imported from '@wds/scraper/browser/index' by the processes that render.
+export { looksClientRendered } from './browser/heuristics';
+export { isAdHost } from './browser/blocklist';
+export type { RenderRequest, RenderResult, ScreenshotOptions, Capture, ActionsResult, BrowserPoolOptions } from './browser/types';

@@ -1,25 +1,26 @@
-import { proxyActivities } from '@temporalio/workflow';
-import type { ScrapeActivities, StoreActivities } from '@wds/activities/types';
-import { NON_RETRYABLE_KINDS, TaskQueues, type ScrapeWorkflowInput, type ScrapeWorkflowResult } from '../contracts';
+import { ActivityFailure, proxyActivities, TimeoutFailure } from '@temporalio/workflow';
+import type { BrowserActivities, ScrapeActivities, StoreActivities } from '@wds/activities/types';
+import { NON_RETRYABLE_KINDS, TaskQueues, type FetchPageResult, type ScrapeWorkflowInput, type ScrapeWorkflowResult } from '../contracts';
 import { describeFailure } from '../failure';
+import { browserActivityTimeouts } from './engine';
 
 /**
- * A single-URL scrape: one fetch+transform activity on the fetch queue, which writes the
- * document to Postgres and returns only its status. On failure the error is recorded for
- * GET /v2/scrape/{id}, and the failure is rethrown for the waiting API request.
+ * A single-URL scrape. The fetch activity (wds-fetch) loads the options, decides the engine
+ * (./engine.ts) and either fetches over HTTP and completes the job, or answers `needsBrowser`
+ * — up front (actions, screenshot, mobile, profile, waitFor) or after seeing script-rendered
+ * HTML — without completing it. The browser activity (wds-browser) then renders the page
+ * within what is left of the budget and completes the job. Only ids and flags cross Temporal.
+ * On failure the error is recorded for GET /v2/scrape/{id} and rethrown for the waiting API.
  */
 export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<ScrapeWorkflowResult> {
+  const started = Date.now();
+  const retry = { initialInterval: '200ms', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: [...NON_RETRYABLE_KINDS] };
   const { scrapePage } = proxyActivities<ScrapeActivities>({
     taskQueue: TaskQueues.fetch,
     // The user's timeout is the budget for all attempts together.
     scheduleToCloseTimeout: input.timeoutMs + 5_000,
     startToCloseTimeout: input.timeoutMs + 2_000,
-    retry: {
-      initialInterval: '200ms',
-      backoffCoefficient: 2,
-      maximumAttempts: 3,
-      nonRetryableErrorTypes: [...NON_RETRYABLE_KINDS],
-    },
+    retry,
   });
   const { recordScrapeFailure } = proxyActivities<StoreActivities>({
     taskQueue: TaskQueues.control,
@@ -28,9 +29,34 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<Scrape
   });
 
   try {
-    return await scrapePage({ jobId: input.jobId });
+    const fetched: FetchPageResult = await scrapePage({ jobId: input.jobId });
+    if (!fetched.needsBrowser) return { jobId: fetched.jobId, statusCode: fetched.statusCode };
+
+    const deadlineMs = started + input.timeoutMs;
+    const { required } = fetched.needsBrowser;
+    const { renderPage } = proxyActivities<BrowserActivities>({
+      taskQueue: TaskQueues.browser,
+      ...browserActivityTimeouts(deadlineMs - Date.now(), required),
+      // BROWSER_CRASHED (a killed or crashed Chromium) is a retryable BAD_GATEWAY.
+      retry,
+    });
+    try {
+      const r = await renderPage({ jobId: input.jobId, deadlineMs });
+      return { jobId: r.jobId, statusCode: r.statusCode };
+    } catch (err) {
+      // An optional render nobody picked up in time: the HTTP engine answers instead.
+      if (!required && isScheduleToStartTimeout(err)) {
+        const http = await scrapePage({ jobId: input.jobId, engine: 'http', deadlineMs });
+        return { jobId: http.jobId, statusCode: http.statusCode };
+      }
+      throw err;
+    }
   } catch (err) {
     await recordScrapeFailure({ jobId: input.jobId, error: describeFailure(err) });
     throw err;
   }
+}
+
+function isScheduleToStartTimeout(err: unknown): boolean {
+  return err instanceof ActivityFailure && err.cause instanceof TimeoutFailure && err.cause.timeoutType === 'SCHEDULE_TO_START';
 }

@@ -161,12 +161,8 @@ describe('catalog mode', () => {
 
 describe('features this deployment does not have yet', () => {
   for (const [label, extra, needle] of [
-    ['screenshot format', { formats: ['screenshot'] }, "'screenshot'"],
     ['json format', { formats: [{ type: 'json', prompt: 'x' }] }, "'json'"],
     ['summary format', { formats: ['markdown', 'summary'] }, "'summary'"],
-    ['actions', { actions: [{ type: 'wait', milliseconds: 10 }] }, "'actions'"],
-    ['mobile', { mobile: true }, "'mobile'"],
-    ['profile', { profile: { name: 'p' } }, "'profile'"],
     ['redactPII', { redactPII: true }, "'redactPII'"],
     ['onlyCleanContent', { onlyCleanContent: true }, "'onlyCleanContent'"],
   ] as const) {
@@ -180,12 +176,38 @@ describe('features this deployment does not have yet', () => {
   }
   test('through the SDK the error surfaces with status and code', async () => {
     const fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
-    await assert.rejects(fc.scrape(site.url('/ok'), { formats: ['screenshot'] }), (e: unknown) => {
+    await assert.rejects(fc.scrape(site.url('/ok'), { formats: ['summary'] }), (e: unknown) => {
       assert.ok(e instanceof SdkError);
       assert.equal(e.status, 400);
       assert.equal(e.code, 'FEATURE_NOT_AVAILABLE');
       return true;
     });
+  });
+});
+
+// This file's stack has no worker on wds-browser (apps/api/src/e2e/browser.test.ts has one).
+describe('browser features without a browser worker', () => {
+  for (const [label, extra, needle] of [
+    ['screenshot format', { formats: ['screenshot'] }, 'screenshot'],
+    ['actions', { actions: [{ type: 'wait', milliseconds: 10 }] }, 'actions'],
+    ['mobile', { mobile: true }, 'mobile'],
+    ['profile', { profile: { name: 'p' } }, 'profile'],
+  ] as const) {
+    test(`${label} → 503 BROWSER_UNAVAILABLE naming it`, async () => {
+      const r = await scrape({ url: site.url('/ok'), ...extra });
+      assertError(r, 503);
+      assert.equal(r.json.code, 'BROWSER_UNAVAILABLE');
+      assert.ok(r.json.error.includes(needle), r.json.error);
+      assert.match(r.json.error, /wds-browser/);
+    });
+  }
+  test('crawl and batch scrape options still refuse them (400 FEATURE_NOT_AVAILABLE)', async () => {
+    const crawl = await call(stack, 'POST', '/v2/crawl', { url: site.url('/ok'), scrapeOptions: { actions: [{ type: 'scrape' }] } });
+    assertError(crawl, 400);
+    assert.equal(crawl.json.code, 'FEATURE_NOT_AVAILABLE');
+    const batch = await call(stack, 'POST', '/v2/batch/scrape', { urls: [site.url('/ok')], formats: ['screenshot'] });
+    assertError(batch, 400);
+    assert.equal(batch.json.code, 'FEATURE_NOT_AVAILABLE');
   });
 });
 

@@ -1,4 +1,4 @@
-import { effectiveMaxAge, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
+import { browserOnlyFeatures, effectiveMaxAge, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
 import { findCachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { buildDocument, needsPdfConversion, scrapeCacheKey } from '@wds/scraper';
@@ -19,6 +19,9 @@ export type CacheAnswer =
  * Returns null when the request should go to a fresh scrape.
  */
 export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: string): Promise<CacheAnswer | null> {
+  // Screenshots, actions and profiles come from a live render and the cache holds only the page,
+  // so such requests go to a fresh scrape — unless they asked for the cache only (lockdown/minAge).
+  if (!isCacheOnly(o) && browserOnlyFeatures({ ...o, mobile: false }).length) return null;
   const maxAgeMs = o.minAge !== undefined && o.maxAge === undefined ? undefined : effectiveMaxAge(o);
   const consult = isCacheOnly(o) || (maxAgeMs ?? 1) > 0;
   const hit = consult ? await findCachedPage(db, scrapeCacheKey(o), { maxAgeMs, minAgeMs: o.minAge }) : null;

@@ -1,10 +1,16 @@
-import { unavailableFeatures, type ScrapeOptions } from '@wds/contracts';
+import { browserOnlyFeatures, unavailableFeatures, type ScrapeOptions } from '@wds/contracts';
 import type { AuthedKey } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { validateSelectors } from '@wds/scraper';
 
-/** Checks after schema validation: selectors, team enablement (403) and features this deployment lacks (400). */
-export function checkScrapePolicy(o: ScrapeOptions & { domainTools?: boolean }, auth: AuthedKey): void {
+type PolicyInput = ScrapeOptions & { domainTools?: boolean; url?: string };
+
+/**
+ * Checks after schema validation: selectors, team enablement (403) and features this deployment
+ * lacks (400). A single-URL scrape (`url` present) may use the browser engine; crawl and batch
+ * scrape options (no `url`) may not, as their pages go through the HTTP engine only.
+ */
+export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey): void {
   // A selector the cleaner cannot parse is the caller's mistake: say so before fetching anything.
   validateSelectors(o.includeTags, 'includeTags');
   validateSelectors(o.excludeTags, 'excludeTags');
@@ -18,6 +24,15 @@ export function checkScrapePolicy(o: ScrapeOptions & { domainTools?: boolean }, 
     throw new WdsError('FORBIDDEN', { message: 'Forbidden: threat protection overrides are not enabled for this team.', code: 'THREAT_PROTECTION_NOT_ENABLED' });
   }
   const missing = unavailableFeatures(o);
+  const single = typeof o.url === 'string';
+  if (!single) {
+    for (const field of browserOnlyFeatures(o)) {
+      missing.push({
+        field: field === 'screenshot' ? 'formats' : field,
+        message: `'${field}' is not available in this deployment for crawl and batch scrape: their pages are fetched without the browser engine. Use POST /v2/scrape for it.`,
+      });
+    }
+  }
   if (missing.length) {
     throw new WdsError('FEATURE_NOT_AVAILABLE', {
       message: missing.map((m) => m.message).join(' '),

@@ -4,3 +4,4 @@ export * from './crawls';
 export * from './webhooks';
 export * from './maps';
 export * from './parses';
+export * from './profiles';

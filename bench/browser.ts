@@ -2,7 +2,8 @@
  * Throughput of `BrowserPool.render` against bare playwright-core on the same Chromium, on a
  * local static page, plus the peak RSS of this process and its Chromium children.
  *
- *   node --import tsx packages/scraper/src/browser/bench.ts [--pages N] [--concurrency C]
+ *   npm run bench -- browser     (BENCH_BROWSER_PAGES, default 200; BENCH_BROWSER_CONCURRENCY,
+ *                                  default the pool's two pages per core)
  *
  * Bare baseline = what the pool does at minimum per render: a fresh context + page, goto
  * (load) + content(), close. A second baseline reuses one page per worker (no isolation), to
@@ -13,7 +14,8 @@ import http from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
-import { BrowserPool, DEFAULT_LAUNCH_ARGS, defaultMaxConcurrentPages } from './pool';
+import { BrowserPool, DEFAULT_LAUNCH_ARGS, defaultMaxConcurrentPages } from '@wds/scraper/browser/index';
+import { writeResult } from './stats';
 
 export interface BenchFigures {
   pages: number;
@@ -109,7 +111,21 @@ async function runLoad(n: number, concurrency: number, one: (worker: number) => 
   return { latencies, wallMs: performance.now() - t0 };
 }
 
+const envNum = (name: string): number | undefined => (process.env[name] ? Number(process.env[name]) : undefined);
+
+/** `npm run bench -- browser`: measures, prints and writes bench/results/browser-<time>.json. */
 export async function runBrowserBench(opts: { pages?: number; concurrency?: number; executablePath?: string } = {}): Promise<BenchFigures> {
+  const figures = await measure({
+    pages: opts.pages ?? envNum('BENCH_BROWSER_PAGES'),
+    concurrency: opts.concurrency ?? envNum('BENCH_BROWSER_CONCURRENCY'),
+    executablePath: opts.executablePath,
+  });
+  console.log(JSON.stringify(figures, null, 2));
+  console.log(`browser bench written to ${writeResult('browser', figures)}`);
+  return figures;
+}
+
+async function measure(opts: { pages?: number; concurrency?: number; executablePath?: string }): Promise<BenchFigures> {
   const pages = opts.pages ?? 200;
   const concurrency = opts.concurrency ?? defaultMaxConcurrentPages();
   const server = http.createServer((_req, res) => {
@@ -201,18 +217,3 @@ export async function runBrowserBench(opts: { pages?: number; concurrency?: numb
     server.close();
   }
 }
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const arg = (name: string) => {
-    const i = process.argv.indexOf(name);
-    return i === -1 ? undefined : Number(process.argv[i + 1]);
-  };
-  runBrowserBench({ pages: arg('--pages'), concurrency: arg('--concurrency') }).then(
-    (f) => console.log(JSON.stringify(f, null, 2)),
-    (e) => {
-      console.error(e);
-      process.exit(1);
-    },
-  );
-}
-

@@ -1,0 +1,60 @@
+import { TaskQueues } from '@wds/workflows/contracts';
+
+/** Whether some worker serves wds-browser right now. Injected into the fetch activity. */
+export type BrowserAvailability = () => Promise<boolean>;
+
+/** The slice of a Temporal connection this needs (NativeConnection and Connection both have it). */
+export interface TaskQueueDescriber {
+  workflowService: {
+    describeTaskQueue(req: {
+      namespace: string;
+      taskQueue: { name: string; kind?: number };
+      taskQueueType?: number;
+    }): Promise<{ pollers?: { lastAccessTime?: { seconds?: unknown; nanos?: number | null } | null }[] | null }>;
+  };
+}
+
+/** TASK_QUEUE_TYPE_ACTIVITY in temporal.api.enums.v1.TaskQueueType. */
+const ACTIVITY_QUEUE = 2;
+/** A live poller re-polls at least once a minute; older entries are workers that went away. */
+const POLLER_FRESH_MS = 90_000;
+/** Answers are remembered this long; a "no" only briefly, so a browser worker that just started is seen soon. */
+const CACHE_YES_MS = 5_000;
+const CACHE_NO_MS = 1_000;
+
+/** protobufjs gives int64 as a Long object (or a number/string, depending on options). */
+function seconds(v: unknown): number {
+  if (v && typeof v === 'object' && 'toNumber' in v && typeof (v as { toNumber: unknown }).toNumber === 'function') return (v as { toNumber(): number }).toNumber();
+  return Number(v ?? 0);
+}
+
+/**
+ * Asks Temporal whether any worker polled wds-browser recently, remembered for a few seconds.
+ * A failed lookup answers "available": the render is then queued and, for optional renders,
+ * falls back to HTTP if nobody picks it up (see workflows/src/scrape/engine.ts).
+ */
+export function temporalBrowserAvailability(conn: TaskQueueDescriber, namespace: string, now = () => Date.now()): BrowserAvailability {
+  let cached: { at: number; value: boolean } | undefined;
+  let inflight: Promise<boolean> | undefined;
+  const lookup = async (): Promise<boolean> => {
+    try {
+      const res = await conn.workflowService.describeTaskQueue({ namespace, taskQueue: { name: TaskQueues.browser, kind: 1 }, taskQueueType: ACTIVITY_QUEUE });
+      const t = now();
+      return (res.pollers ?? []).some((p) => {
+        const s = seconds(p.lastAccessTime?.seconds);
+        return s > 0 && t - s * 1000 < POLLER_FRESH_MS;
+      });
+    } catch {
+      return true;
+    }
+  };
+  return async () => {
+    if (cached && now() - cached.at < (cached.value ? CACHE_YES_MS : CACHE_NO_MS)) return cached.value;
+    inflight ??= lookup().then((value) => {
+      cached = { at: now(), value };
+      inflight = undefined;
+      return value;
+    });
+    return inflight;
+  };
+}

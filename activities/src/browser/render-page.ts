@@ -1,0 +1,115 @@
+import { mayStoreInCache, type ScrapeOptions } from '@wds/contracts';
+import { completeScrapeJob, loadScrapeJob, storeCachedPage, type Db } from '@wds/db';
+import { WdsError } from '@wds/errors';
+import { buildDocumentAsync, scrapeCacheKey, type BuiltScrapeDocument, type PageContent, type RenderRequest, type RenderResult, type ScreenshotOptions } from '@wds/scraper';
+import type { FileStore } from '@wds/storage';
+import type { RenderPageInput, RenderPageResult } from '@wds/workflows/contracts';
+import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
+import { storeActionResults, storeScreenshot, type DocumentActions } from './files';
+import { openProfile, type ProfileSession } from './profile';
+
+/** What a browser worker's activities need; the pool is created once per process by the worker. */
+export interface BrowserActivityDeps extends PageDeps {
+  renderer: { render(req: RenderRequest): Promise<RenderResult> };
+  files: FileStore;
+}
+
+export type BrowserDocument = BuiltScrapeDocument & { screenshot?: string; actions?: DocumentActions };
+
+/** The `screenshot` format's options, if requested (spec: string or object form). */
+function screenshotOptions(o: ScrapeOptions): ScreenshotOptions | undefined {
+  const f = o.formats.find((x) => x.type === 'screenshot') as { fullPage?: boolean; quality?: number; viewport?: { width: number; height: number } } | undefined;
+  return f ? { fullPage: f.fullPage ?? false, quality: f.quality, viewport: f.viewport } : undefined;
+}
+
+/**
+ * The rendered DOM as a page for format building: the HTML comes from page.content() (a JS
+ * string), so it is UTF-8 whatever the original charset; the MIME type is kept when it is HTML.
+ */
+function renderedPage(url: string, r: RenderResult): PageContent {
+  const mime = /html|xml/.test(r.contentType) ? r.contentType : 'text/html';
+  return { requestedUrl: url, finalUrl: r.finalUrl, statusCode: r.statusCode || 200, contentTypeHeader: `${mime}; charset=utf-8`, body: Buffer.from(r.html, 'utf8'), charset: 'utf-8' };
+}
+
+/**
+ * One scrape job rendered by the browser: profile lease → render (actions, screenshot) →
+ * files stored → formats from the final DOM → cache → profile write-back → job completed.
+ */
+export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPageInput, signal?: AbortSignal): Promise<RenderPageResult> {
+  const { jobId } = input;
+  const job = await loadScrapeJob(deps.db, jobId);
+  if (!job) throw new WdsError('NOT_FOUND', { message: `Scrape job ${jobId} not found` });
+  if (job.status === 'completed') {
+    // A retry after the write succeeded but the completion was lost: nothing to redo.
+    return { jobId, statusCode: (job.document as BrowserDocument).metadata.statusCode };
+  }
+  const o = job.options as ScrapeOptions & { url: string };
+  const budgetMs = input.deadlineMs - Date.now();
+  if (budgetMs < 250) {
+    throw new WdsError('REQUEST_TIMEOUT', { code: 'SCRAPE_TIMEOUT', retryable: false, message: `Request Timeout: no time was left of the ${o.timeout} ms timeout to render the page` });
+  }
+
+  const profile: ProfileSession | undefined = o.profile ? await openProfile(deps.db, { teamId: job.teamId, profile: o.profile, owner: jobId, budgetMs }) : undefined;
+  let saved = false;
+  try {
+    const screenshot = screenshotOptions(o);
+    let r: RenderResult;
+    try {
+      r = await deps.renderer.render({
+        url: o.url,
+        headers: o.headers,
+        timeoutMs: budgetMs,
+        waitFor: o.waitFor,
+        mobile: o.mobile,
+        location: o.location,
+        blockAds: o.blockAds,
+        skipTlsVerification: o.skipTlsVerification,
+        allowPrivateNetwork: deps.allowPrivateNetwork,
+        actions: o.actions,
+        screenshot,
+        storageState: profile?.state,
+        captureStorageState: profile?.saving,
+        signal,
+      });
+    } catch (e) {
+      // A URL that is a file download (a PDF…) cannot be rendered; unless the request needs the
+      // page itself (actions, screenshot), the HTTP engine answers it.
+      if (e instanceof WdsError && e.code === 'SCRAPE_BROWSER_DOWNLOAD' && !o.actions?.length && !screenshot) {
+        return await httpFallback(deps, jobId, o, input.deadlineMs, signal);
+      }
+      throw e;
+    }
+
+    const page = renderedPage(o.url, r);
+    const built = await buildDocumentAsync(page, o, { scrapeId: jobId, engine: 'browser', cache: { state: 'miss' }, timeoutMs: Math.max(1, input.deadlineMs - Date.now()), signal });
+    const doc: BrowserDocument = built.document;
+    const [shotUrl, actions] = await Promise.all([
+      r.screenshot ? storeScreenshot(deps.files, jobId, r.screenshot) : undefined,
+      r.actions && o.actions?.length ? storeActionResults(deps.files, jobId, r.actions) : undefined,
+    ]);
+    if (shotUrl) doc.screenshot = shotUrl;
+    if (actions) doc.actions = actions;
+
+    // A profile's page shows that profile's session: never shared through the cache.
+    if (mayStoreInCache(o) && !o.profile && page.statusCode < 500) {
+      await storeCachedPage(deps.db, scrapeCacheKey(o), {
+        url: o.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentType: page.contentTypeHeader, charset: 'utf-8', body: page.body, engine: 'browser',
+      });
+    }
+    if (profile?.saving) {
+      await profile.save(r.storageState ?? { cookies: [], origins: [] });
+      saved = true;
+    }
+    await completeScrapeJob(deps.db, jobId, doc, built.creditsUsed);
+    return { jobId, statusCode: page.statusCode };
+  } finally {
+    if (profile && !saved) await profile.release().catch(() => {});
+  }
+}
+
+async function httpFallback(deps: BrowserActivityDeps, jobId: string, o: ScrapeOptions & { url: string }, deadlineMs: number, signal?: AbortSignal): Promise<RenderPageResult> {
+  const options = { ...o, waitFor: 0, timeout: Math.max(1, deadlineMs - Date.now()) };
+  const page = await scrapeOnePage(deps, { url: o.url, options, scrapeId: jobId, signal });
+  await completeScrapeJob(deps.db, jobId, page.document, page.creditsUsed);
+  return { jobId, statusCode: page.statusCode };
+}

@@ -1,0 +1,30 @@
+import type { FileContentType } from './types';
+
+const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
+
+const BY_EXTENSION: Record<string, FileContentType> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', pdf: 'application/pdf' };
+const EXTENSION: Record<FileContentType, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'application/pdf': 'pdf' };
+
+/**
+ * A key is 1–8 `/`-separated segments of letters, digits, `.`, `_`, `-` (no segment starting
+ * with a dot, so no `..` and no hidden files), ending in a known extension. Checked on every
+ * read and write: a key can never name a path outside the store.
+ */
+export function isValidKey(key: string): boolean {
+  const parts = key.split('/');
+  return parts.length >= 1 && parts.length <= 8 && parts.every((p) => SEGMENT.test(p)) && contentTypeOf(key) !== null;
+}
+
+export function contentTypeOf(key: string): FileContentType | null {
+  const ext = /\.([a-z0-9]+)$/i.exec(key)?.[1]?.toLowerCase();
+  return (ext && BY_EXTENSION[ext]) || null;
+}
+
+export function extensionFor(contentType: FileContentType): string {
+  return EXTENSION[contentType];
+}
+
+/** The key of a file produced by a scrape job: `scrapes/<jobId>/<name>.<ext>` (deterministic, so retries overwrite). */
+export function scrapeFileKey(jobId: string, name: string, contentType: FileContentType): string {
+  return `scrapes/${jobId}/${name}.${extensionFor(contentType)}`;
+}

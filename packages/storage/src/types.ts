@@ -1,0 +1,30 @@
+/**
+ * A store for files the service hands out by link (screenshots, action PDFs). Keys are
+ * relative paths made of `[A-Za-z0-9._-]` segments; the content type follows from the
+ * extension. Implementations: the local directory (LocalFileStore) now; an S3-compatible
+ * bucket later, whose `signedUrl` would be a presigned GET.
+ */
+export interface StoredFile {
+  key: string;
+  contentType: FileContentType;
+  size: number;
+}
+
+export type FileContentType = 'image/png' | 'image/jpeg' | 'application/pdf';
+
+export interface FileBody {
+  contentType: FileContentType;
+  size: number;
+  stream: NodeJS.ReadableStream;
+}
+
+export interface FileStore {
+  /** Writes (or replaces: a retried activity writes the same key) the file. */
+  put(key: string, bytes: Buffer): Promise<StoredFile>;
+  /** The file, or null when it does not exist (expired and swept, or never written). */
+  open(key: string): Promise<FileBody | null>;
+  /** An absolute URL anyone holding it can GET until it expires (default lifetime of the store). */
+  signedUrl(key: string, ttlSeconds?: number): Promise<string>;
+  /** Deletes files written more than `olderThanMs` ago; returns how many. */
+  sweep(olderThanMs: number): Promise<number>;
+}
