@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { startScrapeTimer } from '@wds/metrics';
 import type { RenderPageInput, RenderPageResult } from '@wds/workflows/contracts';
 import { asActivity } from '../failures';
 import type { BrowserActivities } from '../types';
@@ -13,8 +14,14 @@ export function createBrowserActivities(deps: BrowserActivityDeps): BrowserActiv
       const ctx = Context.current();
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
       beat.unref();
+      const done = startScrapeTimer();
       try {
-        return await asActivity(() => renderScrapeJob(deps, input, ctx.cancellationSignal));
+        const r = await asActivity(() => renderScrapeJob(deps, input, ctx.cancellationSignal));
+        done('browser', 'success');
+        return r;
+      } catch (e) {
+        if (!ctx.cancellationSignal.aborted) done('browser', 'error');
+        throw e;
       } finally {
         clearInterval(beat);
       }

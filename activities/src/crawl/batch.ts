@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { claimUrls, completePage, enqueueUrls, failPage, finishDiscoveryPage, jobStatus, type ClaimedUrl } from '@wds/db';
 import { toWdsError } from '@wds/errors';
+import { crawlPageStored } from '@wds/metrics';
 import { createScope, type CrawlScope } from '@wds/scraper';
 import type { ProcessBatchInput, ProcessBatchResult } from '@wds/workflows/contracts';
 import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
@@ -115,7 +116,7 @@ export async function processBatch(
           await enqueueUrls(deps.db, jobId, admitted);
         }
         if (u.discoveryOnly) await finishDiscoveryPage(deps.db, jobId, u.key);
-        else if (await completePage(deps.db, jobId, u.key, page.document, page.creditsUsed, jobEvent(job, 'page', [page.document]) ?? undefined)) succeeded++;
+        else if (await completePage(deps.db, jobId, u.key, page.document, page.creditsUsed, jobEvent(job, 'page', [page.document]) ?? undefined)) { succeeded++; crawlPageStored(job.kind, page.creditsUsed); }
         return;
       } catch (e) {
         if (abort.signal.aborted) return; // cancelled: the job's end marks what is left

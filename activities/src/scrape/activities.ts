@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { ScrapeDocument, ScrapeOptions } from '@wds/contracts';
 import { completeScrapeJob, loadScrapeJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
+import { creditsUsed } from '@wds/metrics';
 import { planEngine, type FetchPageInput, type FetchPageResult, type ScrapeCacheLookup } from '@wds/workflows/contracts';
 import type { BrowserAvailability } from '../browser/availability';
 import { clientRenderedPage } from '../browser/escalation';
@@ -56,6 +57,7 @@ export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActiviti
           page.document.metadata.creditsUsed = 5;
         }
         await completeScrapeJob(deps.db, jobId, page.document, page.creditsUsed);
+        creditsUsed.inc({ kind: 'scrape' }, page.creditsUsed);
         return { jobId, statusCode: page.statusCode };
       });
     },

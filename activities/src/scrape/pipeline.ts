@@ -1,6 +1,7 @@
 import { mayStoreInCache, effectiveMaxAge, type ScrapeOptions } from '@wds/contracts';
 import { findCachedPage, storeCachedPage, type CachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
+import { cacheLookups, startScrapeTimer } from '@wds/metrics';
 import {
   acceptLanguage,
   buildDocumentAsync,
@@ -96,12 +97,28 @@ export async function scrapeOnePage(deps: PageDeps, req: PageRequest): Promise<P
 
 /** scrapeOnePage, but a fetched page for which `escalateIf` says yes comes back as `{ needsBrowser }`. */
 export async function scrapeOrEscalate(deps: PageDeps, req: PageRequest, escalateIf?: EscalateIf): Promise<PageResult | EscalatedPage> {
+  // Metrics: engine is `cache` for hits, `http` otherwise; escalations to the browser are not timed here.
+  const done = startScrapeTimer();
+  const state = { engine: 'http' as 'http' | 'cache' };
+  try {
+    const r = await scrapeOrEscalateUntimed(deps, req, state, escalateIf);
+    if (!('needsBrowser' in r)) done(state.engine, 'success');
+    return r;
+  } catch (e) {
+    if (!req.signal?.aborted) done(state.engine, 'error');
+    throw e;
+  }
+}
+
+async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: { engine: 'http' | 'cache' }, escalateIf?: EscalateIf): Promise<PageResult | EscalatedPage> {
   const o = req.options;
   const started = Date.now();
   const deadline = started + o.timeout;
   const keyed = { ...o, url: req.url };
   const hit = await cachedPage(deps, req, scrapeCacheKey(keyed));
+  if (req.useCache) cacheLookups.inc({ result: hit ? 'hit' : 'miss', source: 'worker' });
   if (hit) {
+    state.engine = 'cache';
     const built = await build(
       { requestedUrl: req.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset },
       o,

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { ApiDeps } from './deps';
 import { filesController, type FilesConfig } from './controllers/v2/files';
 import { installErrorHandling } from './errors';
+import { installMetrics } from './metrics';
 import { v2Routes, type RouteConfig } from './routes/v2';
 import { attachJobStreams } from './ws/job-stream';
 
@@ -23,6 +24,7 @@ export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<Fastify
   installErrorHandling(app);
   // JSON only: any other body type is answered 415 rather than parsed as a string.
   app.removeContentTypeParser('text/plain');
+  installMetrics(app);
 
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/ready', async (_req, reply) => {

@@ -21,6 +21,8 @@ export function loadApiEnv(source: Record<string, string | undefined> = process.
         WDS_CRAWL_CONCURRENCY: envInt(20, 1, 1000),
         /** Size bound of one page of crawl/batch documents; beyond it the response carries `next`. */
         WDS_STATUS_PAGE_BYTES: envInt(10 * 1024 * 1024, 1024),
+        /** A scrape over its team's concurrency limit waits this long for a slot, then gets 429. */
+        WDS_CONCURRENCY_QUEUE_MS: envInt(30_000, 0, 600_000),
       },
       source,
     );

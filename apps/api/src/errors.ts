@@ -25,7 +25,7 @@ export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((e: FastifyError, req, reply) => {
     const err = e instanceof WdsError ? e : (fromFastify(e) ?? toWdsError(e));
     if (err.status >= 500) req.log.error({ err: e }, 'request failed');
-    if (err.kind === 'RATE_LIMITED') reply.header('Retry-After', '60');
+    if ((err.kind === 'RATE_LIMITED' || err.kind === 'CONCURRENCY_LIMITED') && !reply.hasHeader('Retry-After')) reply.header('Retry-After', '60');
     return reply.status(err.status).send(err.toBody());
   });
   app.setNotFoundHandler((req, reply) => {

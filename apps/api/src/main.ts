@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, migrateDb } from '@wds/db';
+import { collectProcessMetrics } from '@wds/metrics';
 import { lazySigningSecret, LocalFileStore } from '@wds/storage';
 import { buildApp } from './app';
 import { createParseStarter } from './controllers/v2/parse';
@@ -7,6 +8,7 @@ import { loadApiEnv } from './env';
 import { connectTemporal } from './temporal';
 
 const env = loadApiEnv();
+collectProcessMetrics();
 const dbh = connectDb(env.DATABASE_URL, { max: 20 });
 await migrateDb(dbh);
 if (env.WDS_API_KEY) {
@@ -41,6 +43,7 @@ const app = await buildApp(
     logLevel: env.LOG_LEVEL,
     defaultConcurrency: env.WDS_CRAWL_CONCURRENCY,
     statusPageBytes: env.WDS_STATUS_PAGE_BYTES,
+    limits: { concurrencyQueueMs: env.WDS_CONCURRENCY_QUEUE_MS },
     publicUrl: env.WDS_PUBLIC_URL,
     parse: { maxUploadBytes: env.WDS_MAX_UPLOAD_BYTES, runParse: createParseStarter(client) },
     files: { store: fileStore, secret },

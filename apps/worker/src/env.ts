@@ -54,6 +54,12 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_BROWSER_RECYCLE_AFTER: envInt(200, 1, 1_000_000),
         /** Extra Chromium switches: a JSON array of strings, or whitespace-separated switches. */
         WDS_BROWSER_LAUNCH_ARGS: launchArgsVar,
+        /** Port of this worker's GET /metrics (prom-client); 0 picks a free one (printed at start). */
+        WDS_METRICS_PORT: envInt(9464, 0, 65535),
+        /** Port of the Temporal SDK's Prometheus exporter (its own metrics); 0 turns it off. */
+        WDS_TEMPORAL_METRICS_PORT: envInt(9465, 0, 65535),
+        /** Bind address of both metrics ports. */
+        WDS_METRICS_HOST: envStr('0.0.0.0'),
       },
       source,
     );

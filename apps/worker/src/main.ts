@@ -2,14 +2,31 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from 
 import { startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { connectDb, migrateDb } from '@wds/db';
+import { collectProcessMetrics, observeBrowserPool, serveMetrics } from '@wds/metrics';
 import { configureHostOverrides, parseHostOverrides, warmPdfWorker } from '@wds/scraper';
 import { loadWorkerEnv } from './env';
-import { createBrowserResources, queueOptions } from './queues';
+import { browserPages, createBrowserResources, queueOptions } from './queues';
 
 const env = loadWorkerEnv();
 // Runtime.install must come before any connection or worker is created.
 const level = env.LOG_LEVEL.toUpperCase();
-Runtime.install({ logger: new DefaultLogger((['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level) ? level : 'WARN') as LogLevel) });
+// The SDK's own metrics (task latencies, slots, polls) go to their own Prometheus port.
+const temporalMetricsAddr = env.WDS_TEMPORAL_METRICS_PORT ? `${env.WDS_METRICS_HOST}:${env.WDS_TEMPORAL_METRICS_PORT}` : undefined;
+Runtime.install({
+  logger: new DefaultLogger((['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level) ? level : 'WARN') as LogLevel),
+  ...(temporalMetricsAddr ? { telemetryOptions: { metrics: { prometheus: { bindAddress: temporalMetricsAddr, useSecondsForDurations: true } } } } : {}),
+});
+// Ours (prom-client) on another port, up before the slow start so a stuck start is visible.
+collectProcessMetrics();
+const metrics = await serveMetrics(env.WDS_METRICS_PORT, env.WDS_METRICS_HOST).catch((e: Error) => {
+  exitOnConfigError(new ConfigError('WDS_METRICS_PORT', `cannot listen on ${env.WDS_METRICS_PORT}: ${e.message}`));
+  throw e;
+});
+process.stdout.write(
+  `wds-worker: metrics on http://${env.WDS_METRICS_HOST}:${metrics.port}/metrics` +
+    (temporalMetricsAddr ? `, temporal metrics on http://${temporalMetricsAddr}/metrics` : '') +
+    '\n',
+);
 let hostOverrides: Record<string, string> = {};
 try {
   hostOverrides = parseHostOverrides(env.WDS_HOST_OVERRIDES);
@@ -28,6 +45,7 @@ let browser: Awaited<ReturnType<typeof createBrowserResources>> | undefined;
 if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
   try {
     browser = await createBrowserResources(env, hostOverrides);
+    observeBrowserPool(browser.pool, browserPages(env));
   } catch (e) {
     // Like a queue without activities: said once, the other queues are still served.
     process.stderr.write(`wds-worker: cannot serve wds-browser: ${(e as Error).message}\n`);
@@ -66,3 +84,4 @@ await dispatcher?.stop();
 await browser?.stop();
 await connection.close();
 await dbh.close();
+metrics.server.close();

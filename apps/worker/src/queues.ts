@@ -10,7 +10,9 @@ import {
   createStoreActivities,
   type BrowserAvailability,
 } from '@wds/activities';
-import type { Db } from '@wds/db';
+import { schema, type Db } from '@wds/db';
+import { jobsFinished } from '@wds/metrics';
+import { eq } from 'drizzle-orm';
 import type { BrowserPool } from '@wds/scraper/browser/index';
 import type { FileStore } from '@wds/storage';
 import { TaskQueues, type TaskQueue } from '@wds/workflows/contracts';
@@ -36,7 +38,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
     case TaskQueues.control:
       return {
         workflowsPath: require.resolve('@wds/workflows'),
-        activities: { ...createStoreActivities({ db }), ...createCrawlControlActivities({ db }) },
+        activities: { ...createStoreActivities({ db }), ...countFinishedJobs(createCrawlControlActivities({ db }), db) },
         maxConcurrentActivityTaskExecutions: 50,
       };
     case TaskQueues.fetch:
@@ -61,6 +63,22 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
       // The LLM queue has no activities yet; a worker asked to serve it says so.
       return null;
   }
+}
+
+/**
+ * Crawl and batch jobs end in the control activity finishJob: count them there (by kind and final
+ * status) without touching the activity itself. A retried finishJob may count twice; rare.
+ */
+function countFinishedJobs<T extends ReturnType<typeof createCrawlControlActivities>>(acts: T, db: Db): T {
+  return {
+    ...acts,
+    async finishJob(input) {
+      const r = await acts.finishJob(input);
+      const [row] = await db.select({ kind: schema.crawlJobs.kind }).from(schema.crawlJobs).where(eq(schema.crawlJobs.id, input.jobId)).catch(() => []);
+      jobsFinished.inc({ kind: row?.kind ?? 'crawl', status: r.status });
+      return r;
+    },
+  };
 }
 
 /** Pool size: WDS_BROWSER_PAGES, or two per core (0). */

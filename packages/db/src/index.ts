@@ -8,3 +8,4 @@ export * from './webhooks';
 export * from './maps';
 export * from './parse';
 export * from './profiles';
+export * from './limits';

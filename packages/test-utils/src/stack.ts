@@ -42,8 +42,30 @@ export function testInfra(): { databaseUrl: string; temporalAddress: string } {
 
 let teamSeq = 0;
 
+/**
+ * Each stack gets its own database on the shared Postgres: stacks differ in settings (a
+ * webhook secret, private-network access), and workers of one stack must never pick up
+ * another's shared work (the webhook outbox, leases).
+ */
+async function stackDatabase(adminUrl: string, namespace: string): Promise<string> {
+  const name = `wds_${namespace.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`.slice(0, 63);
+  const admin = connectDb(adminUrl, { max: 1 });
+  try {
+    await admin.pool.query(`CREATE DATABASE "${name}"`).catch((e: { code?: string }) => {
+      if (e.code !== '42P04') throw e; // already exists (a second stack of the same file)
+    });
+  } finally {
+    await admin.close();
+  }
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
 export async function startStack(opts: { namespace: string; env?: Record<string, string> }): Promise<Stack> {
-  const { databaseUrl, temporalAddress } = testInfra();
+  const infra = testInfra();
+  const temporalAddress = infra.temporalAddress;
+  const databaseUrl = await stackDatabase(infra.databaseUrl, opts.namespace);
   const env: Record<string, string> = {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporalAddress,
@@ -52,6 +74,9 @@ export async function startStack(opts: { namespace: string; env?: Record<string,
     HOST: '127.0.0.1',
     WDS_ALLOW_PRIVATE_NETWORK: 'true',
     LOG_LEVEL: 'warn',
+    // Workers of parallel test files share the machine: free metrics ports, no Temporal exporter.
+    WDS_METRICS_PORT: '0',
+    WDS_TEMPORAL_METRICS_PORT: '0',
     ...opts.env,
   };
   const db = connectDb(databaseUrl, { max: 4 });

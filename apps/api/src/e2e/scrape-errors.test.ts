@@ -248,8 +248,7 @@ describe('authentication', () => {
   });
 
   test('keys command: a created key works, a revoked key gets 401', async () => {
-    const { databaseUrl } = testInfra();
-    const env = { ...process.env, DATABASE_URL: databaseUrl };
+    const env = { ...process.env, DATABASE_URL: stack.env.DATABASE_URL };
     const cli = ['--import', 'tsx', 'apps/server/src/keys.ts'];
     const created = await run(process.execPath, [...cli, 'create', '--team', 'cli-team'], { env, cwd: new URL('../../../../', import.meta.url).pathname });
     const key = created.stdout.trim();

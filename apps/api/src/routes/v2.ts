@@ -8,15 +8,20 @@ import { scrapeController } from '../controllers/v2/scrape';
 import { scrapeStatusController } from '../controllers/v2/scrape-status';
 import type { ApiDeps } from '../deps';
 import { authenticate } from '../middleware/auth';
+import { enforceLimits, type LimitsConfig } from '../middleware/limits';
+import { teamControllers } from '../controllers/v2/team';
 
 export interface RouteConfig extends CrawlConfig {
   statusPageBytes: number;
+  /** Per-team limits; absent = defaults (scrapes wait up to 30 s for a concurrency slot). */
+  limits?: LimitsConfig;
   parse: ParseConfig;
 }
 
 /** The v2 route table. Every route sits behind authentication. */
 export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteConfig) {
   app.addHook('onRequest', authenticate(deps.db));
+  app.addHook('onRequest', enforceLimits(deps.db, cfg.limits ?? { concurrencyQueueMs: 30_000 }));
   app.post('/scrape', scrapeController(deps));
   app.get('/scrape/:id', scrapeStatusController(deps));
 
@@ -36,4 +41,9 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
 
   app.post('/map', mapController(deps));
   await app.register(parseRoutes(deps, cfg.parse));
+
+  const team = teamControllers(deps);
+  app.get('/team/credit-usage', team.creditUsage);
+  app.get('/team/queue-status', team.queueStatus);
+  app.get('/concurrency-check', team.concurrencyCheck);
 }

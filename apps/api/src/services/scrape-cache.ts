@@ -2,6 +2,7 @@ import { browserOnlyFeatures, effectiveMaxAge, type ScrapeDocument, type ScrapeU
 import { findCachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { buildDocument, needsPdfConversion, scrapeCacheKey } from '@wds/scraper';
+import { cacheLookups } from '@wds/metrics';
 import type { ScrapeCacheLookup } from '@wds/workflows/contracts';
 
 /** Whether the request may only be answered from the cache (spec: minAge, lockdown). */
@@ -25,6 +26,7 @@ export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: str
   const maxAgeMs = o.minAge !== undefined && o.maxAge === undefined ? undefined : effectiveMaxAge(o);
   const consult = isCacheOnly(o) || (maxAgeMs ?? 1) > 0;
   const hit = consult ? await findCachedPage(db, scrapeCacheKey(o), { maxAgeMs, minAgeMs: o.minAge }) : null;
+  if (consult) cacheLookups.inc({ result: hit ? 'hit' : 'miss', source: 'api' });
   if (!hit) {
     if (o.lockdown) {
       throw new WdsError('NOT_FOUND', { code: ScrapeCodes.LOCKDOWN_CACHE_MISS, message: 'No cached copy of this page exists; lockdown mode makes no outbound request.' });

@@ -5,3 +5,4 @@ export * from './webhooks';
 export * from './maps';
 export * from './parses';
 export * from './profiles';
+export * from './limits';

@@ -3,11 +3,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { scrapeCatalogRequestSchema, scrapeUrlRequestSchema, type ScrapeDocument } from '@wds/contracts';
 import { deleteScrapeJob, insertCompletedScrape, insertScrapeJob, loadScrapeJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
+import { creditsUsed } from '@wds/metrics';
 import type { ApiDeps } from '../../deps';
 import { requireScope } from '../../middleware/auth';
 import { answerFromCache } from '../../services/scrape-cache';
 import { checkScrapePolicy } from '../../services/scrape-policy';
 import { validateBody } from './validate';
+
+/** Firecrawl's fields for a scrape that waited for a concurrency slot (see middleware/limits). */
+function withQueueMetadata(req: FastifyRequest, d: ScrapeDocument): ScrapeDocument {
+  if (req.concurrencyQueueMs === undefined) return d;
+  return { ...d, metadata: { ...d.metadata, concurrencyLimited: true, concurrencyQueueDurationMs: req.concurrencyQueueMs } as ScrapeDocument['metadata'] };
+}
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -29,7 +36,8 @@ export function scrapeController(deps: ApiDeps) {
       if (!keepNothing) {
         await insertCompletedScrape(deps.db, { id: scrapeId, teamId: req.auth.teamId, url: o.url, options: o, document: cached.document, creditsUsed: cached.creditsUsed });
       }
-      return reply.send({ success: true, data: cached.document });
+      creditsUsed.inc({ kind: 'scrape' }, cached.creditsUsed);
+      return reply.send({ success: true, data: withQueueMetadata(req, cached.document) });
     }
 
     // A cached PDF still needs converting: the workflow's activity reads the cache (cacheLookup) instead of fetching.
@@ -46,7 +54,7 @@ export function scrapeController(deps: ApiDeps) {
     if (!job?.document) throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the scrape finished without a document' });
     const document = job.document as ScrapeDocument;
     if (o.domainTools) (document as ScrapeDocument & { tools: unknown[] }).tools = [];
-    return reply.send({ success: true, data: document });
+    return reply.send({ success: true, data: withQueueMetadata(req, document) });
   };
 
   /**

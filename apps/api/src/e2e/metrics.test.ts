@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { exportedSamples, metricNames } from '@wds/metrics/promql';
+import { freePort } from '@wds/server/infra';
+import { call, html, namespaceFor, startFixtureSite, startStack, type FixtureSite, type Stack } from '@wds/test-utils';
+
+// /metrics of a running stack (API, and a worker's prom-client and Temporal SDK ports), and every
+// Grafana panel's PromQL checked against what those processes really export.
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+let stack: Stack;
+let site: FixtureSite;
+let workerPort: number;
+let temporalPort: number;
+const text: Record<'api' | 'worker' | 'temporal', string> = { api: '', worker: '', temporal: '' };
+
+async function scrapeText(url: string): Promise<string> {
+  const res = await fetch(url);
+  assert.equal(res.status, 200, url);
+  assert.match(res.headers.get('content-type') ?? '', /text\/plain/);
+  return res.text();
+}
+
+before(async () => {
+  [workerPort, temporalPort] = [await freePort(), await freePort()];
+  site = await startFixtureSite({
+    '/': html('<html><head><title>Metrics home</title></head><body><a href="/page">p</a> <a href="/other">o</a></body></html>'),
+    '/page': html('<html><head><title>Metrics page</title></head><body><h1>Hello</h1></body></html>'),
+    '/other': html('<html><body><p>Other page</p></body></html>'),
+  });
+  stack = await startStack({
+    namespace: namespaceFor(import.meta.url),
+    env: { WDS_METRICS_PORT: String(workerPort), WDS_TEMPORAL_METRICS_PORT: String(temporalPort), WDS_METRICS_HOST: '127.0.0.1' },
+  });
+  // Work so that counters and histograms have samples: a miss, a hit, an error, a small crawl.
+  assert.equal((await call(stack, 'POST', '/v2/scrape', { url: site.url('/page') })).status, 200);
+  assert.equal((await call(stack, 'POST', '/v2/scrape', { url: site.url('/page') })).status, 200);
+  assert.equal((await call(stack, 'POST', '/v2/scrape', { url: 'not a url' })).status, 400);
+  const crawl = await call(stack, 'POST', '/v2/crawl', { url: site.url('/'), limit: 3, sitemap: 'skip' });
+  assert.equal(crawl.status, 200, crawl.text);
+  for (let i = 0; i < 120; i++) {
+    const s = await call(stack, 'GET', `/v2/crawl/${crawl.json.id}`);
+    if (s.json?.status === 'completed') break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  // The SDK's exporter and our counters are read after the work.
+  text.api = await scrapeText(`${stack.url}/metrics`);
+  text.worker = await scrapeText(`http://127.0.0.1:${workerPort}/metrics`);
+  text.temporal = await scrapeText(`http://127.0.0.1:${temporalPort}/metrics`);
+  if (process.env.WDS_METRICS_DUMP) for (const [k, v] of Object.entries(text)) writeFileSync(`${process.env.WDS_METRICS_DUMP}-${k}.txt`, v);
+});
+after(async () => {
+  await stack?.stop();
+  await site?.close();
+});
+
+function sample(t: string, name: string, labels: Record<string, string> = {}): number {
+  let sum = 0;
+  for (const line of t.split('\n')) {
+    if (!line.startsWith(name + '{') && !line.startsWith(name + ' ')) continue;
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) sum += Number(line.split(' ').pop());
+  }
+  return sum;
+}
+
+describe('metrics', () => {
+  test('API: requests by route pattern and status, jobs, cache, process metrics', () => {
+    assert.ok(sample(text.api, 'wds_http_requests_total', { method: 'POST', route: '/v2/scrape', status: '200' }) >= 2);
+    assert.ok(sample(text.api, 'wds_http_requests_total', { route: '/v2/crawl/:id', status: '200' }) >= 1, 'route patterns, not URLs');
+    assert.ok(!/wds_http_requests_total\{[^}]*route="\/v2\/crawl\/[0-9a-f-]{36}"/.test(text.api), 'no ids in labels');
+    assert.ok(sample(text.api, 'wds_http_request_duration_seconds_count', { route: '/v2/scrape' }) >= 3);
+    assert.ok(sample(text.api, 'wds_jobs_started_total', { kind: 'scrape' }) >= 2);
+    assert.ok(sample(text.api, 'wds_jobs_started_total', { kind: 'crawl' }) >= 1);
+    assert.ok(sample(text.api, 'wds_jobs_finished_total', { kind: 'scrape', status: 'completed' }) >= 2);
+    assert.equal(sample(text.api, 'wds_cache_lookups_total', { result: 'hit', source: 'api' }), 1);
+    assert.ok(sample(text.api, 'wds_cache_lookups_total', { result: 'miss', source: 'api' }) >= 1);
+    assert.ok(sample(text.api, 'wds_process_resident_memory_bytes') > 0);
+  });
+
+  test('worker: scrape duration by engine, crawl pages, credits, finished crawls', () => {
+    assert.ok(sample(text.worker, 'wds_scrape_duration_seconds_count', { engine: 'http', outcome: 'success' }) >= 1);
+    assert.ok(sample(text.worker, 'wds_crawl_pages_total', { kind: 'crawl' }) >= 2);
+    assert.ok(sample(text.worker, 'wds_credits_used_total') >= 3);
+    assert.equal(sample(text.worker, 'wds_jobs_finished_total', { kind: 'crawl', status: 'completed' }), 1);
+    assert.ok(sample(text.worker, 'wds_process_cpu_seconds_total') > 0);
+  });
+
+  test('worker: the Temporal SDK exports its own metrics on its own port', () => {
+    for (const n of ['temporal_worker_task_slots_available', 'temporal_activity_execution_latency_bucket', 'temporal_workflow_task_schedule_to_start_latency_bucket']) {
+      assert.ok(exportedSamples(text.temporal).has(n), `${n} exported`);
+    }
+    assert.ok(!text.worker.includes('temporal_worker_task_slots_available'), 'separate from prom-client');
+  });
+
+  test('every Grafana panel queries metrics that are exported', () => {
+    const exported = new Set([...exportedSamples(text.api), ...exportedSamples(text.worker), ...exportedSamples(text.temporal), 'up']);
+    const dir = join(root, 'infra/grafana/dashboards');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+    assert.ok(files.length >= 3, 'dashboards exist');
+    let exprs = 0;
+    for (const f of files) {
+      const dash = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+      const panels = (dash.panels ?? []).flatMap((p: { panels?: unknown[] }) => [p, ...(p.panels ?? [])]);
+      for (const p of panels as { title?: string; type?: string; targets?: { expr?: string }[] }[]) {
+        if (p.type === 'row') continue;
+        assert.ok(p.targets?.length, `${f}: panel "${p.title}" has queries`);
+        for (const t of p.targets!) {
+          assert.ok(t.expr, `${f}: panel "${p.title}" has a PromQL expr`);
+          exprs++;
+          const names = metricNames(t.expr!);
+          assert.ok(names.length, `${f}: "${p.title}" reads a metric`);
+          for (const n of names) assert.ok(exported.has(n), `${f}: panel "${p.title}" uses ${n}, which no process exports`);
+        }
+      }
+    }
+    assert.ok(exprs >= 20, `${exprs} queries`);
+  });
+});

@@ -1,0 +1,91 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from './client';
+import { teamLimits, type LimitClass } from './schema/limits';
+
+export type TeamLimits = {
+  ratePerMinute: Partial<Record<LimitClass, number>>;
+  maxConcurrency: number | null;
+  creditLimit: number | null;
+};
+
+/** The team's limits; a team without a row has none. */
+export async function getTeamLimits(db: Db, teamId: string): Promise<TeamLimits> {
+  const [row] = await db.select().from(teamLimits).where(sql`${teamLimits.teamId} = ${teamId}`);
+  return { ratePerMinute: row?.ratePerMinute ?? {}, maxConcurrency: row?.maxConcurrency ?? null, creditLimit: row?.creditLimit ?? null };
+}
+
+/** Operator/test entry point: replace a team's limits. */
+export async function setTeamLimits(db: Db, teamId: string, l: Partial<TeamLimits>): Promise<void> {
+  const v = { ratePerMinute: l.ratePerMinute ?? {}, maxConcurrency: l.maxConcurrency ?? null, creditLimit: l.creditLimit ?? null };
+  await db
+    .insert(teamLimits)
+    .values({ teamId, ...v })
+    .onConflictDoUpdate({ target: teamLimits.teamId, set: { ...v, updatedAt: sql`now()` } });
+}
+
+/**
+ * Counts one request in the current one-minute window (atomic upsert, so every API process sees
+ * the same count) and returns the count and the seconds until the window ends.
+ */
+export async function countRequest(db: Db, teamId: string, cls: LimitClass): Promise<{ count: number; retryAfterSeconds: number }> {
+  const r = await db.execute<{ count: number; left: number }>(sql`
+    INSERT INTO rate_windows (team_id, limit_class, window_start, count)
+    VALUES (${teamId}, ${cls}, date_trunc('minute', now()), 1)
+    ON CONFLICT (team_id, limit_class, window_start) DO UPDATE SET count = rate_windows.count + 1
+    RETURNING count, ceil(extract(epoch FROM (window_start + interval '1 minute' - now())))::int AS left`);
+  const row = r.rows[0]!;
+  // Old windows go now and then (one request in ~200), not on every call.
+  if (Math.random() < 0.005) await db.execute(sql`DELETE FROM rate_windows WHERE window_start < now() - interval '5 minutes'`);
+  return { count: Number(row.count), retryAfterSeconds: Math.max(1, Number(row.left)) };
+}
+
+/**
+ * Credits the team has used: the ledger is the sum over its jobs (scrapes, crawls/batches — whose
+ * credits_used is the sum of their documents — and parses). Map jobs carry no credits yet.
+ */
+export async function teamCreditsUsed(db: Db, teamId: string): Promise<number> {
+  const r = await db.execute<{ used: string }>(sql`
+    SELECT (SELECT coalesce(sum(credits_used), 0) FROM scrape_jobs WHERE team_id = ${teamId})
+         + (SELECT coalesce(sum(credits_used), 0) FROM crawl_jobs WHERE team_id = ${teamId})
+         + (SELECT coalesce(sum(credits_used), 0) FROM parse_jobs WHERE team_id = ${teamId}) AS used`);
+  return Number(r.rows[0]?.used ?? 0);
+}
+
+/** Jobs of the team running now (pending scrapes/parses, crawls and batches scraping) and the latest success. */
+export async function teamQueue(db: Db, teamId: string): Promise<{ active: number; activeScrapes: number; mostRecentSuccess: Date | null }> {
+  const r = await db.execute<{ scrapes: string; crawls: string; parses: string; recent: Date | string | null }>(sql`
+    SELECT (SELECT count(*) FROM scrape_jobs WHERE team_id = ${teamId} AND status = 'pending') AS scrapes,
+           (SELECT count(*) FROM crawl_jobs WHERE team_id = ${teamId} AND status = 'scraping') AS crawls,
+           (SELECT count(*) FROM parse_jobs WHERE team_id = ${teamId} AND status = 'pending') AS parses,
+           (SELECT max(completed_at) FROM scrape_jobs WHERE team_id = ${teamId} AND status = 'completed') AS recent`);
+  const row = r.rows[0]!;
+  const scrapes = Number(row.scrapes);
+  return { active: scrapes + Number(row.crawls) + Number(row.parses), activeScrapes: scrapes, mostRecentSuccess: row.recent ? new Date(row.recent) : null };
+}
+
+/**
+ * Takes one of the team's `max` concurrency slots, or returns null when all are held. The count
+ * and the insert run under a per-team transaction advisory lock, so concurrent API processes
+ * cannot both take the last slot. Slots expire after `ttlMs` (a crashed API's slots come back).
+ */
+export async function acquireConcurrencySlot(db: Db, teamId: string, max: number, ttlMs: number): Promise<string | null> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('wds-slots:' || ${teamId}))`);
+    await tx.execute(sql`DELETE FROM concurrency_slots WHERE team_id = ${teamId} AND expires_at < now()`);
+    const held = await tx.execute<{ n: string }>(sql`SELECT count(*) AS n FROM concurrency_slots WHERE team_id = ${teamId}`);
+    if (Number(held.rows[0]!.n) >= max) return null;
+    const r = await tx.execute<{ id: string }>(sql`
+      INSERT INTO concurrency_slots (team_id, expires_at) VALUES (${teamId}, now() + ${ttlMs} * interval '1 millisecond') RETURNING id`);
+    return r.rows[0]!.id;
+  });
+}
+
+export async function releaseConcurrencySlot(db: Db, id: string): Promise<void> {
+  await db.execute(sql`DELETE FROM concurrency_slots WHERE id = ${id}`);
+}
+
+/** Slots held now (concurrency-check). */
+export async function heldConcurrencySlots(db: Db, teamId: string): Promise<number> {
+  const r = await db.execute<{ n: string }>(sql`SELECT count(*) AS n FROM concurrency_slots WHERE team_id = ${teamId} AND expires_at >= now()`);
+  return Number(r.rows[0]!.n);
+}

@@ -1,0 +1,46 @@
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { teams } from './teams';
+
+/** Endpoint classes that carry their own requests-per-minute limit. */
+export type LimitClass = 'scrape' | 'crawl' | 'batch' | 'map' | 'parse' | 'status' | 'other';
+
+/**
+ * Per-team limits set by an operator (a team without a row has none). Kept in Postgres so every
+ * API process enforces the same numbers. null = unlimited.
+ */
+export const teamLimits = pgTable('team_limits', {
+  teamId: uuid('team_id').primaryKey().references(() => teams.id, { onDelete: 'cascade' }),
+  /** Requests per minute by endpoint class, e.g. {"scrape": 100, "crawl": 15}. */
+  ratePerMinute: jsonb('rate_per_minute').$type<Partial<Record<LimitClass, number>>>().notNull().default({}),
+  /** Scrapes running at once for the team (concurrency-check, queue-status). */
+  maxConcurrency: integer('max_concurrency'),
+  /** Credits the team may use in total; beyond: 402. */
+  creditLimit: integer('credit_limit'),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Fixed one-minute windows of request counts, shared by all API processes (old windows are deleted lazily). */
+export const rateWindows = pgTable(
+  'rate_windows',
+  {
+    teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    limitClass: text('limit_class').notNull(),
+    windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.limitClass, t.windowStart] })],
+);
+
+/**
+ * Concurrency slots held by running scrapes (one row per admitted request). Taken under a
+ * per-team advisory lock, so API processes never over-admit; a crashed API's slots expire.
+ */
+export const concurrencySlots = pgTable(
+  'concurrency_slots',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('concurrency_slots_team_idx').on(t.teamId)],
+);

@@ -1,0 +1,157 @@
+import { createServer, type Server } from 'node:http';
+import client from 'prom-client';
+
+/**
+ * The process's Prometheus registry and every WDS metric definition. One registry per
+ * process (API or worker); label sets are bounded by construction: routes are patterns,
+ * kinds/engines/outcomes are small enums, never URLs or ids.
+ */
+export const registry = new client.Registry();
+let defaultsOn = false;
+
+/** Process metrics (CPU, memory, event loop lag, GC) with the `wds_` prefix; call once per process. */
+export function collectProcessMetrics(labels: Record<string, string> = {}): void {
+  if (defaultsOn) return;
+  defaultsOn = true;
+  registry.setDefaultLabels(labels);
+  client.collectDefaultMetrics({ register: registry, prefix: 'wds_' });
+}
+
+export type JobKind = 'scrape' | 'crawl' | 'batch' | 'map' | 'parse';
+export type Engine = 'http' | 'browser' | 'cache';
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export const httpRequests = new client.Counter({
+  name: 'wds_http_requests_total',
+  help: 'HTTP requests answered by the API, by method, route pattern and status code.',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [registry],
+});
+export const httpDuration = new client.Histogram({
+  name: 'wds_http_request_duration_seconds',
+  help: 'API request latency by method, route pattern and status code.',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+export const httpInFlight = new client.Gauge({
+  name: 'wds_http_requests_in_flight',
+  help: 'API requests being served now.',
+  registers: [registry],
+});
+
+export const jobsStarted = new client.Counter({
+  name: 'wds_jobs_started_total',
+  help: 'Jobs accepted by the API, by kind.',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+export const jobsFinished = new client.Counter({
+  name: 'wds_jobs_finished_total',
+  help: 'Jobs finished, by kind and status (completed, failed, cancelled).',
+  labelNames: ['kind', 'status'] as const,
+  registers: [registry],
+});
+export const jobDuration = new client.Histogram({
+  name: 'wds_job_duration_seconds',
+  help: 'Wall time of synchronous jobs (scrape, map, parse) as the API served them.',
+  labelNames: ['kind', 'status'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const scrapeDuration = new client.Histogram({
+  name: 'wds_scrape_duration_seconds',
+  help: 'Time to produce one page (fetch or render, then formats), by engine and outcome.',
+  labelNames: ['engine', 'outcome'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+export const pagesCrawled = new client.Counter({
+  name: 'wds_crawl_pages_total',
+  help: 'Crawl and batch-scrape pages stored, by job kind.',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+export const cacheLookups = new client.Counter({
+  name: 'wds_cache_lookups_total',
+  help: 'Page cache look-ups by result (hit, miss) and where they happened (api, worker).',
+  labelNames: ['result', 'source'] as const,
+  registers: [registry],
+});
+export const creditsUsed = new client.Counter({
+  name: 'wds_credits_used_total',
+  help: 'Credits charged, by job kind.',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+
+/** Browser pool gauges: read from the pool's stats() at every scrape (set by the worker that owns a pool). */
+let poolSource: { pool: PoolStatsSource; capacity: number } | null = null;
+function poolGauge(name: string, help: string, pick: (s: ReturnType<PoolStatsSource['stats']>, capacity: number) => number) {
+  return new client.Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      if (poolSource) this.set(pick(poolSource.pool.stats(), poolSource.capacity));
+    },
+  });
+}
+export interface PoolStatsSource {
+  stats(): { inUse: number; queued: number; browsers: number; pagesServed: number };
+}
+poolGauge('wds_browser_pages_in_use', 'Browser pages rendering now.', (s) => s.inUse);
+poolGauge('wds_browser_pages_queued', 'Renders waiting for a browser page.', (s) => s.queued);
+poolGauge('wds_browser_pages_capacity', 'Browser pages this worker may render at once.', (_s, c) => c);
+poolGauge('wds_browser_processes', 'Running Chromium processes of this worker.', (s) => s.browsers);
+poolGauge('wds_browser_pages_served', 'Pages rendered by this worker since it started (monotonic).', (s) => s.pagesServed);
+
+/** Reads this process's browser pool at every scrape of /metrics. */
+export function observeBrowserPool(pool: PoolStatsSource, capacity: number): void {
+  poolSource = { pool, capacity };
+}
+
+/** Time a page scrape: call the returned function with the outcome and engine actually used. */
+export function startScrapeTimer(): (engine: Engine, outcome: 'success' | 'error') => void {
+  const t0 = performance.now();
+  return (engine, outcome) => scrapeDuration.observe({ engine, outcome }, (performance.now() - t0) / 1000);
+}
+
+/** The exposition text and its content type. */
+export async function exposition(): Promise<{ contentType: string; body: string }> {
+  return { contentType: registry.contentType, body: await registry.metrics() };
+}
+
+/**
+ * A bare HTTP server answering GET /metrics (workers; the API serves /metrics through Fastify).
+ * Resolves with the bound port (0 picks a free one).
+ */
+export async function serveMetrics(port: number, host = '0.0.0.0'): Promise<{ server: Server; port: number }> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || !(req.url === '/metrics' || req.url?.startsWith('/metrics?'))) {
+      res.writeHead(404).end();
+      return;
+    }
+    exposition().then(
+      ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
+      (e) => res.writeHead(500).end(String(e)),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  server.unref();
+  const addr = server.address();
+  return { server, port: typeof addr === 'object' && addr ? addr.port : port };
+}
+
+export { client };
+
+/** A crawl or batch page was stored (counted once: the caller only calls it when the write happened). */
+export function crawlPageStored(kind: 'crawl' | 'batch', credits: number): void {
+  pagesCrawled.inc({ kind });
+  creditsUsed.inc({ kind }, credits);
+}
