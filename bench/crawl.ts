@@ -1,13 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scrapeOptionsSchema } from '@wds/contracts';
-import { connectDb, createKey, ensureTeam, migrateDb } from '@wds/db';
 import { buildDocument, createScope, fetchPage, transformHtml } from '@wds/scraper';
-import { freePort, startEmbeddedPostgres, startTemporalDevServer, stopChild } from '@wds/server/infra';
-import { spawnApp } from '@wds/server/processes';
+import { stopChild } from '@wds/server/infra';
+import { startBenchStack } from './stack';
 import { rssMb, round, writeResult } from './stats';
 
 /**
@@ -91,17 +87,9 @@ async function crawlee(origin: string): Promise<number> {
 }
 
 async function fullStack(origin: string) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wds-bench-'));
-  chmodSync(dataDir, 0o755);
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort() });
-  const temporal = await startTemporalDevServer({ dataDir, port: await freePort(), persistent: true });
-  const dbh = connectDb(pg.url, { max: 2 });
-  await migrateDb(dbh);
-  const { key } = await createKey(dbh.db, await ensureTeam(dbh.db, 'bench'));
-  const env = { DATABASE_URL: pg.url, TEMPORAL_ADDRESS: temporal.address, PORT: '0', HOST: '127.0.0.1', WDS_ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'warn' };
-  const [worker, api] = await Promise.all([spawnApp('worker', env), spawnApp('api', env)]);
-  const base = api.url!.replace('localhost', '127.0.0.1');
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const stack = await startBenchStack();
+  const { base, api, worker } = stack;
+  const headers = { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' };
   try {
     const t0 = performance.now();
     const started = (await (await fetch(`${base}/v2/crawl`, { method: 'POST', headers, body: JSON.stringify({ url: `${origin}/p/0`, limit: PAGES, sitemap: 'skip', crawlEntireDomain: true, maxConcurrency: CONCURRENCY }) })).json()) as { id: string };
@@ -117,11 +105,7 @@ async function fullStack(origin: string) {
       await new Promise((res) => setTimeout(res, 100));
     }
   } finally {
-    await Promise.all([stopChild(api.child), stopChild(worker.child)]);
-    await dbh.close();
-    await temporal.stop();
-    await pg.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stack.stop();
   }
 }
 

@@ -1,11 +1,6 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { scrapeUrlRequestSchema } from '@wds/contracts';
-import { connectDb, createKey, ensureTeam, migrateDb } from '@wds/db';
 import { buildDocument, fetchPage } from '@wds/scraper';
-import { freePort, startEmbeddedPostgres, startTemporalDevServer, stopChild } from '@wds/server/infra';
-import { spawnApp } from '@wds/server/processes';
+import { startBenchStack } from './stack';
 import { html, startFixtureSite } from '@wds/test-utils';
 import { rssMb, round, runConcurrent, summary, writeResult } from './stats';
 
@@ -34,17 +29,9 @@ export async function runScrapeBench() {
     buildDocument({ requestedUrl: url, finalUrl: p.finalUrl, statusCode: p.statusCode, contentTypeHeader: p.headers['content-type'] ?? '', body: p.body }, opts, { scrapeId: 'x', engine: 'http' });
   });
 
-  const dataDir = mkdtempSync(join(tmpdir(), 'wds-bench-'));
-  chmodSync(dataDir, 0o755);
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort() });
   // The embedded default keeps Temporal in a SQLite file; measure that, as users run it.
-  const temporal = await startTemporalDevServer({ dataDir, port: await freePort(), persistent: process.env.BENCH_TEMPORAL_MEMORY !== '1' });
-  const dbh = connectDb(pg.url, { max: 2 });
-  await migrateDb(dbh);
-  const { key } = await createKey(dbh.db, await ensureTeam(dbh.db, 'bench'));
-  const env = { DATABASE_URL: pg.url, TEMPORAL_ADDRESS: temporal.address, PORT: '0', HOST: '127.0.0.1', WDS_ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'warn' };
-  const [worker, api] = await Promise.all([spawnApp('worker', env), spawnApp('api', env)]);
-  const base = api.url!.replace('localhost', '127.0.0.1');
+  const stack = await startBenchStack({ temporalInMemory: process.env.BENCH_TEMPORAL_MEMORY === '1' });
+  const { base, key, api, worker } = stack;
   const post = async (body: unknown) => {
     const r = await fetch(`${base}/v2/scrape`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (r.status !== 200) throw new Error(`scrape failed: ${r.status} ${await r.text()}`);
@@ -81,11 +68,7 @@ export async function runScrapeBench() {
     console.log(`written to ${writeResult('scrape', result)}`);
     return result;
   } finally {
-    await Promise.all([stopChild(api.child), stopChild(worker.child)]);
-    await dbh.close();
-    await temporal.stop();
-    await pg.stop();
+    await stack.stop();
     await site.close();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -7,6 +7,7 @@ import {
   WorkflowFailedError,
   WorkflowIdConflictPolicy,
   WorkflowNotFoundError,
+  type Workflow,
 } from '@temporalio/client';
 
 import { WdsError, isErrorKind } from '@wds/errors';
@@ -26,16 +27,22 @@ export interface Starters {
 export async function connectTemporal(address: string, namespace: string): Promise<{ client: Client; connection: Connection; starters: Starters }> {
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace });
+
+  /** Starts a request-scoped workflow and waits for it within the request's budget. */
+  async function runToCompletion<W extends Workflow>(type: string, workflowId: string, args: Parameters<W>, timeoutMs: number, graceMs: number) {
+    const handle = await client.workflow.start<W>(type, {
+      taskQueue: TaskQueues.control,
+      workflowId,
+      args,
+      // A job nobody can run (no worker) must not linger forever.
+      workflowExecutionTimeout: timeoutMs + 30_000,
+    } as never);
+    return awaitResult(handle.result() as Promise<Awaited<ReturnType<W>>>, timeoutMs + graceMs);
+  }
+
   const starters: Starters = {
     async runScrape({ jobId, timeoutMs }) {
-      const handle = await client.workflow.start<typeof scrapeWorkflow>('scrapeWorkflow', {
-        taskQueue: TaskQueues.control,
-        workflowId: workflowIds.scrape(jobId),
-        args: [{ jobId, timeoutMs }],
-        // A scrape nobody can run (no worker) must not linger forever.
-        workflowExecutionTimeout: timeoutMs + 30_000,
-      });
-      return awaitResult(handle.result(), timeoutMs + 5_000);
+      return runToCompletion<typeof scrapeWorkflow>('scrapeWorkflow', workflowIds.scrape(jobId), [{ jobId, timeoutMs }], timeoutMs, 5_000);
     },
     async startCrawl({ jobId, kind, plan }) {
       await client.workflow.start<typeof crawlWorkflow>('crawlWorkflow', {
@@ -56,13 +63,7 @@ export async function connectTemporal(address: string, namespace: string): Promi
         });
     },
     async runMap({ jobId, timeoutMs }) {
-      const handle = await client.workflow.start<typeof mapWorkflow>('mapWorkflow', {
-        taskQueue: TaskQueues.control,
-        workflowId: workflowIds.map(jobId),
-        args: [{ jobId, timeoutMs }],
-        workflowExecutionTimeout: timeoutMs + 30_000,
-      });
-      await awaitResult(handle.result(), timeoutMs + 10_000);
+      await runToCompletion<typeof mapWorkflow>('mapWorkflow', workflowIds.map(jobId), [{ jobId, timeoutMs }], timeoutMs, 10_000);
     },
     close: () => connection.close(),
   };

@@ -124,10 +124,10 @@ export async function call(stack: Pick<Stack, 'url' | 'apiKey'>, method: string,
     method,
     headers: {
       authorization: `Bearer ${stack.apiKey}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(body !== undefined && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}),
       ...headers,
     },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    body: body === undefined ? undefined : typeof body === 'string' || body instanceof FormData ? body : JSON.stringify(body),
   });
   const text = await res.text();
   let json: any;

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { makeDocx } from '@wds/scraper/docs/fixtures';
 import { makeReportPdf, renderTextPng } from '@wds/scraper/pdf/fixtures';
-import { namespaceFor, startStack, type Stack } from '@wds/test-utils';
+import { call, namespaceFor, startStack, type Stack } from '@wds/test-utils';
 
 // POST /v2/parse: multipart uploads through the JS SDK's parse() and raw fetch for the error
 // cases. The upload is stored in Postgres and converted by a parseWorkflow on the worker.
@@ -31,15 +31,7 @@ async function upload(s: Stack, parts: { file?: { data: Buffer | string; name?: 
   if (parts.options !== undefined) form.append('options', parts.options);
   if (parts.file) form.append('file', new Blob([parts.file.data], { type: parts.file.type ?? '' }), parts.file.name ?? 'upload.bin');
   for (const [k, v] of Object.entries(parts.extra ?? {})) form.append(k, v);
-  const res = await fetch(`${s.url}/v2/parse`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text };
+  return call({ url: s.url, apiKey }, 'POST', '/v2/parse', form);
 }
 
 describe('parse() through the SDK', () => {

@@ -1,0 +1,40 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectDb, createKey, ensureTeam, migrateDb } from '@wds/db';
+import { freePort, startEmbeddedPostgres, startTemporalDevServer, stopChild } from '@wds/server/infra';
+import { spawnApp, type AppProcess } from '@wds/server/processes';
+
+/** The embedded stack as users run it (Temporal persisted to SQLite), for benchmarks. */
+export interface BenchStack {
+  base: string;
+  key: string;
+  api: AppProcess;
+  worker: AppProcess;
+  stop(): Promise<void>;
+}
+
+export async function startBenchStack(opts: { temporalInMemory?: boolean } = {}): Promise<BenchStack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wds-bench-'));
+  chmodSync(dataDir, 0o755);
+  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort() });
+  const temporal = await startTemporalDevServer({ dataDir, port: await freePort(), persistent: !opts.temporalInMemory });
+  const dbh = connectDb(pg.url, { max: 2 });
+  await migrateDb(dbh);
+  const { key } = await createKey(dbh.db, await ensureTeam(dbh.db, 'bench'));
+  await dbh.close();
+  const env = { DATABASE_URL: pg.url, TEMPORAL_ADDRESS: temporal.address, PORT: '0', HOST: '127.0.0.1', WDS_ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'warn', WDS_METRICS_PORT: '0', WDS_TEMPORAL_METRICS_PORT: '0' };
+  const [worker, api] = await Promise.all([spawnApp('worker', env), spawnApp('api', env)]);
+  return {
+    base: api.url!.replace('localhost', '127.0.0.1'),
+    key,
+    api,
+    worker,
+    async stop() {
+      await Promise.all([stopChild(api.child), stopChild(worker.child)]);
+      await temporal.stop();
+      await pg.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
