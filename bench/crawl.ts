@@ -4,7 +4,7 @@ import { scrapeOptionsSchema } from '@wds/contracts';
 import { buildDocument, createScope, fetchPage, transformHtml } from '@wds/scraper';
 import { stopChild } from '@wds/server/infra';
 import { startBenchStack } from './stack';
-import { rssMb, round, writeResult } from './stats';
+import { cpuByRole, cpuDelta, rssMb, round, writeResult } from './stats';
 
 /**
  * Issue 5 (a): crawl a local N-page site (default 2,000) three ways in one run — the full
@@ -91,6 +91,8 @@ async function fullStack(origin: string) {
   const { base, api, worker } = stack;
   const headers = { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' };
   try {
+    const roles = { api: api.child.pid!, worker: worker.child.pid!, postgres: new RegExp(`postgres.*${stack.dataDir}`), temporal: new RegExp(`temporal.*${stack.dataDir}`) };
+    const cpu0 = cpuByRole(roles);
     const t0 = performance.now();
     const started = (await (await fetch(`${base}/v2/crawl`, { method: 'POST', headers, body: JSON.stringify({ url: `${origin}/p/0`, limit: PAGES, sitemap: 'skip', crawlEntireDomain: true, maxConcurrency: CONCURRENCY }) })).json()) as { id: string };
     let peak = { api: 0, worker: 0 };
@@ -100,7 +102,9 @@ async function fullStack(origin: string) {
       peak = { api: Math.max(peak.api, rssMb(api.child.pid!)), worker: Math.max(peak.worker, rssMb(worker.child.pid!)) };
       if (s.status !== 'scraping') {
         const secs = (performance.now() - t0) / 1000;
-        return { pagesPerSec: round(s.completed / secs, 1), completed: s.completed, seconds: round(secs, 1), peakRssMb: peak };
+        // Where the time went: CPU seconds per process over the crawl (2 cores = 2 s per second).
+        const cpuSeconds = cpuDelta(cpu0, cpuByRole(roles));
+        return { pagesPerSec: round(s.completed / secs, 1), completed: s.completed, seconds: round(secs, 1), peakRssMb: peak, cpuSeconds };
       }
       await new Promise((res) => setTimeout(res, 100));
     }
@@ -112,8 +116,10 @@ async function fullStack(origin: string) {
 export async function runCrawlBench() {
   const site = await startSite();
   try {
-    const plain = await plainLoop(site.origin);
-    const crawleeRate = await crawlee(site.origin);
+    // BENCH_CRAWL_SKIP=plain,crawlee skips baselines for quick iterations (the report needs them).
+    const skip = (process.env.BENCH_CRAWL_SKIP ?? '').split(',');
+    const plain = skip.includes('plain') ? NaN : await plainLoop(site.origin);
+    const crawleeRate = skip.includes('crawlee') ? NaN : await crawlee(site.origin);
     const stack = await fullStack(site.origin);
     const result = {
       bench: 'crawl',

@@ -11,6 +11,9 @@ export interface BenchStack {
   key: string;
   api: AppProcess;
   worker: AppProcess;
+  /** Where Postgres and Temporal keep their files (it appears in their command lines). */
+  dataDir: string;
+  temporalAddress: string;
   stop(): Promise<void>;
 }
 
@@ -24,12 +27,17 @@ export async function startBenchStack(opts: { temporalInMemory?: boolean } = {})
   const { key } = await createKey(dbh.db, await ensureTeam(dbh.db, 'bench'));
   await dbh.close();
   const env = { DATABASE_URL: pg.url, TEMPORAL_ADDRESS: temporal.address, PORT: '0', HOST: '127.0.0.1', WDS_ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'warn', WDS_METRICS_PORT: '0', WDS_TEMPORAL_METRICS_PORT: '0' };
-  const [worker, api] = await Promise.all([spawnApp('worker', env), spawnApp('api', env)]);
+  // BENCH_PROFILE_DIR: CPU profiles of the API and worker (written when they stop) for Chrome DevTools.
+  const prof = process.env.BENCH_PROFILE_DIR;
+  const nodeArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [];
+  const [worker, api] = await Promise.all([spawnApp('worker', env, { nodeArgs }), spawnApp('api', env, { nodeArgs })]);
   return {
     base: api.url!.replace('localhost', '127.0.0.1'),
     key,
     api,
     worker,
+    dataDir,
+    temporalAddress: temporal.address,
     async stop() {
       await Promise.all([stopChild(api.child), stopChild(worker.child)]);
       await temporal.stop();

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 export function percentile(samples: number[], p: number): number {
   const s = [...samples].sort((a, b) => a - b);
@@ -40,4 +40,44 @@ export async function runConcurrent(total: number, concurrency: number, fn: (i: 
     }),
   );
   return lat;
+}
+
+/**
+ * CPU seconds (user+system) of live processes, grouped by role: a process belongs to the first
+ * role whose matcher (a pid, or a pattern of the command line) matches it or one of its ancestors,
+ * so a Postgres postmaster brings its backends along.
+ */
+export function cpuByRole(roles: Record<string, number | RegExp>): Record<string, number> {
+  const tick = 100; // USER_HZ on Linux
+  const procs = new Map<number, { ppid: number; cmd: string; cpu: number }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const pid = Number(name);
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      // Fields after the parenthesised command name: ppid is the 2nd, utime and stime the 12th and 13th.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      procs.set(pid, { ppid: Number(f[1]), cmd, cpu: (Number(f[11]) + Number(f[12])) / tick });
+    } catch {
+      // the process exited while being read
+    }
+  }
+  const roleOf = (pid: number, hops = 0): string | undefined => {
+    const p = procs.get(pid);
+    if (!p || hops > 20) return undefined;
+    const own = Object.entries(roles).find(([, m]) => (typeof m === 'number' ? m === pid : m.test(p.cmd)))?.[0];
+    return own ?? roleOf(p.ppid, hops + 1);
+  };
+  const out: Record<string, number> = {};
+  for (const [pid, p] of procs) {
+    const role = roleOf(pid);
+    if (role) out[role] = (out[role] ?? 0) + p.cpu;
+  }
+  return out;
+}
+
+/** `after - before` per role, rounded. */
+export function cpuDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.keys(after).map((k) => [k, round(after[k]! - (before[k] ?? 0), 1)]));
 }

@@ -66,18 +66,22 @@ export async function processBatch(
   let busy = 0;
   const buffer: ClaimedUrl[] = [];
   let claiming: Promise<void> | null = null; // one claim query at a time per batch
+  let firstClaim = true;
   async function take(): Promise<ClaimedUrl | null> {
     for (;;) {
       if (abort.signal.aborted) return null;
       if (buffer.length) return buffer.shift()!;
       if (budget <= 0) return null;
-      claiming ??= claimUrls(deps.db, jobId, owner, Math.min(budget, input.concurrency), leaseMs)
-        .then((got) => {
-          budget -= got.length;
-          claimed += got.length;
-          buffer.push(...got);
-        })
-        .finally(() => (claiming = null));
+      if (!claiming) {
+        claiming = claimUrls(deps.db, jobId, owner, Math.min(budget, input.concurrency), leaseMs, { retakeOwn: firstClaim })
+          .then((got) => {
+            budget -= got.length;
+            claimed += got.length;
+            buffer.push(...got);
+          })
+          .finally(() => (claiming = null));
+        firstClaim = false;
+      }
       await claiming;
       if (buffer.length) continue;
       // Nothing to claim: end unless a sibling slot is still scraping (it may discover more).

@@ -15,15 +15,17 @@ export interface AppProcess {
   child: ChildProcess;
   /** For the API: the base URL it printed. */
   url?: string;
+  /** For a worker: its prom-client endpoint, as printed (WDS_METRICS_PORT=0 picks the port). */
+  metricsUrl?: string;
   output(): string;
 }
 
 export async function spawnApp(
   kind: 'api' | 'worker',
   env: Record<string, string | undefined>,
-  opts: { timeoutMs?: number; echo?: boolean } = {},
+  opts: { timeoutMs?: number; echo?: boolean; nodeArgs?: string[] } = {},
 ): Promise<AppProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY[kind]], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', ENTRY[kind]], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -50,5 +52,6 @@ export async function spawnApp(
       reject(new Error(`${kind} exited with code ${code} before it was ready:\n${out}`));
     });
   });
-  return { child, url, output: () => out };
+  const metricsUrl = kind === 'worker' ? /wds-worker: metrics on (\S+\/metrics)/.exec(out)?.[1] : undefined;
+  return { child, url, metricsUrl, output: () => out };
 }

@@ -83,44 +83,48 @@ export interface ClaimedUrl {
 }
 
 /**
- * Leases up to `n` URLs to `owner` (an activity id, stable across its retries). A retried
- * attempt first takes back its own leases, so work held by a killed worker resumes at once;
- * leases of owners that never come back are taken over when they expire. Only a URL's first
- * claim consumes the job's page limit (`enqueued` counts them), under a short lock of the job
- * row taken once per claim, not per page.
+ * Leases up to `n` URLs to `owner` (an activity id, stable across its retries). The first claim
+ * of an attempt (`retakeOwn`) takes back the leases its earlier attempts held, so work held by a
+ * killed worker resumes at once; later claims must not, as those URLs are in flight right now.
+ * Leases of owners that never come back are taken over when they expire. Only a URL's first
+ * claim consumes the job's page limit (`enqueued` counts them).
+ *
+ * Lock order: the job row first, then URL rows (taken with SKIP LOCKED, so never waited for).
+ * The job row is locked FOR NO KEY UPDATE, which does not conflict with the KEY SHARE locks that
+ * inserts of documents and URLs take through their foreign keys, so storing pages never waits
+ * for a claim and the two can never deadlock.
  */
-export async function claimUrls(db: Db, jobId: string, owner: string, n: number, leaseMs: number): Promise<ClaimedUrl[]> {
+export async function claimUrls(db: Db, jobId: string, owner: string, n: number, leaseMs: number, opts: { retakeOwn: boolean }): Promise<ClaimedUrl[]> {
   type Row = { url: string; url_key: string; depth: number; external: boolean; discovery_only: boolean; page_id: string };
   return db.transaction(async (tx) => {
     await tx.execute(sql`SET LOCAL synchronous_commit = off`);
+    const [job] = (await tx.execute<{ room: number }>(sql`SELECT page_limit - enqueued AS room FROM crawl_jobs WHERE id = ${jobId} FOR NO KEY UPDATE`)).rows;
+    if (!job) return [];
     const lease = sql`now() + make_interval(secs => ${leaseMs / 1000})`;
+    const mine = opts.retakeOwn ? sql`lease_owner = ${owner} OR ` : sql``;
     const retaken = await tx.execute<Row>(sql`
       UPDATE crawl_urls c SET lease_owner = ${owner}, lease_until = ${lease}, attempts = c.attempts + 1
       FROM (
         SELECT url_key FROM crawl_urls
-        WHERE job_id = ${jobId} AND status = 'leased' AND (lease_owner = ${owner} OR lease_until < now())
+        WHERE job_id = ${jobId} AND status = 'leased' AND (${mine}lease_until < now())
         ORDER BY (lease_owner = ${owner}) DESC, seq LIMIT ${n} FOR UPDATE SKIP LOCKED
       ) pick
       WHERE c.job_id = ${jobId} AND c.url_key = pick.url_key
       RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id`);
     const rows = [...retaken.rows];
-    const want = n - rows.length;
-    if (want > 0) {
-      const [job] = (await tx.execute<{ room: number }>(sql`SELECT page_limit - enqueued AS room FROM crawl_jobs WHERE id = ${jobId} FOR UPDATE`)).rows;
-      const take = Math.min(want, Math.max(0, job?.room ?? 0));
-      if (take > 0) {
-        const fresh = await tx.execute<Row>(sql`
-          UPDATE crawl_urls c SET status = 'leased', lease_owner = ${owner}, lease_until = ${lease}, attempts = c.attempts + 1
-          FROM (
-            SELECT url_key FROM crawl_urls WHERE job_id = ${jobId} AND status = 'queued'
-            ORDER BY seq LIMIT ${take} FOR UPDATE SKIP LOCKED
-          ) pick
-          WHERE c.job_id = ${jobId} AND c.url_key = pick.url_key
-          RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id`);
-        if (fresh.rows.length) {
-          await tx.update(crawlJobs).set({ enqueued: sql`${crawlJobs.enqueued} + ${fresh.rows.length}` }).where(eq(crawlJobs.id, jobId));
-          rows.push(...fresh.rows);
-        }
+    const take = Math.min(n - rows.length, Math.max(0, job.room));
+    if (take > 0) {
+      const fresh = await tx.execute<Row>(sql`
+        UPDATE crawl_urls c SET status = 'leased', lease_owner = ${owner}, lease_until = ${lease}, attempts = c.attempts + 1
+        FROM (
+          SELECT url_key FROM crawl_urls WHERE job_id = ${jobId} AND status = 'queued'
+          ORDER BY seq LIMIT ${take} FOR UPDATE SKIP LOCKED
+        ) pick
+        WHERE c.job_id = ${jobId} AND c.url_key = pick.url_key
+        RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id`);
+      if (fresh.rows.length) {
+        await tx.update(crawlJobs).set({ enqueued: sql`${crawlJobs.enqueued} + ${fresh.rows.length}` }).where(eq(crawlJobs.id, jobId));
+        rows.push(...fresh.rows);
       }
     }
     return rows.map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id }));

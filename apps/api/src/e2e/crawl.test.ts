@@ -93,10 +93,7 @@ describe('crawl', () => {
     assert.ok(paths(whole.data).includes('/'), 'parents are followed with crawlEntireDomain');
   });
 
-  // SKIPPED, known bug (see the session note): once in five full `npm test` runs this reported
-  // total 9 for limit 5. Run alone 12 times in a row it was always right (enqueued 5, completed 5,
-  // failed 0), so the cause shows only under the suite's load; not found yet. Unskip when fixed.
-  test.skip('limit caps pages', async () => {
+  test('limit caps pages', async () => {
     const r = await fc.crawl(site.url('/'), { limit: 5, pollInterval: 1 } as never);
     assert.equal(r.data.length, 5);
     assert.equal(r.total, 5);
