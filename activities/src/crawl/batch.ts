@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { claimUrls, completePage, enqueueUrls, failPage, finishDiscoveryPage, jobStatus, type ClaimedUrl } from '@wds/db';
+import { claimUrls, failPage, finishPage, jobStatus, type ClaimedUrl, type FrontierEntry } from '@wds/db';
 import { toWdsError } from '@wds/errors';
 import { crawlPageStored } from '@wds/metrics';
 import { createScope, type CrawlScope } from '@wds/scraper';
@@ -109,18 +109,18 @@ export async function processBatch(
           collectLinks: followLinks && !u.external,
           sleep: (ms) => ctx.sleep(ms),
         });
-        // Links first: once the page is marked done it is never retried, so its links must
-        // already be in the frontier if this worker dies right after (enqueueing is idempotent).
-        if (scope && page.links?.length) {
-          const admitted = [];
-          for (const l of page.links) {
+        const links: FrontierEntry[] = [];
+        if (scope) {
+          for (const l of page.links ?? []) {
             const a = scope.admit(l, { depth: u.depth, external: u.external });
-            if (a.ok) admitted.push({ url: a.url, key: a.key, depth: a.depth, external: a.external });
+            if (a.ok) links.push({ url: a.url, key: a.key, depth: a.depth, external: a.external });
           }
-          await enqueueUrls(deps.db, jobId, admitted);
         }
-        if (u.discoveryOnly) await finishDiscoveryPage(deps.db, jobId, u.key);
-        else if (await completePage(deps.db, jobId, u.key, page.document, page.creditsUsed, jobEvent(job, 'page', [page.document]) ?? undefined)) { succeeded++; crawlPageStored(job.kind, page.creditsUsed); }
+        const document = u.discoveryOnly ? undefined : { body: page.document, credits: page.creditsUsed, event: jobEvent(job, 'page', [page.document]) ?? undefined };
+        if ((await finishPage(deps.db, jobId, u.key, { links, document })) && document) {
+          succeeded++;
+          crawlPageStored(job.kind, page.creditsUsed);
+        }
         return;
       } catch (e) {
         if (abort.signal.aborted) return; // cancelled: the job's end marks what is left

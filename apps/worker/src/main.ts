@@ -1,9 +1,10 @@
+import { availableParallelism } from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { connectDb, migrateDb } from '@wds/db';
 import { collectProcessMetrics, observeBrowserPool, serveMetrics } from '@wds/metrics';
-import { configureHostOverrides, parseHostOverrides, warmPdfWorker } from '@wds/scraper';
+import { closeTransformThreads, configureHostOverrides, configureTransformThreads, parseHostOverrides, warmPdfWorker } from '@wds/scraper';
 import { loadWorkerEnv } from './env';
 import { browserPages, createBrowserResources, queueOptions } from './queues';
 
@@ -40,6 +41,10 @@ const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRES
 
 // Fetch workers convert PDFs: load pdf.js in a worker thread now rather than on the first PDF.
 if (env.WDS_WORKER_QUEUES.includes('wds-fetch')) warmPdfWorker();
+// Workers that build documents convert HTML on every core, not only on the main thread.
+if (env.WDS_WORKER_QUEUES.some((q) => q === 'wds-fetch' || q === 'wds-browser')) {
+  configureTransformThreads(env.WDS_TRANSFORM_THREADS === 0 ? availableParallelism() : Math.max(0, env.WDS_TRANSFORM_THREADS));
+}
 // Browser workers own one Chromium pool; nothing browser-related is loaded or started otherwise.
 let browser: Awaited<ReturnType<typeof createBrowserResources>> | undefined;
 if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
@@ -82,6 +87,7 @@ await Promise.all(running);
 await dispatcher?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
 await browser?.stop();
+await closeTransformThreads();
 await connection.close();
 await dbh.close();
 metrics.server.close();

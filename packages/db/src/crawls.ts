@@ -131,31 +131,47 @@ export async function claimUrls(db: Db, jobId: string, owner: string, n: number,
   });
 }
 
-/**
- * Stores a page's document once, marks the URL done and queues the page's webhook event, in
- * one transaction (a worker dying halfway leaves no half). It commits without waiting for the
- * WAL flush: if Postgres itself crashed and lost the commit, the URL would still be leased and
- * simply be crawled again, so the frontier's guarantees are not weakened.
- */
-export async function completePage(db: Db, jobId: string, key: string, document: unknown, credits: number, event?: WebhookEventRow): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`SET LOCAL synchronous_commit = off`);
-    const ins = await tx.insert(crawlDocuments).values({ jobId, urlKey: key, document, credits }).onConflictDoNothing().returning({ seq: crawlDocuments.seq });
-    await tx
-      .update(crawlUrls)
-      .set({ status: 'done', doneAt: new Date(), leaseOwner: null, leaseUntil: null })
-      .where(and(eq(crawlUrls.jobId, jobId), eq(crawlUrls.urlKey, key)));
-    if (ins.length && event) await tx.insert(webhookOutbox).values({ ...event, headers: event.headers ?? null });
-    return ins.length > 0;
-  });
+/** What a scraped page leaves behind: the links it adds to the frontier, and its document (none for discovery-only pages). */
+export interface FinishedPage {
+  links: FrontierEntry[];
+  document?: { body: unknown; credits: number; event?: WebhookEventRow };
 }
 
-/** A discovery-only page: fetched for its links, no document. */
-export async function finishDiscoveryPage(db: Db, jobId: string, key: string): Promise<void> {
-  await db
-    .update(crawlUrls)
-    .set({ status: 'done', doneAt: new Date(), leaseOwner: null, leaseUntil: null })
-    .where(and(eq(crawlUrls.jobId, jobId), eq(crawlUrls.urlKey, key)));
+/**
+ * Ends a scraped page in one statement, so it is atomic without a transaction and costs one
+ * round trip: its links enter the frontier (idempotent per key), its document is stored once,
+ * the URL is marked done, and the page webhook is queued if this call stored the document.
+ * Links go in with the page: once a URL is done it is never retried, so its links must never
+ * be lost after it. True when this call stored the document.
+ */
+export async function finishPage(db: Db, jobId: string, key: string, page: FinishedPage): Promise<boolean> {
+  const seen = new Set<string>();
+  const links = page.links.filter((e) => (seen.has(e.key) ? false : (seen.add(e.key), true)));
+  const d = page.document;
+  const res = await db.execute<{ stored: number }>(sql`
+    WITH links AS (
+      INSERT INTO crawl_urls (job_id, url_key, url, depth, external, discovery_only)
+      SELECT ${jobId}, t.k, t.u, t.d, t.e, t.o
+      FROM unnest(${sql.param(links.map((e) => e.key))}::text[], ${sql.param(links.map((e) => e.url))}::text[],
+                  ${sql.param(links.map((e) => e.depth))}::int[], ${sql.param(links.map((e) => e.external))}::bool[],
+                  ${sql.param(links.map((e) => !!e.discoveryOnly))}::bool[]) AS t(k, u, d, e, o)
+      ON CONFLICT DO NOTHING
+    ), doc AS (
+      INSERT INTO crawl_documents (job_id, url_key, document, credits)
+      SELECT ${jobId}::uuid, ${key}::text, ${d ? JSON.stringify(d.body) : null}::jsonb, ${d?.credits ?? 0}::int
+      WHERE ${!!d}::bool
+      ON CONFLICT DO NOTHING
+      RETURNING seq
+    ), done AS (
+      UPDATE crawl_urls SET status = 'done', done_at = now(), lease_owner = NULL, lease_until = NULL
+      WHERE job_id = ${jobId} AND url_key = ${key}
+    ), event AS (
+      INSERT INTO webhook_outbox (job_id, url, headers, payload)
+      SELECT ${d?.event?.jobId ?? null}::uuid, ${d?.event?.url ?? null}::text, ${d?.event?.headers ? JSON.stringify(d.event.headers) : null}::jsonb, ${d?.event ? JSON.stringify(d.event.payload) : null}::jsonb
+      WHERE ${!!d?.event}::bool AND EXISTS (SELECT 1 FROM doc)
+    )
+    SELECT (SELECT count(*) FROM doc)::int AS stored`);
+  return (res.rows[0]?.stored ?? 0) > 0;
 }
 
 /** A page that could not be scraped (or was refused by robots.txt). */

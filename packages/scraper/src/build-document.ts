@@ -5,6 +5,8 @@ import { decodeBody } from './charset';
 import { isPdf, parsePdf } from './pdf/parse';
 import type { PdfMetadata, PdfPage, PdfPageBlocks } from './pdf/types';
 import { transformHtml, transformText } from './transform';
+import { transformHtmlAsync } from './transform-pool';
+import type { TransformOptions, TransformResult } from './types';
 
 /** A fetched (or cached) page: the input of format building. */
 export interface PageContent {
@@ -102,23 +104,25 @@ function serviceMetadata(page: PageContent, kind: BodyKind, mime: string, ctx: B
   return metadata;
 }
 
-/**
- * Builds the requested formats of an HTML/text page, or of a PDF with `parsers: []`
- * (rawBase64, flat 1 credit). A PDF to convert needs buildDocumentAsync.
- */
-export function buildDocument(page: PageContent, o: ScrapeOptions, ctx: BuildContext): BuiltDocument {
+/** A page decoded and classified, its service metadata set, ready for transformHtml (html) or done (text). */
+interface PreparedPage {
+  kind: 'html' | 'text';
+  text: string;
+  charset: string | null;
+  metadata: DocumentMetadata;
+  want: Set<string>;
+}
+
+/** Everything before the conversion itself; a page that needs none comes back built. */
+function preparePage(page: PageContent, o: ScrapeOptions, ctx: BuildContext): { built: BuiltDocument } | { prepared: PreparedPage } {
   const mime = mimeOf(page.contentTypeHeader);
   const kind = classifyBody(mime, page.body);
-  const want = new Set(o.formats.map((f) => f.type));
   const metadata = serviceMetadata(page, kind, mime, ctx);
-  const doc: ScrapeDocument = { metadata };
-  let charset: string | null = null;
 
   if (kind === 'pdf') {
     if (pdfParserOf(o) === null) {
-      doc.rawBase64 = page.body.toString('base64');
       metadata.creditsUsed = 1;
-      return { document: doc, charset, creditsUsed: 1 };
+      return { built: { document: { metadata, rawBase64: page.body.toString('base64') }, charset: null, creditsUsed: 1 } };
     }
     throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: PDF conversion must go through buildDocumentAsync' });
   }
@@ -128,29 +132,44 @@ export function buildDocument(page: PageContent, o: ScrapeOptions, ctx: BuildCon
       code: 'SCRAPE_UNSUPPORTED_FILE_TYPE',
     });
   }
-
   const decoded = page.charset ? decodeBody(page.body, `${mime}; charset=${page.charset}`) : decodeBody(page.body, page.contentTypeHeader);
-  charset = decoded.charset;
-  const result =
-    kind === 'html'
-      ? transformHtml(decoded.text, page.finalUrl, {
-          onlyMainContent: o.onlyMainContent,
-          includeTags: o.includeTags,
-          excludeTags: o.excludeTags,
-          removeBase64Images: o.removeBase64Images,
-          want: { markdown: want.has('markdown'), html: want.has('html'), links: want.has('links') || !!ctx.collectLinks, images: want.has('images') },
-        })
-      : { ...transformText(decoded.text), html: decoded.text, links: [], images: [] };
+  return { prepared: { kind, text: decoded.text, charset: decoded.charset, metadata, want: new Set(o.formats.map((f) => f.type)) } };
+}
 
+function transformOptions(o: ScrapeOptions, want: Set<string>, ctx: BuildContext): TransformOptions {
+  return {
+    onlyMainContent: o.onlyMainContent,
+    includeTags: o.includeTags,
+    excludeTags: o.excludeTags,
+    removeBase64Images: o.removeBase64Images,
+    want: { markdown: want.has('markdown'), html: want.has('html'), links: want.has('links') || !!ctx.collectLinks, images: want.has('images') },
+  };
+}
+
+function assemble(p: PreparedPage, result: TransformResult, ctx: BuildContext): BuiltDocument {
+  const { want } = p;
   // Page metadata first, so the service's own fields always win over a page's <meta> tags.
-  doc.metadata = { ...result.metadata, ...metadata };
+  const doc: ScrapeDocument = { metadata: { ...result.metadata, ...p.metadata } };
   if (want.has('markdown')) doc.markdown = result.markdown ?? '';
   if (want.has('html')) doc.html = result.html ?? '';
-  if (want.has('rawHtml')) doc.rawHtml = decoded.text;
+  if (want.has('rawHtml')) doc.rawHtml = p.text;
   if (want.has('links')) doc.links = result.links ?? [];
   if (want.has('images')) doc.images = result.images ?? [];
   doc.metadata.creditsUsed = 1;
-  return { document: doc, charset, creditsUsed: 1, links: ctx.collectLinks ? (result.links ?? []) : undefined };
+  return { document: doc, charset: p.charset, creditsUsed: 1, links: ctx.collectLinks ? (result.links ?? []) : undefined };
+}
+
+const textResult = (text: string): TransformResult => ({ ...transformText(text), html: text, links: [], images: [] });
+
+/**
+ * Builds the requested formats of an HTML/text page, or of a PDF with `parsers: []`
+ * (rawBase64, flat 1 credit), on this thread. A PDF to convert needs buildDocumentAsync.
+ */
+export function buildDocument(page: PageContent, o: ScrapeOptions, ctx: BuildContext): BuiltDocument {
+  const r = preparePage(page, o, ctx);
+  if ('built' in r) return r.built;
+  const p = r.prepared;
+  return assemble(p, p.kind === 'html' ? transformHtml(p.text, page.finalUrl, transformOptions(o, p.want, ctx)) : textResult(p.text), ctx);
 }
 
 /**
@@ -160,7 +179,14 @@ export function buildDocument(page: PageContent, o: ScrapeOptions, ctx: BuildCon
  */
 export async function buildDocumentAsync(page: PageContent, o: ScrapeOptions, ctx: AsyncBuildContext): Promise<BuiltDocument> {
   const parser = pdfParserOf(o);
-  if (!parser || !needsPdfConversion(page, o)) return buildDocument(page, o, ctx);
+  if (!parser || !needsPdfConversion(page, o)) {
+    // HTML is converted on a transform thread when the process has them (transform-pool.ts).
+    const r = preparePage(page, o, ctx);
+    if ('built' in r) return r.built;
+    const p = r.prepared;
+    if (p.kind === 'text') return assemble(p, textResult(p.text), ctx);
+    return assemble(p, await transformHtmlAsync(p.text, page.finalUrl, transformOptions(o, p.want, ctx), ctx.timeoutMs), ctx);
+  }
 
   const r = await parsePdf(page.body, {
     mode: parser.mode,

@@ -1,3 +1,5 @@
 export * from './fixture-site';
 export * from './stack';
 export * from './crawl-site';
+export * from './temporal';
+export * from './wait';

@@ -21,6 +21,8 @@ export interface Stack {
   env: Record<string, string>;
   /** Starts one more worker process on the same queues (fleet and failure tests). */
   addWorker(env?: Record<string, string>): Promise<AppProcess>;
+  /** Starts one more API process on the same database and namespace (fleet and shutdown tests); its `url` is its own. */
+  addApi(env?: Record<string, string>): Promise<AppProcess>;
   /** A fresh team with its own key (for cross-team and permission tests). */
   newTeam(opts?: { flags?: TeamFlags; scopes?: string[] }): Promise<{ teamId: string; apiKey: string }>;
   stop(): Promise<void>;
@@ -76,6 +78,7 @@ export async function startStack(opts: { namespace: string; env?: Record<string,
     LOG_LEVEL: 'warn',
     // Workers of parallel test files share the machine: free metrics ports, no Temporal exporter.
     WDS_METRICS_PORT: '0',
+    WDS_METRICS_HOST: '127.0.0.1',
     WDS_TEMPORAL_METRICS_PORT: '0',
     ...opts.env,
   };
@@ -95,7 +98,8 @@ export async function startStack(opts: { namespace: string; env?: Record<string,
     return { teamId, apiKey: key };
   };
   const main = await newTeam();
-  const extraWorkers: AppProcess[] = [];
+  // Every process started later, so that stop() leaves none behind (stopChild skips exited ones).
+  const extra: AppProcess[] = [];
   return {
     url: api.url!.replace('localhost', '127.0.0.1'),
     apiKey: main.apiKey,
@@ -106,13 +110,19 @@ export async function startStack(opts: { namespace: string; env?: Record<string,
     namespace: opts.namespace,
     env,
     newTeam,
-    async addWorker(extra = {}) {
-      const w = await spawnApp('worker', { ...env, ...extra });
-      extraWorkers.push(w);
+    async addWorker(more = {}) {
+      const w = await spawnApp('worker', { ...env, ...more });
+      extra.push(w);
       return w;
     },
+    async addApi(more = {}) {
+      const a = await spawnApp('api', { ...env, ...more });
+      a.url = a.url!.replace('localhost', '127.0.0.1');
+      extra.push(a);
+      return a;
+    },
     async stop() {
-      await Promise.all([stopChild(api.child), stopChild(worker.child), ...extraWorkers.map((w) => stopChild(w.child))]);
+      await Promise.all([stopChild(api.child), stopChild(worker.child), ...extra.map((p) => stopChild(p.child))]);
       await db.close();
     },
   };

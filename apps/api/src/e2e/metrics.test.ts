@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { exportedSamples, metricNames } from '@wds/metrics/promql';
+import { exportedSamples, metricNames, sampleSum } from '@wds/metrics/promql';
 import { freePort } from '@wds/server/infra';
 import { call, html, namespaceFor, startFixtureSite, startStack, type FixtureSite, type Stack } from '@wds/test-utils';
 
@@ -56,35 +56,26 @@ after(async () => {
   await site?.close();
 });
 
-function sample(t: string, name: string, labels: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const line of t.split('\n')) {
-    if (!line.startsWith(name + '{') && !line.startsWith(name + ' ')) continue;
-    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) sum += Number(line.split(' ').pop());
-  }
-  return sum;
-}
-
 describe('metrics', () => {
   test('API: requests by route pattern and status, jobs, cache, process metrics', () => {
-    assert.ok(sample(text.api, 'wds_http_requests_total', { method: 'POST', route: '/v2/scrape', status: '200' }) >= 2);
-    assert.ok(sample(text.api, 'wds_http_requests_total', { route: '/v2/crawl/:id', status: '200' }) >= 1, 'route patterns, not URLs');
+    assert.ok(sampleSum(text.api, 'wds_http_requests_total', { method: 'POST', route: '/v2/scrape', status: '200' }) >= 2);
+    assert.ok(sampleSum(text.api, 'wds_http_requests_total', { route: '/v2/crawl/:id', status: '200' }) >= 1, 'route patterns, not URLs');
     assert.ok(!/wds_http_requests_total\{[^}]*route="\/v2\/crawl\/[0-9a-f-]{36}"/.test(text.api), 'no ids in labels');
-    assert.ok(sample(text.api, 'wds_http_request_duration_seconds_count', { route: '/v2/scrape' }) >= 3);
-    assert.ok(sample(text.api, 'wds_jobs_started_total', { kind: 'scrape' }) >= 2);
-    assert.ok(sample(text.api, 'wds_jobs_started_total', { kind: 'crawl' }) >= 1);
-    assert.ok(sample(text.api, 'wds_jobs_finished_total', { kind: 'scrape', status: 'completed' }) >= 2);
-    assert.equal(sample(text.api, 'wds_cache_lookups_total', { result: 'hit', source: 'api' }), 1);
-    assert.ok(sample(text.api, 'wds_cache_lookups_total', { result: 'miss', source: 'api' }) >= 1);
-    assert.ok(sample(text.api, 'wds_process_resident_memory_bytes') > 0);
+    assert.ok(sampleSum(text.api, 'wds_http_request_duration_seconds_count', { route: '/v2/scrape' }) >= 3);
+    assert.ok(sampleSum(text.api, 'wds_jobs_started_total', { kind: 'scrape' }) >= 2);
+    assert.ok(sampleSum(text.api, 'wds_jobs_started_total', { kind: 'crawl' }) >= 1);
+    assert.ok(sampleSum(text.api, 'wds_jobs_finished_total', { kind: 'scrape', status: 'completed' }) >= 2);
+    assert.equal(sampleSum(text.api, 'wds_cache_lookups_total', { result: 'hit', source: 'api' }), 1);
+    assert.ok(sampleSum(text.api, 'wds_cache_lookups_total', { result: 'miss', source: 'api' }) >= 1);
+    assert.ok(sampleSum(text.api, 'wds_process_resident_memory_bytes') > 0);
   });
 
   test('worker: scrape duration by engine, crawl pages, credits, finished crawls', () => {
-    assert.ok(sample(text.worker, 'wds_scrape_duration_seconds_count', { engine: 'http', outcome: 'success' }) >= 1);
-    assert.ok(sample(text.worker, 'wds_crawl_pages_total', { kind: 'crawl' }) >= 2);
-    assert.ok(sample(text.worker, 'wds_credits_used_total') >= 3);
-    assert.equal(sample(text.worker, 'wds_jobs_finished_total', { kind: 'crawl', status: 'completed' }), 1);
-    assert.ok(sample(text.worker, 'wds_process_cpu_seconds_total') > 0);
+    assert.ok(sampleSum(text.worker, 'wds_scrape_duration_seconds_count', { engine: 'http', outcome: 'success' }) >= 1);
+    assert.ok(sampleSum(text.worker, 'wds_crawl_pages_total', { kind: 'crawl' }) >= 2);
+    assert.ok(sampleSum(text.worker, 'wds_credits_used_total') >= 3);
+    assert.equal(sampleSum(text.worker, 'wds_jobs_finished_total', { kind: 'crawl', status: 'completed' }), 1);
+    assert.ok(sampleSum(text.worker, 'wds_process_cpu_seconds_total') > 0);
   });
 
   test('worker: the Temporal SDK exports its own metrics on its own port', () => {

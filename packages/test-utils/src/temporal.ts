@@ -1,0 +1,51 @@
+import { Client, Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { testInfra } from './stack';
+
+/**
+ * What Temporal knows about a workflow's activities, for failure tests that must prove where
+ * work ran: which worker process (identity `pid@host`, the SDK default) started which attempt.
+ */
+export interface ActivityStart {
+  type: string;
+  attempt: number;
+  /** Worker process id, from the worker identity. */
+  pid: number;
+}
+
+const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+const pidOf = (identity: string | null | undefined) => Number(/^(\d+)@/.exec(identity ?? '')?.[1] ?? NaN);
+
+async function withHandle<T>(namespace: string, workflowId: string, fn: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<T>): Promise<T> {
+  const connection = await Connection.connect({ address: testInfra().temporalAddress });
+  try {
+    return await fn(new Client({ connection, namespace }).workflow.getHandle(workflowId));
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Every started attempt of every activity in the workflow's history (current run). */
+export function activityStarts(namespace: string, workflowId: string): Promise<ActivityStart[]> {
+  return withHandle(namespace, workflowId, async (h) => {
+    const events = (await h.fetchHistory()).events ?? [];
+    const types = new Map<string, string>();
+    const out: ActivityStart[] = [];
+    for (const e of events) {
+      if (e.activityTaskScheduledEventAttributes) types.set(String(e.eventId), e.activityTaskScheduledEventAttributes.activityType?.name ?? '');
+      const s = e.activityTaskStartedEventAttributes;
+      if (s) out.push({ type: types.get(String(s.scheduledEventId)) ?? '', attempt: s.attempt ?? 1, pid: pidOf(s.identity) });
+    }
+    return out;
+  });
+}
+
+/** Activities running right now (started, not finished), with the worker process running each. */
+export function runningActivities(namespace: string, workflowId: string): Promise<ActivityStart[]> {
+  return withHandle(namespace, workflowId, async (h) => {
+    const d = await h.describe();
+    return (d.raw.pendingActivities ?? [])
+      .filter((a) => a.state === STARTED)
+      .map((a) => ({ type: a.activityType?.name ?? '', attempt: a.attempt ?? 1, pid: pidOf(a.lastWorkerIdentity) }));
+  });
+}
