@@ -15,10 +15,17 @@ export interface ScrapeActivityDeps extends PageDeps {
   browserAvailable?: BrowserAvailability;
 }
 
+const HEARTBEAT_MS = 1_000;
+
 export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActivities {
   return {
     async scrapePage({ jobId, engine, deadlineMs }: FetchPageInput): Promise<FetchPageResult> {
-      return asActivity(async () => {
+      // Heartbeats let Temporal notice a dead worker within the workflow's heartbeatTimeout and
+      // retry elsewhere, instead of after startToCloseTimeout, which is the request's whole budget.
+      // The first beat comes after a second: short scrapes (most) cost no extra call.
+      const ctx = Context.current();
+      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+      return asActivity<FetchPageResult>(async () => {
         const job = await loadScrapeJob(deps.db, jobId);
         if (!job) throw new WdsError('NOT_FOUND', { message: `Scrape job ${jobId} not found` });
         if (job.status === 'completed') {
@@ -44,7 +51,6 @@ export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActiviti
           escalate = plan.escalateIfClientRendered;
         }
 
-        const ctx = Context.current();
         const page = await scrapeOrEscalate(
           deps,
           { url: o.url, options: o, scrapeId: jobId, signal: ctx.cancellationSignal, sleep: (ms) => ctx.sleep(ms), useCache: o.cacheLookup },
@@ -59,7 +65,7 @@ export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActiviti
         await completeScrapeJob(deps.db, jobId, page.document, page.creditsUsed);
         creditsUsed.inc({ kind: 'scrape' }, page.creditsUsed);
         return { jobId, statusCode: page.statusCode };
-      });
+      }).finally(() => clearInterval(beat));
     },
   };
 }

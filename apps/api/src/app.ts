@@ -36,6 +36,7 @@ export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<Fastify
   // Signed links instead of bearer auth, so it sits outside the authenticated v2 plugin.
   if (opts.files) app.get('/v2/files/*', filesController(opts.files));
   const streams = attachJobStreams(app, deps);
-  app.addHook('onClose', () => streams.close());
+  // Before the server closes: it waits for every socket, and a WebSocket never ends by itself.
+  app.addHook('preClose', () => streams.close());
   return app;
 }

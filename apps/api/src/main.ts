@@ -5,6 +5,7 @@ import { lazySigningSecret, LocalFileStore } from '@wds/storage';
 import { buildApp } from './app';
 import { createParseStarter } from './controllers/v2/parse';
 import { loadApiEnv } from './env';
+import { drainOnSignal } from './shutdown';
 import { connectTemporal } from './temporal';
 
 const env = loadApiEnv();
@@ -55,15 +56,10 @@ const addr = app.server.address();
 const port = typeof addr === 'object' && addr ? addr.port : env.PORT;
 process.stdout.write(`wds-api: listening on http://localhost:${port}\n`);
 
-let closing = false;
-for (const sig of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(sig, async () => {
-    if (closing) return;
-    closing = true;
-    // Stop accepting, let in-flight requests finish, then release connections.
-    await app.close();
+drainOnSignal(app, {
+  graceMs: env.WDS_SHUTDOWN_GRACE_MS,
+  async release() {
     await starters.close();
     await dbh.close();
-    process.exit(0);
-  });
-}
+  },
+});

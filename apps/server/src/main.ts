@@ -23,7 +23,9 @@ let stopping = false;
 async function shutdown(code: number) {
   if (stopping) return;
   stopping = true;
-  for (const a of apps) await stopChild(a.child);
+  // The API first: its in-flight requests need the worker to finish. Each gets its drain time
+  // (WDS_SHUTDOWN_GRACE_MS) and a margin before SIGKILL.
+  for (const a of apps) await stopChild(a.child, env.WDS_SHUTDOWN_GRACE_MS + 15_000);
   for (const s of infra.reverse()) await s.stop().catch(() => {});
   process.exit(code);
 }

@@ -45,7 +45,6 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_FETCH_CONCURRENCY: envInt(50, 1, 1000),
         /** Threads converting HTML to formats (the CPU-heavy step of scrapes and crawls); 0 = one per core, -1 = none (inline). */
         WDS_TRANSFORM_THREADS: envInt(0, -1, 64),
-        WDS_SHUTDOWN_GRACE_MS: envInt(10_000, 0, 600_000),
         /** HMAC key for X-Firecrawl-Signature on webhook deliveries; unsigned when unset. */
         WDS_WEBHOOK_SECRET: envStr(),
         /** Static DNS overrides for fetches, `name=ip,*.name=ip` (split-horizon networks, test sites). */

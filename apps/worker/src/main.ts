@@ -9,6 +9,8 @@ import { loadWorkerEnv } from './env';
 import { browserPages, createBrowserResources, queueOptions } from './queues';
 
 const env = loadWorkerEnv();
+/** How long after the grace time a worker still waits for activities that ignore cancellation. */
+const FORCE_AFTER_GRACE_MS = 5_000;
 // Runtime.install must come before any connection or worker is created.
 const level = env.LOG_LEVEL.toUpperCase();
 // The SDK's own metrics (task latencies, slots, polls) go to their own Prometheus port.
@@ -71,6 +73,7 @@ for (const queue of env.WDS_WORKER_QUEUES) {
       namespace: env.TEMPORAL_NAMESPACE,
       taskQueue: queue,
       shutdownGraceTime: env.WDS_SHUTDOWN_GRACE_MS,
+      shutdownForceTime: env.WDS_SHUTDOWN_GRACE_MS + FORCE_AFTER_GRACE_MS,
       ...opts,
     }),
   );
@@ -79,11 +82,30 @@ for (const queue of env.WDS_WORKER_QUEUES) {
 const dispatcher = env.WDS_WORKER_QUEUES.includes('wds-control')
   ? startWebhookDispatcher({ db: dbh.db, secret: env.WDS_WEBHOOK_SECRET, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK })
   : null;
-// Worker.run resolves after SIGINT/SIGTERM once in-flight tasks finish or the grace time passes.
+// SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for
+// WDS_SHUTDOWN_GRACE_MS, then activities are cancelled, which Temporal records as retryable
+// failures and retries on another worker. Worker.run resolves once they have all returned; it
+// gives up FORCE_AFTER_GRACE_MS later (an activity ignoring cancellation), and the process
+// exits after twice that whatever hangs, so a deploy is never blocked.
+for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(sig, () => {
+    process.stdout.write(`wds-worker: ${sig}, draining in-flight tasks (up to ${env.WDS_SHUTDOWN_GRACE_MS} ms)\n`);
+    setTimeout(() => {
+      process.stderr.write('wds-worker: shutdown did not finish in time; exiting\n');
+      process.exit(1);
+    }, env.WDS_SHUTDOWN_GRACE_MS + 2 * FORCE_AFTER_GRACE_MS).unref();
+  });
+}
 // "serving" is printed once the workers poll (fetch workers look for wds-browser pollers).
 const running = workers.map((w) => w.run());
 process.stdout.write(`wds-worker: serving ${workers.map((w) => w.options.taskQueue).join(', ')} on ${env.TEMPORAL_ADDRESS}\n`);
-await Promise.all(running);
+let exitCode = 0;
+try {
+  await Promise.all(running);
+} catch (e) {
+  process.stderr.write(`wds-worker: ${(e as Error).message}\n`);
+  exitCode = 1;
+}
 await dispatcher?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
 await browser?.stop();
@@ -91,3 +113,5 @@ await closeTransformThreads();
 await connection.close();
 await dbh.close();
 metrics.server.close();
+// Explicit: a leftover handle (a kept-alive metrics scrape, a helper thread) must not keep a drained worker alive.
+process.exit(exitCode);

@@ -18,6 +18,11 @@ export const commonEnvShape = {
   CHROMIUM_PATH: envStr(),
   LOG_LEVEL: envStr('info'),
   /**
+   * SIGTERM drain bound: the API lets in-flight requests finish for this long, a worker its
+   * in-flight activities (then cancels them, so Temporal retries them on another worker).
+   */
+  WDS_SHUTDOWN_GRACE_MS: envInt(10_000, 0, 600_000),
+  /**
    * The API's address as clients reach it: `url`/`next` links, and the base of file links that
    * workers sign (screenshots, action PDFs). Unset: the API uses the request's Host; workers
    * use http://localhost:3002 (`npm start` passes the API's real address to its worker).

@@ -20,6 +20,8 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<Scrape
     // The user's timeout is the budget for all attempts together.
     scheduleToCloseTimeout: input.timeoutMs + 5_000,
     startToCloseTimeout: input.timeoutMs + 2_000,
+    // scrapePage beats every second: a killed worker's attempt is retried within this, not at the end of the budget.
+    heartbeatTimeout: '10s',
     retry,
   });
   const { recordScrapeFailure } = proxyActivities<StoreActivities>({

@@ -76,5 +76,17 @@ export function attachJobStreams(app: FastifyInstance, deps: ApiDeps) {
     }
   }
 
-  return { close: () => new Promise<void>((r) => wss.close(() => r())) };
+  return {
+    /** 1001 Going Away: the SDK's watcher then polls the status route, which another API answers. */
+    close: () =>
+      new Promise<void>((r) => {
+        for (const ws of wss.clients) ws.close(1001, 'server shutting down');
+        // A client that does not answer the close frame is not waited for (ws would wait 30 s).
+        const cut = setTimeout(() => wss.clients.forEach((ws) => ws.terminate()), 1_000);
+        wss.close(() => {
+          clearTimeout(cut);
+          r();
+        });
+      }),
+  };
 }
