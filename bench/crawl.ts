@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { availableParallelism } from 'node:os';
 import { scrapeOptionsSchema } from '@wds/contracts';
-import { buildDocument, createScope, fetchPage, transformHtml } from '@wds/scraper';
+import { buildDocumentAsync, closeTransformThreads, configureTransformThreads, createScope, fetchPage, transformHtml, transformHtmlAsync } from '@wds/scraper';
 import { stopChild } from '@wds/server/infra';
 import { startBenchStack } from './stack';
 import { cpuByRole, cpuDelta, rssMb, round, writeResult } from './stats';
@@ -16,13 +17,18 @@ import { cpuByRole, cpuDelta, rssMb, round, writeResult } from './stats';
 const PAGES = Number(process.env.BENCH_CRAWL_PAGES ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CRAWL_CONCURRENCY ?? 20);
 
-async function startSite(): Promise<{ child: ChildProcess; origin: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./site-server.ts', import.meta.url)), String(PAGES)], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** The synthetic site (site-server.ts) with `pages` pages, in its own process. */
+export async function startSite(pages = PAGES): Promise<{ child: ChildProcess; origin: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./site-server.ts', import.meta.url)), String(pages)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => child.stdout!.on('data', (d) => { const m = /PORT (\d+)/.exec(String(d)); if (m) resolve(Number(m[1])); }));
   return { child, origin: `http://127.0.0.1:${port}` };
 }
 
-async function plainLoop(origin: string): Promise<number> {
+/** `threads`: 0 converts on the loop's own thread; n uses the worker's transform pool with n threads. */
+async function plainLoop(origin: string, threads: number): Promise<number> {
+  configureTransformThreads(threads);
+  // Threads load their modules before timing starts, as the worker's do at its start.
+  await Promise.all(Array.from({ length: threads }, () => transformHtmlAsync('<p>warm</p>', 'http://warm.test/', { onlyMainContent: true, removeBase64Images: true, want: { markdown: true, html: false, links: false, images: false } }, 60_000)));
   const opts = scrapeOptionsSchema.parse({});
   const start = `${origin}/p/0`;
   const scope = createScope(start, { crawlEntireDomain: true });
@@ -43,10 +49,10 @@ async function plainLoop(origin: string): Promise<number> {
         inFlight++;
         try {
           const page = await fetchPage({ url: next.url, timeoutMs: 30_000, skipTlsVerification: true, allowPrivateNetwork: true, maxBodyBytes: 20 << 20 });
-          const built = buildDocument(
+          const built = await buildDocumentAsync(
             { requestedUrl: next.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentTypeHeader: page.headers['content-type'] ?? '', body: page.body },
             opts,
-            { scrapeId: 'x', engine: 'http', collectLinks: true },
+            { scrapeId: 'x', engine: 'http', collectLinks: true, timeoutMs: 30_000 },
           );
           done++;
           for (const l of built.links ?? []) {
@@ -62,7 +68,9 @@ async function plainLoop(origin: string): Promise<number> {
       }
     }),
   );
-  return done / ((performance.now() - t0) / 1000);
+  const rate = done / ((performance.now() - t0) / 1000);
+  await closeTransformThreads();
+  return rate;
 }
 
 async function crawlee(origin: string): Promise<number> {
@@ -118,7 +126,9 @@ export async function runCrawlBench() {
   try {
     // BENCH_CRAWL_SKIP=plain,crawlee skips baselines for quick iterations (the report needs them).
     const skip = (process.env.BENCH_CRAWL_SKIP ?? '').split(',');
-    const plain = skip.includes('plain') ? NaN : await plainLoop(site.origin);
+    const plain = skip.includes('plain') ? NaN : await plainLoop(site.origin, 0);
+    // The same loop converting on the worker's thread pool (one thread per core, as the worker does).
+    const plainPooled = skip.includes('plain') ? NaN : await plainLoop(site.origin, availableParallelism());
     const crawleeRate = skip.includes('crawlee') ? NaN : await crawlee(site.origin);
     const stack = await fullStack(site.origin);
     const result = {
@@ -126,9 +136,11 @@ export async function runCrawlBench() {
       pages: PAGES,
       concurrency: CONCURRENCY,
       plainLoopPagesPerSec: round(plain, 1),
+      plainLoopPooledPagesPerSec: round(plainPooled, 1),
       crawleePagesPerSec: round(crawleeRate, 1),
       fullStack: stack,
       ratioStackToPlain: round(stack.pagesPerSec / plain),
+      ratioStackToPlainPooled: round(stack.pagesPerSec / plainPooled),
       ratioStackToCrawlee: round(stack.pagesPerSec / crawleeRate),
       targets: { stackToPlain: 0.8, stackToCrawlee: 1.5 },
     };

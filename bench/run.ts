@@ -2,8 +2,10 @@
 const BENCHES: Record<string, () => Promise<unknown>> = {
   scrape: async () => (await import('./scrape')).runScrapeBench(),
   crawl: async () => (await import('./crawl')).runCrawlBench(),
+  'crawl-scale': async () => (await import('./crawl-scale')).runCrawlScaleBench(),
   pdf: async () => (await import('./pdf')).runPdfBench(),
   browser: async () => (await import('./browser')).runBrowserBench(),
+  load: async () => (await import('./load')).runLoadBench(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -67,16 +67,13 @@ export async function findCachedPage(db: Db, cacheKey: string, window: { maxAgeM
   return row ?? null;
 }
 
-/** The cache is only a cache: losing its newest rows in a Postgres crash costs a re-fetch, so writes skip the WAL flush wait. */
+/** One upsert statement (one round trip): pages are cached on every scrape and crawled page. */
 export async function storeCachedPage(db: Db, cacheKey: string, page: Omit<CachedPage, 'fetchedAt'>) {
   const now = new Date();
-  await db.transaction(async (tx) => {
-    await tx.execute(sql`SET LOCAL synchronous_commit = off`);
-    await tx
-      .insert(pageCache)
-      .values({ cacheKey, ...page, fetchedAt: now })
-      .onConflictDoUpdate({ target: pageCache.cacheKey, set: { ...page, fetchedAt: now } });
-  });
+  await db
+    .insert(pageCache)
+    .values({ cacheKey, ...page, fetchedAt: now })
+    .onConflictDoUpdate({ target: pageCache.cacheKey, set: { ...page, fetchedAt: now } });
 }
 
 /** Zero data retention: the row goes once its document has been handed back. */

@@ -3,11 +3,13 @@ import type { CrawlPlan } from '@wds/workflows/contracts';
 /**
  * Turns a job's concurrency options into the workflow's window: `maxConcurrency` pages at once
  * in total (default: the deployment's), split into batch activities of up to 10 concurrent
- * pages; `delay` (seconds) forces one page at a time, as Firecrawl documents.
+ * pages (ten pages per slot); `delay` (seconds) forces one page at a time, as Firecrawl documents.
  */
 export function planCrawl(o: { maxConcurrency?: number | null; delay?: number | null }, defaultConcurrency: number): CrawlPlan {
   if (o.delay && o.delay > 0) return { window: 1, batchSize: 5, concurrency: 1, delayMs: Math.round(o.delay * 1000) };
   const total = o.maxConcurrency ?? defaultConcurrency;
   const concurrency = Math.min(total, 10);
-  return { window: Math.ceil(total / concurrency), batchSize: concurrency * 2, concurrency, delayMs: 0 };
+  // Ten pages per slot: each batch costs a workflow task and an activity round trip through
+  // Temporal, and its slots claim further URLs as they free up, so bigger batches lose nothing.
+  return { window: Math.ceil(total / concurrency), batchSize: concurrency * 10, concurrency, delayMs: 0 };
 }
