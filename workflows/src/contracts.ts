@@ -67,6 +67,8 @@ export interface CrawlPlan {
   concurrency: number;
   /** Politeness delay between fetches of one batch (ms); the plan forces concurrency 1 with it. */
   delayMs: number;
+  /** Batches one workflow run may start before it continues as new (bounds its history). */
+  batchesPerRun?: number;
 }
 
 export interface CrawlProgress {

@@ -19,6 +19,8 @@ export function loadApiEnv(source: Record<string, string | undefined> = process.
         WDS_MAX_UPLOAD_BYTES: envInt(50 * 1024 * 1024, 1024),
         /** Pages a crawl fetches at once when the request sets no maxConcurrency. */
         WDS_CRAWL_CONCURRENCY: envInt(20, 1, 1000),
+        /** Batch activities one crawl workflow run starts before continuing as new (bounds its history). */
+        WDS_CRAWL_BATCHES_PER_RUN: envInt(1000, 1, 100_000),
         /** Size bound of one page of crawl/batch documents; beyond it the response carries `next`. */
         WDS_STATUS_PAGE_BYTES: envInt(10 * 1024 * 1024, 1024),
         /** A scrape over its team's concurrency limit waits this long for a slot, then gets 429. */

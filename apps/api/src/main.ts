@@ -43,6 +43,7 @@ const app = await buildApp(
     maxRequestBytes: env.WDS_MAX_REQUEST_BYTES,
     logLevel: env.LOG_LEVEL,
     defaultConcurrency: env.WDS_CRAWL_CONCURRENCY,
+    batchesPerRun: env.WDS_CRAWL_BATCHES_PER_RUN,
     statusPageBytes: env.WDS_STATUS_PAGE_BYTES,
     limits: { concurrencyQueueMs: env.WDS_CONCURRENCY_QUEUE_MS },
     publicUrl: env.WDS_PUBLIC_URL,

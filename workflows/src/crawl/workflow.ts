@@ -17,7 +17,7 @@ import {
   type ProcessBatchResult,
 } from '../contracts';
 
-/** Batches per run before continuing as new even if the server has not suggested it yet. */
+/** Batches per run before continuing as new even if the server has not suggested it yet (plan.batchesPerRun overrides). */
 const MAX_BATCHES_PER_RUN = 1_000;
 /** Consecutive batch activities that fail for good before the whole job is declared failed. */
 const MAX_CONSECUTIVE_BATCH_FAILURES = 5;
@@ -48,12 +48,10 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
       await fetchActs.seedJob({ jobId });
       progress.seeded = true;
     }
-    const outcome = await runWindow();
-    if (outcome === 'continue') {
-      await continueAsNew<typeof crawlWorkflow>({ ...input, progress: { ...progress, runs: progress.runs + 1 } });
+    if ((await runWindow()) === 'done') {
+      const { status } = await control.finishJob({ jobId, outcome: 'completed' });
+      return { status, batches: progress.batches };
     }
-    const { status } = await control.finishJob({ jobId, outcome: 'completed' });
-    return { status, batches: progress.batches };
   } catch (err) {
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(() => control.finishJob({ jobId, outcome: 'cancelled' }));
@@ -63,6 +61,8 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     await CancellationScope.nonCancellable(() => control.finishJob({ jobId, outcome: 'failed', error: message }));
     throw err;
   }
+  // Outside the try: continueAsNew works by throwing, and that must not end the job as failed.
+  return await continueAsNew<typeof crawlWorkflow>({ ...input, progress: { ...progress, runs: progress.runs + 1 } });
 
   /** Runs batches until the frontier is empty ('done') or this run should hand over ('continue'). */
   async function runWindow(): Promise<'done' | 'continue'> {
@@ -88,14 +88,15 @@ export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWor
     };
 
     for (;;) {
-      const handOver = workflowInfo().continueAsNewSuggested || batchesThisRun >= MAX_BATCHES_PER_RUN;
+      const handOver = workflowInfo().continueAsNewSuggested || batchesThisRun >= (plan.batchesPerRun ?? MAX_BATCHES_PER_RUN);
       while (!handOver && !exhausted && inFlight.size < plan.window) launch();
 
       if (inFlight.size === 0) {
-        if (handOver) return 'continue';
+        // Asked before handing over too, or a finished job would continue as new forever.
         const f = await control.frontierState({ jobId });
         if (f.status !== 'scraping') return 'done';
         if (f.queued === 0 && f.leased === 0) return 'done';
+        if (handOver) return 'continue';
         // Only leases of vanished workers remain: wait for the first to expire, then retake it.
         if (f.queued === 0) await sleep(Math.min(Math.max(f.nextLeaseExpiryMs ?? 1_000, 250), 30_000));
         exhausted = false;

@@ -68,7 +68,7 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
       idempotencyKey: idem ?? null,
     });
     await enqueueUrls(deps.db, id, valid.map((url) => ({ url, key: crawlUrlKey(url), depth: 0, external: false })));
-    await deps.starters.startCrawl({ jobId: id, kind: 'batch', plan: planCrawl({ maxConcurrency }, cfg.defaultConcurrency) });
+    await deps.starters.startCrawl({ jobId: id, kind: 'batch', plan: planCrawl({ maxConcurrency }, cfg.defaultConcurrency, cfg.batchesPerRun) });
     return reply.send({ success: true, id, url: `${base}/v2/batch/scrape/${id}`, ...(ignoreInvalidURLs ? { invalidURLs: invalid } : {}) });
   };
 }

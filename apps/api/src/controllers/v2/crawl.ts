@@ -12,6 +12,8 @@ import { validateBody } from './validate';
 
 export interface CrawlConfig {
   defaultConcurrency: number;
+  /** Batches per crawl workflow run before it continues as new (WDS_CRAWL_BATCHES_PER_RUN). */
+  batchesPerRun?: number;
   publicUrl?: string;
 }
 
@@ -39,7 +41,7 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
       pageLimit: o.limit,
       zeroDataRetention: o.zeroDataRetention,
     });
-    await deps.starters.startCrawl({ jobId: id, kind: 'crawl', plan: planCrawl(o, cfg.defaultConcurrency) });
+    await deps.starters.startCrawl({ jobId: id, kind: 'crawl', plan: planCrawl(o, cfg.defaultConcurrency, cfg.batchesPerRun) });
     return reply.send({ success: true, id, url: `${baseUrl(req, cfg.publicUrl)}/v2/crawl/${id}` });
   };
 }
