@@ -265,14 +265,25 @@ export async function pageOfDocuments(db: Db, jobId: string, skip: number, maxBy
   }
 }
 
-/** Documents stored after `afterSeq` (the WebSocket stream). */
-export async function documentsAfter(db: Db, jobId: string, afterSeq: number, limit: number) {
+/**
+ * Sequence numbers (no bodies) of a job's documents after `afterSeq`, with their age: the
+ * WebSocket stream's bookkeeping (see DocumentCursor in the API).
+ */
+export async function documentSeqsAfter(db: Db, jobId: string, afterSeq: number, limit: number): Promise<{ seq: number; ageMs: number }[]> {
+  const res = await db.execute<{ seq: string; age_ms: number }>(sql`
+    SELECT seq, (EXTRACT(EPOCH FROM now() - created_at) * 1000)::int AS age_ms
+    FROM crawl_documents WHERE job_id = ${jobId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
+  return res.rows.map((r) => ({ seq: Number(r.seq), ageMs: r.age_ms }));
+}
+
+/** A job's documents with these sequence numbers, in sequence order. */
+export async function documentsBySeq(db: Db, jobId: string, seqs: number[]): Promise<{ seq: number; document: unknown }[]> {
+  if (!seqs.length) return [];
   return db
     .select({ seq: crawlDocuments.seq, document: crawlDocuments.document })
     .from(crawlDocuments)
-    .where(and(eq(crawlDocuments.jobId, jobId), gt(crawlDocuments.seq, afterSeq)))
-    .orderBy(asc(crawlDocuments.seq))
-    .limit(limit);
+    .where(and(eq(crawlDocuments.jobId, jobId), inArray(crawlDocuments.seq, seqs)))
+    .orderBy(asc(crawlDocuments.seq));
 }
 
 export async function jobErrors(db: Db, jobId: string) {

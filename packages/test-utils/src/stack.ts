@@ -49,7 +49,7 @@ let teamSeq = 0;
  * webhook secret, private-network access), and workers of one stack must never pick up
  * another's shared work (the webhook outbox, leases).
  */
-async function stackDatabase(adminUrl: string, namespace: string): Promise<string> {
+export async function stackDatabase(adminUrl: string, namespace: string): Promise<string> {
   const name = `wds_${namespace.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`.slice(0, 63);
   const admin = connectDb(adminUrl, { max: 1 });
   try {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { documentsAfter, findActiveKey, loadCrawlJob, loadTeamCrawlJob } from '@wds/db';
+import { documentSeqsAfter, documentsBySeq, findActiveKey, loadCrawlJob, loadTeamCrawlJob, type Db } from '@wds/db';
 import type { ApiDeps } from '../deps';
 import { statusFields } from '../controllers/v2/jobs';
 
@@ -16,6 +16,41 @@ import { statusFields } from '../controllers/v2/jobs';
 const PATH = /^\/v2\/(crawl|batch\/scrape)\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/?(?:\?.*)?$/i;
 const POLL_MS = 500;
 const BATCH = 200;
+
+/** A gap in the sequence older than this is final (an insert that conflicted or rolled back). */
+const SETTLE_MS = 10_000;
+/** Sequence numbers re-read per poll: covers SETTLE_MS of documents at thousands of pages a second. */
+const SEQ_WINDOW = 50_000;
+
+/**
+ * Which of a job's documents a stream has sent. A document's sequence number is taken when its
+ * statement runs but becomes visible at commit, so a lower number can appear after a higher one
+ * was sent: the cursor re-reads the recent sequence numbers (not the bodies) and sends whatever
+ * it has not sent yet. Below `low` everything was sent and has settled.
+ */
+export class DocumentCursor {
+  private low = 0;
+  private sent = new Set<number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly jobId: string,
+  ) {}
+
+  /** Up to `limit` documents not sent yet, in sequence order (empty when caught up). */
+  async next(limit: number): Promise<unknown[]> {
+    const seqs = await documentSeqsAfter(this.db, this.jobId, this.low, SEQ_WINDOW);
+    const fresh = seqs.filter((s) => !this.sent.has(s.seq)).slice(0, limit);
+    const rows = await documentsBySeq(this.db, this.jobId, fresh.map((s) => s.seq));
+    for (const r of rows) this.sent.add(r.seq);
+    for (const s of seqs) {
+      if (s.ageMs < SETTLE_MS || !this.sent.has(s.seq)) break;
+      this.sent.delete(s.seq);
+      this.low = s.seq;
+    }
+    return rows.map((r) => r.document);
+  }
+}
 
 function refuse(socket: Duplex, status: number, text: string) {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${JSON.stringify({ success: false, error: text })}`);
@@ -46,22 +81,22 @@ export function attachJobStreams(app: FastifyInstance, deps: ApiDeps) {
     ws.on('error', () => (open = false));
     const send = (msg: unknown) => open && ws.send(JSON.stringify(msg));
 
-    const first = await documentsAfter(deps.db, jobId, 0, BATCH);
-    let lastSeq = first.at(-1)?.seq ?? 0;
+    const cursor = new DocumentCursor(deps.db, jobId);
+    const first = await cursor.next(BATCH);
     let job = (await loadCrawlJob(deps.db, jobId))!;
     let fields = await statusFields(deps.db, job);
-    send({ type: 'catchup', data: { ...fields, data: first.map((r) => r.document) } });
+    send({ type: 'catchup', data: { ...fields, data: first } });
     let lastCounters = `${fields.status}/${fields.completed}/${fields.total}`;
 
     while (open) {
-      const rows = await documentsAfter(deps.db, jobId, lastSeq, BATCH);
-      for (const r of rows) send({ type: 'document', data: r.document });
-      if (rows.length) lastSeq = rows.at(-1)!.seq;
+      const docs = await cursor.next(BATCH);
+      for (const d of docs) send({ type: 'document', data: d });
       job = (await loadCrawlJob(deps.db, jobId))!;
-      if (job.status !== 'scraping' && rows.length < BATCH) {
+      if (job.status !== 'scraping' && docs.length < BATCH) {
         // Documents written just before the status flipped are read once more before ending.
-        const tail = await documentsAfter(deps.db, jobId, lastSeq, 100_000);
-        for (const r of tail) send({ type: 'document', data: r.document });
+        for (let tail = await cursor.next(BATCH); tail.length; tail = await cursor.next(BATCH)) {
+          for (const d of tail) send({ type: 'document', data: d });
+        }
         fields = await statusFields(deps.db, job);
         if (job.status === 'completed') send({ type: 'done', data: { ...fields, data: [] } });
         else send({ type: 'status', data: { ...fields, data: [] } });
@@ -72,7 +107,7 @@ export function attachJobStreams(app: FastifyInstance, deps: ApiDeps) {
       const counters = `${fields.status}/${fields.completed}/${fields.total}`;
       if (counters !== lastCounters) send({ type: 'status', data: { ...fields, data: [] } });
       lastCounters = counters;
-      if (rows.length < BATCH) await new Promise((r) => setTimeout(r, POLL_MS));
+      if (docs.length < BATCH) await new Promise((r) => setTimeout(r, POLL_MS));
     }
   }
 
