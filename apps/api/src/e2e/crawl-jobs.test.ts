@@ -157,7 +157,10 @@ describe('watcher (WebSocket)', () => {
     await watcher.start();
     const end = await done;
     assert.equal(end.status, 'completed');
-    assert.equal(new Set(docs).size, 20);
+    // Seen once under heavy machine load: 31 distinct pages for limit 20 (cause not found yet);
+    // the message carries what is needed to tell where they came from.
+    const status = await fc.getCrawlStatus(id);
+    assert.equal(new Set(docs).size, 20, `watcher: ${[...new Set(docs)].sort().join(' ')}; status: ${status.status} completed ${status.completed} total ${status.total} docs ${status.data.length}`);
   });
 
   test('the socket refuses a bad key', async () => {

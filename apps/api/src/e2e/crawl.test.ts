@@ -95,8 +95,9 @@ describe('crawl', () => {
 
   test('limit caps pages', async () => {
     const r = await fc.crawl(site.url('/'), { limit: 5, pollInterval: 1 } as never);
-    assert.equal(r.data.length, 5);
-    assert.equal(r.total, 5);
+    const seen = `${r.data.map((d) => d.metadata?.sourceURL).join(' ')} (total ${r.total}, completed ${r.completed})`;
+    assert.equal(r.data.length, 5, seen);
+    assert.equal(r.total, 5, seen);
   });
 
   test('ignoreRobotsTxt and robotsUserAgent', async () => {
