@@ -14,6 +14,8 @@ export interface BenchStack {
   /** Where Postgres and Temporal keep their files (it appears in their command lines). */
   dataDir: string;
   temporalAddress: string;
+  /** The stack's processes for cpuByRole (bench/stats.ts): Postgres backends and Temporal come with their parents. */
+  roles: Record<'api' | 'worker' | 'postgres' | 'temporal', number | RegExp>;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,8 @@ export async function startBenchStack(opts: { temporalInMemory?: boolean } = {})
     worker,
     dataDir,
     temporalAddress: temporal.address,
+    // Temporal by its port: its command line names the data dir only when it persists to SQLite.
+    roles: { api: api.child.pid!, worker: worker.child.pid!, postgres: new RegExp(`postgres.*${dataDir}`), temporal: new RegExp(`temporal.*--port ${temporal.address.split(':').pop()}\\b`) },
     async stop() {
       await Promise.all([stopChild(api.child), stopChild(worker.child)]);
       await temporal.stop();

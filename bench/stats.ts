@@ -48,6 +48,13 @@ export async function runConcurrent(total: number, concurrency: number, fn: (i: 
  * so a Postgres postmaster brings its backends along.
  */
 export function cpuByRole(roles: Record<string, number | RegExp>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const { role, cpu } of cpuByPid(roles).values()) out[role] = (out[role] ?? 0) + cpu;
+  return out;
+}
+
+/** Per process: its role (as in cpuByRole) and CPU seconds; processes of no role are left out. */
+export function cpuByPid(roles: Record<string, number | RegExp>): Map<number, { role: string; cpu: number }> {
   const tick = 100; // USER_HZ on Linux
   const procs = new Map<number, { ppid: number; cmd: string; cpu: number }>();
   for (const name of readdirSync('/proc')) {
@@ -69,11 +76,21 @@ export function cpuByRole(roles: Record<string, number | RegExp>): Record<string
     const own = Object.entries(roles).find(([, m]) => (typeof m === 'number' ? m === pid : m.test(p.cmd)))?.[0];
     return own ?? roleOf(p.ppid, hops + 1);
   };
-  const out: Record<string, number> = {};
+  const out = new Map<number, { role: string; cpu: number }>();
   for (const [pid, p] of procs) {
     const role = roleOf(pid);
-    if (role) out[role] = (out[role] ?? 0) + p.cpu;
+    if (role) out.set(pid, { role, cpu: p.cpu });
   }
+  return out;
+}
+
+/**
+ * CPU seconds per role used between two cpuByPid snapshots, counted per process: one that exited
+ * in between (a Postgres backend) would otherwise take all its earlier CPU time out of the sum.
+ */
+export function cpuUsedBetween(before: ReturnType<typeof cpuByPid>, after: ReturnType<typeof cpuByPid>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [pid, { role, cpu }] of after) out[role] = (out[role] ?? 0) + cpu - (before.get(pid)?.cpu ?? 0);
   return out;
 }
 
