@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { stopChild } from '@wds/server/infra';
@@ -38,6 +38,8 @@ interface Step {
   latencyMs: { p50: number; p99: number; max: number };
   /** Cores used on average during the sending window, per process group (2 = both cores of this machine). */
   cpuCores: Record<string, number>;
+  /** Per process group, its busiest thread (a single thread tops out at 1 core). */
+  busiestThread: Record<string, { thread: string; cores: number }>;
   held: boolean;
 }
 
@@ -55,8 +57,47 @@ function machineBusy(): number {
   return (user + nice + system + irq + softirq + steal) / 100;
 }
 
+/**
+ * CPU seconds per thread of the given processes (name from /proc/.../comm). A process can be
+ * saturated while using under one core in total: its event loop or its workflow thread is.
+ */
+function threadCpu(pids: Map<number, { role: string }>): Map<string, { role: string; name: string; cpu: number }> {
+  const out = new Map<string, { role: string; name: string; cpu: number }>();
+  for (const [pid, { role }] of pids) {
+    let tids: string[] = [];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // exited
+    }
+    for (const tid of tids) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+        out.set(`${pid}/${tid}`, { role, name: tid === String(pid) ? `${name} (main)` : name, cpu: (Number(f[11]) + Number(f[12])) / 100 });
+      } catch {
+        // the thread ended while being read
+      }
+    }
+  }
+  return out;
+}
+
 function cpuSnapshot(roles: Record<string, number | RegExp>) {
-  return { at: performance.now(), pids: cpuByPid(roles), machine: machineBusy() };
+  const pids = cpuByPid(roles);
+  return { at: performance.now(), pids, threads: threadCpu(pids), machine: machineBusy() };
+}
+
+/** Per process group, its busiest thread over the window, in cores. */
+function busiestThreads(a: ReturnType<typeof cpuSnapshot>, b: ReturnType<typeof cpuSnapshot>): Record<string, { thread: string; cores: number }> {
+  const secs = (b.at - a.at) / 1000;
+  const out: Record<string, { thread: string; cores: number }> = {};
+  for (const [key, t] of b.threads) {
+    const cores = round((t.cpu - (a.threads.get(key)?.cpu ?? 0)) / secs, 2);
+    if (cores > (out[t.role]?.cores ?? -1)) out[t.role] = { thread: t.name, cores };
+  }
+  return out;
 }
 
 function coresBetween(a: ReturnType<typeof cpuSnapshot>, b: ReturnType<typeof cpuSnapshot>): Record<string, number> {
@@ -128,21 +169,24 @@ async function runStep(stack: BenchStack, roles: Record<string, number | RegExp>
     achievedRps: round(latencies.length / ((lastAnswer - t0) / 1000), 1),
     latencyMs: { p50: round(percentile(sorted, 50), 1), p99, max: round(Math.max(...sorted), 1) },
     cpuCores: coresBetween(cpu0, cpu1),
+    busiestThread: busiestThreads(cpu0, cpu1),
     held: errors === 0 && p99 < P99_LIMIT_MS,
   };
 }
 
 /**
- * The process group that limits throughput at the first failing step: a Node process is
- * single-threaded for request handling, so ~1 core is its ceiling; the machine's is its core count.
+ * What limits throughput at the first failing step: a thread at its one-core ceiling (a Node
+ * event loop, the Temporal SDK's workflow thread), else the machine's cores all busy, else
+ * neither — then the limit is waiting (locks, fsync), not CPU.
  */
 function bottleneck(step: Step | undefined): string {
   if (!step) return 'none reached: every rate held (raise BENCH_LOAD_RATES)';
   const { total, other, ...groups } = step.cpuCores;
   const [role, cores] = Object.entries(groups).sort((a, b) => b[1] - a[1])[0]!;
   const machine = availableParallelism();
-  const saturated = total! >= machine * 0.9 ? `the machine's ${machine} cores are saturated (${total} busy, ${other} of it outside the stack)` : `the machine had ${round(machine - total!, 2)} cores idle`;
-  return `at ${step.rate} req/s: ${role} used the most CPU (${cores} cores${cores >= 0.9 ? ', at the ceiling of one Node/Go event loop' : ''}); ${saturated}`;
+  const hot = Object.entries(step.busiestThread).filter(([, t]) => t.cores >= 0.85).map(([r, t]) => `${r} thread "${t.thread}" at ${t.cores} cores`);
+  const busy = total! >= machine * 0.9 ? `all ${machine} cores busy (${total}, of which ${other} outside the stack)` : `${round(machine - total!, 2)} of ${machine} cores idle`;
+  return `at ${step.rate} req/s: ${hot.length ? `saturated: ${hot.join(', ')}` : 'no thread at its one-core ceiling'}; most CPU: ${role} ${cores} cores; ${busy}`;
 }
 
 async function phase(stack: BenchStack, roles: Record<string, number | RegExp>, name: string, urlFor: (rate: number, i: number) => string) {
@@ -150,7 +194,8 @@ async function phase(stack: BenchStack, roles: Record<string, number | RegExp>, 
   for (const rate of RATES) {
     const s = await runStep(stack, roles, rate, (i) => urlFor(rate, i));
     steps.push(s);
-    console.log(`${name} ${rate} req/s: achieved ${s.achievedRps}/s, p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms, errors ${s.errors}${s.errors ? ` ${JSON.stringify(s.errorKinds)}` : ''}, cores ${JSON.stringify(s.cpuCores)}`);
+    const threads = Object.entries(s.busiestThread).map(([r, t]) => `${r}:${t.thread}=${t.cores}`).join(' ');
+    console.log(`${name} ${rate} req/s: achieved ${s.achievedRps}/s, p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms, errors ${s.errors}${s.errors ? ` ${JSON.stringify(s.errorKinds)}` : ''}, cores ${JSON.stringify(s.cpuCores)}, busiest threads ${threads}`);
     if (!s.held) break;
   }
   const held = steps.filter((s) => s.held).pop();
@@ -159,7 +204,8 @@ async function phase(stack: BenchStack, roles: Record<string, number | RegExp>, 
 
 export async function runLoadBench() {
   const site = await startSite();
-  const stack = await startBenchStack();
+  // The embedded default keeps Temporal in a SQLite file; BENCH_TEMPORAL_MEMORY=1 shows what that costs.
+  const stack = await startBenchStack({ temporalInMemory: process.env.BENCH_TEMPORAL_MEMORY === '1' });
   const roles = { ...stack.roles, site: site.child.pid!, loadgen: process.pid };
   const post = (url: string) => fetch(`${stack.base}/v2/scrape`, { method: 'POST', headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ url, formats: ['markdown'] }) }).then(async (r) => {
     if (r.status !== 200) throw new Error(`warm-up scrape: ${r.status} ${await r.text()}`);
@@ -177,6 +223,7 @@ export async function runLoadBench() {
       maxOutstanding: MAX_OUTSTANDING,
       pageBytes: PAGE_BYTES,
       cores: availableParallelism(),
+      temporalPersistence: process.env.BENCH_TEMPORAL_MEMORY === '1' ? 'memory' : 'sqlite',
       criterion: `p99 < ${P99_LIMIT_MS} ms and zero errors`,
       hits,
       misses,
