@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, migrateDb } from '@wds/db';
 import { collectProcessMetrics } from '@wds/metrics';
+import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/scraper';
 import { lazySigningSecret, LocalFileStore } from '@wds/storage';
 import { buildApp } from './app';
 import { createParseStarter } from './controllers/v2/parse';
@@ -10,6 +11,8 @@ import { connectTemporal } from './temporal';
 
 const env = loadApiEnv();
 collectProcessMetrics();
+// Cache hits are converted off the event loop, which stays free to route other requests.
+configureTransformThreads(transformThreadsSetting(env.WDS_TRANSFORM_THREADS));
 const dbh = connectDb(env.DATABASE_URL, { max: 20 });
 await migrateDb(dbh);
 if (env.WDS_API_KEY) {
@@ -62,5 +65,6 @@ drainOnSignal(app, {
   async release() {
     await starters.close();
     await dbh.close();
+    await closeTransformThreads();
   },
 });

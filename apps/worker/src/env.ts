@@ -43,8 +43,6 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         /** Which task queues this process serves; run copies with different lists to scale each. */
         WDS_WORKER_QUEUES: queuesVar,
         WDS_FETCH_CONCURRENCY: envInt(50, 1, 1000),
-        /** Threads converting HTML to formats (the CPU-heavy step of scrapes and crawls); 0 = one per core, -1 = none (inline). */
-        WDS_TRANSFORM_THREADS: envInt(0, -1, 64),
         /** HMAC key for X-Firecrawl-Signature on webhook deliveries; unsigned when unset. */
         WDS_WEBHOOK_SECRET: envStr(),
         /** Static DNS overrides for fetches, `name=ip,*.name=ip` (split-horizon networks, test sites). */

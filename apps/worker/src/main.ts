@@ -1,10 +1,9 @@
-import { availableParallelism } from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { connectDb, migrateDb } from '@wds/db';
 import { collectProcessMetrics, observeBrowserPool, serveMetrics } from '@wds/metrics';
-import { closeTransformThreads, configureHostOverrides, configureTransformThreads, parseHostOverrides, warmPdfWorker } from '@wds/scraper';
+import { closeTransformThreads, configureHostOverrides, configureTransformThreads, parseHostOverrides, transformThreadsSetting, warmPdfWorker } from '@wds/scraper';
 import { loadWorkerEnv } from './env';
 import { browserPages, createBrowserResources, queueOptions } from './queues';
 
@@ -45,7 +44,7 @@ const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRES
 if (env.WDS_WORKER_QUEUES.includes('wds-fetch')) warmPdfWorker();
 // Workers that build documents convert HTML on every core, not only on the main thread.
 if (env.WDS_WORKER_QUEUES.some((q) => q === 'wds-fetch' || q === 'wds-browser')) {
-  configureTransformThreads(env.WDS_TRANSFORM_THREADS === 0 ? availableParallelism() : Math.max(0, env.WDS_TRANSFORM_THREADS));
+  configureTransformThreads(transformThreadsSetting(env.WDS_TRANSFORM_THREADS));
 }
 // Browser workers own one Chromium pool; nothing browser-related is loaded or started otherwise.
 let browser: Awaited<ReturnType<typeof createBrowserResources>> | undefined;

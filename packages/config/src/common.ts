@@ -23,6 +23,11 @@ export const commonEnvShape = {
    */
   WDS_SHUTDOWN_GRACE_MS: envInt(10_000, 0, 600_000),
   /**
+   * Threads converting HTML to formats: workers for every scraped page, the API for cache hits.
+   * 0 = one per core, -1 = none (converted on the main thread).
+   */
+  WDS_TRANSFORM_THREADS: envInt(0, -1, 64),
+  /**
    * The API's address as clients reach it: `url`/`next` links, and the base of file links that
    * workers sign (screenshots, action PDFs). Unset: the API uses the request's Host; workers
    * use http://localhost:3002 (`npm start` passes the API's real address to its worker).

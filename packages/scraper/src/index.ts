@@ -8,7 +8,7 @@ export * from './metadata';
 export * from './links';
 export * from './urls';
 export * from './transform';
-export { configureTransformThreads, closeTransformThreads, transformHtmlAsync } from './transform-pool';
+export { configureTransformThreads, closeTransformThreads, transformHtmlAsync, transformThreadsSetting } from './transform-pool';
 export * from './fetch';
 export * from './ssrf';
 export * from './build-document';

@@ -7,6 +7,7 @@
  * A thread that takes longer than a job's deadline (a hostile page) is terminated and replaced;
  * the jobs it held fail with a retryable error.
  */
+import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { WdsError, ScrapeCodes, type SerializedWdsError } from '@wds/errors';
 import { siblingModule, startWorker } from './pdf/sandbox';
@@ -106,11 +107,17 @@ class TransformPool {
 
 let pool: TransformPool | null = null;
 
+/** WDS_TRANSFORM_THREADS as a thread count: 0 means one per core, -1 none. */
+export function transformThreadsSetting(setting: number): number {
+  return setting === 0 ? availableParallelism() : Math.max(0, setting);
+}
+
 /**
- * Sets how many threads convert HTML in this process (0: inline, the default). Worker processes
- * call this once at start; the API, which converts only the odd cached page, leaves it at 0.
+ * Sets how many threads convert HTML in this process (0: inline, the default). Workers and the
+ * API (cache hits) call this once at start.
  */
 export function configureTransformThreads(n: number): void {
+  if (n < 0) n = 0;
   if (pool) void pool.close();
   pool = n > 0 ? new TransformPool(n) : null;
 }

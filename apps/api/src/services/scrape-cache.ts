@@ -1,7 +1,7 @@
 import { browserOnlyFeatures, effectiveMaxAge, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
 import { findCachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
-import { buildDocument, needsPdfConversion, scrapeCacheKey } from '@wds/scraper';
+import { buildDocumentAsync, needsPdfConversion, scrapeCacheKey } from '@wds/scraper';
 import { cacheLookups } from '@wds/metrics';
 import type { ScrapeCacheLookup } from '@wds/workflows/contracts';
 
@@ -41,7 +41,8 @@ export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: str
     // The worker reads the same cache window itself; only ids and this small record travel.
     return { worker: { maxAgeMs, minAgeMs: o.minAge, onMiss: o.lockdown ? 'lockdown' : o.minAge !== undefined ? 'minAge' : 'fetch' } };
   }
-  const built = buildDocument(page, o, { scrapeId, engine: hit.engine, cache: { state: 'hit', cachedAt: hit.fetchedAt } });
+  // On a transform thread when the API has them (WDS_TRANSFORM_THREADS): the event loop stays free for other requests.
+  const built = await buildDocumentAsync(page, o, { scrapeId, engine: hit.engine, cache: { state: 'hit', cachedAt: hit.fetchedAt }, timeoutMs: o.timeout });
   // Spec: lockdown is billed 5 credits on a hit.
   const creditsUsed = o.lockdown ? 5 : built.creditsUsed;
   built.document.metadata.creditsUsed = creditsUsed;
