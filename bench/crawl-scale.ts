@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { stopChild } from '@wds/server/infra';
 import { workflowIds } from '@wds/workflows/contracts';
-import { startSite } from './crawl';
+import { startSite, startSiteCrawl } from './crawl';
 import { startBenchStack } from './stack';
 import { cpuByRole, cpuDelta, rssMb, round, writeResult } from './stats';
 
@@ -17,14 +17,11 @@ const SAMPLE_MS = 2_000;
 export async function runCrawlScaleBench() {
   const site = await startSite(PAGES);
   const stack = await startBenchStack();
-  const { base, api, worker } = stack;
-  const headers = { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' };
+  const { base, api, worker, roles } = stack;
   try {
-    const roles = { api: api.child.pid!, worker: worker.child.pid!, postgres: new RegExp(`postgres.*${stack.dataDir}`), temporal: new RegExp(`temporal.*${stack.dataDir}`) };
     const cpu0 = cpuByRole(roles);
     const t0 = performance.now();
-    const res = await fetch(`${base}/v2/crawl`, { method: 'POST', headers, body: JSON.stringify({ url: `${site.origin}/p/0`, limit: PAGES, sitemap: 'skip', crawlEntireDomain: true, maxConcurrency: CONCURRENCY }) });
-    const { id } = (await res.json()) as { id: string };
+    const { id, headers } = await startSiteCrawl(stack, site.origin, PAGES, CONCURRENCY);
     // RSS at every sample, labelled with the pages done then; the check compares page 10k with the end.
     const samples: { completed: number; seconds: number; apiMb: number; workerMb: number }[] = [];
     let final: { status: string; completed: number };

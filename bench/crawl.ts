@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { scrapeOptionsSchema } from '@wds/contracts';
 import { buildDocumentAsync, closeTransformThreads, configureTransformThreads, createScope, fetchPage, transformHtml, transformHtmlAsync } from '@wds/scraper';
 import { stopChild } from '@wds/server/infra';
-import { startBenchStack } from './stack';
+import { startBenchStack, type BenchStack } from './stack';
 import { cpuByRole, cpuDelta, rssMb, round, writeResult } from './stats';
 
 /**
@@ -94,18 +94,24 @@ async function crawlee(origin: string): Promise<number> {
   return done / ((performance.now() - t0) / 1000);
 }
 
+/** Starts a crawl of the whole synthetic site; returns its id and the request headers for polling it. */
+export async function startSiteCrawl(stack: BenchStack, origin: string, pages: number, concurrency: number) {
+  const headers = { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' };
+  const res = await fetch(`${stack.base}/v2/crawl`, { method: 'POST', headers, body: JSON.stringify({ url: `${origin}/p/0`, limit: pages, sitemap: 'skip', crawlEntireDomain: true, maxConcurrency: concurrency }) });
+  const { id } = (await res.json()) as { id: string };
+  return { id, headers };
+}
+
 async function fullStack(origin: string) {
   const stack = await startBenchStack();
-  const { base, api, worker } = stack;
-  const headers = { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' };
+  const { base, api, worker, roles } = stack;
   try {
-    const roles = { api: api.child.pid!, worker: worker.child.pid!, postgres: new RegExp(`postgres.*${stack.dataDir}`), temporal: new RegExp(`temporal.*${stack.dataDir}`) };
     const cpu0 = cpuByRole(roles);
     const t0 = performance.now();
-    const started = (await (await fetch(`${base}/v2/crawl`, { method: 'POST', headers, body: JSON.stringify({ url: `${origin}/p/0`, limit: PAGES, sitemap: 'skip', crawlEntireDomain: true, maxConcurrency: CONCURRENCY }) })).json()) as { id: string };
+    const { id, headers } = await startSiteCrawl(stack, origin, PAGES, CONCURRENCY);
     let peak = { api: 0, worker: 0 };
     for (;;) {
-      const r = await fetch(`${base}/v2/crawl/${started.id}?skip=1000000`, { headers });
+      const r = await fetch(`${base}/v2/crawl/${id}?skip=1000000`, { headers });
       const s = (await r.json()) as { status: string; completed: number };
       peak = { api: Math.max(peak.api, rssMb(api.child.pid!)), worker: Math.max(peak.worker, rssMb(worker.child.pid!)) };
       if (s.status !== 'scraping') {
