@@ -3,7 +3,7 @@ import { stopChild } from '@wds/server/infra';
 import { workflowIds } from '@wds/workflows/contracts';
 import { startSite, startSiteCrawl } from './crawl';
 import { startBenchStack } from './stack';
-import { cpuByRole, cpuDelta, rssMb, round, writeResult } from './stats';
+import { cpuByPid, cpuSecondsBetween, rssMb, round, writeResult } from './stats';
 
 /**
  * Issue 5 (b): one crawl of a 100,000-page synthetic site through the full stack. It must
@@ -19,7 +19,7 @@ export async function runCrawlScaleBench() {
   const stack = await startBenchStack();
   const { base, api, worker, roles } = stack;
   try {
-    const cpu0 = cpuByRole(roles);
+    const cpu0 = cpuByPid(roles);
     const t0 = performance.now();
     const { id, headers } = await startSiteCrawl(stack, site.origin, PAGES, CONCURRENCY);
     // RSS at every sample, labelled with the pages done then; the check compares page 10k with the end.
@@ -33,7 +33,7 @@ export async function runCrawlScaleBench() {
       if (final.status !== 'scraping') break;
     }
     const seconds = (performance.now() - t0) / 1000;
-    const cpuSeconds = cpuDelta(cpu0, cpuByRole(roles));
+    const cpuSeconds = cpuSecondsBetween(cpu0, cpuByPid(roles));
     const at10k = samples.find((s) => s.completed >= 10_000) ?? samples[0]!;
     const after10k = samples.filter((s) => s.completed >= 10_000);
     const maxAfter = (k: 'apiMb' | 'workerMb') => Math.max(...after10k.map((s) => s[k]));

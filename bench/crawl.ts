@@ -5,7 +5,7 @@ import { scrapeOptionsSchema } from '@wds/contracts';
 import { buildDocumentAsync, closeTransformThreads, configureTransformThreads, createScope, fetchPage, transformHtml, transformHtmlAsync } from '@wds/scraper';
 import { stopChild } from '@wds/server/infra';
 import { startBenchStack, type BenchStack } from './stack';
-import { cpuByRole, cpuDelta, rssMb, round, writeResult } from './stats';
+import { cpuByPid, cpuSecondsBetween, rssMb, round, writeResult } from './stats';
 
 /**
  * Issue 5 (a): crawl a local N-page site (default 2,000) three ways in one run — the full
@@ -106,7 +106,7 @@ async function fullStack(origin: string) {
   const stack = await startBenchStack();
   const { base, api, worker, roles } = stack;
   try {
-    const cpu0 = cpuByRole(roles);
+    const cpu0 = cpuByPid(roles);
     const t0 = performance.now();
     const { id, headers } = await startSiteCrawl(stack, origin, PAGES, CONCURRENCY);
     let peak = { api: 0, worker: 0 };
@@ -117,7 +117,7 @@ async function fullStack(origin: string) {
       if (s.status !== 'scraping') {
         const secs = (performance.now() - t0) / 1000;
         // Where the time went: CPU seconds per process over the crawl (2 cores = 2 s per second).
-        const cpuSeconds = cpuDelta(cpu0, cpuByRole(roles));
+        const cpuSeconds = cpuSecondsBetween(cpu0, cpuByPid(roles));
         return { pagesPerSec: round(s.completed / secs, 1), completed: s.completed, seconds: round(secs, 1), peakRssMb: peak, cpuSeconds };
       }
       await new Promise((res) => setTimeout(res, 100));

@@ -43,17 +43,10 @@ export async function runConcurrent(total: number, concurrency: number, fn: (i: 
 }
 
 /**
- * CPU seconds (user+system) of live processes, grouped by role: a process belongs to the first
- * role whose matcher (a pid, or a pattern of the command line) matches it or one of its ancestors,
- * so a Postgres postmaster brings its backends along.
+ * Per process: its role and CPU seconds (user+system); processes of no role are left out. A
+ * process belongs to the first role whose matcher (a pid, or a pattern of the command line)
+ * matches it or one of its ancestors, so a Postgres postmaster brings its backends along.
  */
-export function cpuByRole(roles: Record<string, number | RegExp>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const { role, cpu } of cpuByPid(roles).values()) out[role] = (out[role] ?? 0) + cpu;
-  return out;
-}
-
-/** Per process: its role (as in cpuByRole) and CPU seconds; processes of no role are left out. */
 export function cpuByPid(roles: Record<string, number | RegExp>): Map<number, { role: string; cpu: number }> {
   const tick = 100; // USER_HZ on Linux
   const procs = new Map<number, { ppid: number; cmd: string; cpu: number }>();
@@ -94,7 +87,7 @@ export function cpuUsedBetween(before: ReturnType<typeof cpuByPid>, after: Retur
   return out;
 }
 
-/** `after - before` per role, rounded. */
-export function cpuDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.keys(after).map((k) => [k, round(after[k]! - (before[k] ?? 0), 1)]));
+/** cpuUsedBetween in CPU seconds rounded to 0.1, for reports. */
+export function cpuSecondsBetween(before: ReturnType<typeof cpuByPid>, after: ReturnType<typeof cpuByPid>): Record<string, number> {
+  return Object.fromEntries(Object.entries(cpuUsedBetween(before, after)).map(([k, v]) => [k, round(v, 1)]));
 }

@@ -55,22 +55,27 @@ export interface FrontierEntry {
 }
 
 /**
- * Adds URLs to the frontier (idempotent per URL key). No lock and no limit here: this runs for
- * every crawled page, so it must not serialise on the job row; the page limit is enforced when
- * URLs are first claimed (claimUrls).
+ * Adds URLs to the frontier (idempotent per URL key): seeds and batch lists; a crawled page's
+ * links go in with finishPage. No lock and no limit here, so adding never serialises on the job
+ * row; the page limit is enforced when URLs are first claimed (claimUrls).
  */
 export async function enqueueUrls(db: Db, jobId: string, entries: FrontierEntry[]): Promise<number> {
   if (!entries.length) return 0;
+  const inserted = await db.execute(frontierInsert(jobId, entries));
+  return inserted.rowCount ?? 0;
+}
+
+/** The INSERT adding entries to a job's frontier, idempotent per URL key (also a CTE of finishPage). */
+function frontierInsert(jobId: string, entries: FrontierEntry[]) {
   const seen = new Set<string>();
   const unique = entries.filter((e) => (seen.has(e.key) ? false : (seen.add(e.key), true)));
-  const inserted = await db.execute(sql`
+  return sql`
     INSERT INTO crawl_urls (job_id, url_key, url, depth, external, discovery_only)
     SELECT ${jobId}, t.k, t.u, t.d, t.e, t.o
     FROM unnest(${sql.param(unique.map((e) => e.key))}::text[], ${sql.param(unique.map((e) => e.url))}::text[],
                 ${sql.param(unique.map((e) => e.depth))}::int[], ${sql.param(unique.map((e) => e.external))}::bool[],
                 ${sql.param(unique.map((e) => !!e.discoveryOnly))}::bool[]) AS t(k, u, d, e, o)
-    ON CONFLICT DO NOTHING`);
-  return inserted.rowCount ?? 0;
+    ON CONFLICT DO NOTHING`;
 }
 
 export interface ClaimedUrl {
@@ -145,17 +150,10 @@ export interface FinishedPage {
  * be lost after it. True when this call stored the document.
  */
 export async function finishPage(db: Db, jobId: string, key: string, page: FinishedPage): Promise<boolean> {
-  const seen = new Set<string>();
-  const links = page.links.filter((e) => (seen.has(e.key) ? false : (seen.add(e.key), true)));
   const d = page.document;
   const res = await db.execute<{ stored: number }>(sql`
     WITH links AS (
-      INSERT INTO crawl_urls (job_id, url_key, url, depth, external, discovery_only)
-      SELECT ${jobId}, t.k, t.u, t.d, t.e, t.o
-      FROM unnest(${sql.param(links.map((e) => e.key))}::text[], ${sql.param(links.map((e) => e.url))}::text[],
-                  ${sql.param(links.map((e) => e.depth))}::int[], ${sql.param(links.map((e) => e.external))}::bool[],
-                  ${sql.param(links.map((e) => !!e.discoveryOnly))}::bool[]) AS t(k, u, d, e, o)
-      ON CONFLICT DO NOTHING
+      ${frontierInsert(jobId, page.links)}
     ), doc AS (
       INSERT INTO crawl_documents (job_id, url_key, document, credits)
       SELECT ${jobId}::uuid, ${key}::text, ${d ? JSON.stringify(d.body) : null}::jsonb, ${d?.credits ?? 0}::int
