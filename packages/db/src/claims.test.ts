@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { namespaceFor, stackDatabase, testInfra } from '@wds/test-utils';
 import { connectDb, migrateDb, type DbHandle } from './client';
 import { claimUrls, enqueueUrls, finishPage, insertCrawlJob, loadCrawlJob } from './crawls';
@@ -48,4 +49,19 @@ test('claims racing page completions (links added) stay within the limit and nev
   assert.equal(new Set(done).size, 30);
   const job = (await loadCrawlJob(h.db, id))!;
   assert.equal(job.enqueued, 30);
+});
+
+test('a claim leases at most n URLs whatever plan Postgres picks (statistics taken before the job existed)', async () => {
+  // Statistics that predate the job make Postgres estimate one frontier row for it, and it may
+  // then scan the job's URLs as the outer side of a nested loop and re-run the LIMIT … FOR UPDATE
+  // SKIP LOCKED pick once per row. Each re-run skips the rows this statement already updated and
+  // picks the next ones, so the UPDATE leased many more than LIMIT rows (seen: limit 20 → 31 pages).
+  for (let i = 0; i < 3; i++) await newJob(100, 40);
+  await h.db.execute(sql`ANALYZE crawl_urls`);
+  const id = await newJob(20, 40);
+  const first = await claimUrls(h.db, id, 'o', 1, 60_000, { retakeOwn: true });
+  const second = await claimUrls(h.db, id, 'o', 2, 60_000, { retakeOwn: false });
+  assert.deepEqual([first.length, second.length], [1, 2]);
+  for (let i = 0; i < 30; i++) await claimUrls(h.db, id, `w${i}`, 1, 60_000, { retakeOwn: true });
+  assert.equal((await loadCrawlJob(h.db, id))!.enqueued, 20);
 });

@@ -29,15 +29,16 @@ export interface DueWebhook {
 export async function claimDueWebhooks(db: Db, n: number, claimMs: number): Promise<DueWebhook[]> {
   const res = await db.execute<{ id: number; url: string; headers: Record<string, string> | null; payload: unknown; attempts: number }>(sql`
     UPDATE webhook_outbox w SET next_attempt_at = now() + make_interval(secs => ${claimMs / 1000}), attempts = w.attempts + 1
-    FROM (
+    WHERE w.id = ANY(ARRAY(
       SELECT id FROM webhook_outbox o
       WHERE status = 'pending' AND next_attempt_at <= now()
         AND NOT EXISTS (SELECT 1 FROM webhook_outbox p WHERE p.job_id = o.job_id AND p.status = 'pending' AND p.id < o.id)
       ORDER BY id LIMIT ${n} FOR UPDATE SKIP LOCKED
-    ) pick
-    WHERE w.id = pick.id
+    ))
     RETURNING w.id, w.url, w.headers, w.payload, w.attempts`);
-  return res.rows.map((r) => ({ ...r, id: Number(r.id) }));
+  // The pick is an ARRAY(...) sub-select, run once: as a subquery in FROM it could be re-run per
+  // outer row and claim more than n (see claimUrls). RETURNING follows physical order.
+  return res.rows.map((r) => ({ ...r, id: Number(r.id) })).sort((a, b) => a.id - b.id);
 }
 
 export async function markWebhookDelivered(db: Db, id: number) {
