@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { connectDb, createKey, ensureTeam, migrateDb } from '@wds/db';
+import { connectDb, createKey, ensureTeam, listenForScrapeDone, migrateDb } from '@wds/db';
 import { collectProcessMetrics } from '@wds/metrics';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/scraper';
 import { lazySigningSecret, LocalFileStore } from '@wds/storage';
@@ -20,6 +20,7 @@ if (env.WDS_API_KEY) {
   await createKey(dbh.db, teamId, { key: env.WDS_API_KEY, name: 'WDS_API_KEY' });
 }
 const { client, connection, starters } = await connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
+const scrapeDone = listenForScrapeDone(env.DATABASE_URL);
 // Files written by browser workers into the same directory (shared volume on a fleet).
 const dataDir = resolve(env.WDS_DATA_DIR);
 const secret = lazySigningSecret(env.WDS_FILE_SIGNING_SECRET, dataDir);
@@ -34,6 +35,7 @@ const app = await buildApp(
   {
     db: dbh.db,
     starters,
+    scrapeDone,
     async ready() {
       const [postgres, temporal] = await Promise.all([
         dbh.pool.query('SELECT 1').then(() => true, () => false),
@@ -64,6 +66,7 @@ drainOnSignal(app, {
   graceMs: env.WDS_SHUTDOWN_GRACE_MS,
   async release() {
     await starters.close();
+    await scrapeDone.close();
     await dbh.close();
     await closeTransformThreads();
   },

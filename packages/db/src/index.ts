@@ -1,6 +1,7 @@
 export * from './client';
 export * from './keys';
 export * from './scrapes';
+export * from './scrape-done';
 export * as schema from './schema/index';
 export type { TeamFlags } from './schema/index';
 export * from './crawls';

@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { pageCache, scrapeJobs } from './schema/index';
+import { SCRAPE_DONE_CHANNEL } from './scrape-done';
 
 export async function insertScrapeJob(db: Db, row: { id: string; teamId: string; url: string | null; options: unknown }) {
   await db.insert(scrapeJobs).values(row);
@@ -20,12 +21,17 @@ export async function loadTeamScrape(db: Db, teamId: string, id: string) {
   return row ?? null;
 }
 
-/** Idempotent: a retried activity rewrites the same row. */
+/**
+ * Idempotent: a retried activity rewrites the same row. The waiting API hears of it on
+ * SCRAPE_DONE_CHANNEL when the row commits (a NOTIFY in the same statement).
+ */
 export async function completeScrapeJob(db: Db, id: string, document: unknown, creditsUsed: number) {
-  await db
-    .update(scrapeJobs)
-    .set({ status: 'completed', document, creditsUsed, completedAt: new Date(), error: null })
-    .where(eq(scrapeJobs.id, id));
+  await db.execute(sql`
+    WITH done AS (
+      UPDATE ${scrapeJobs} SET status = 'completed', document = ${JSON.stringify(document)}::jsonb, credits_used = ${creditsUsed}, completed_at = now(), error = NULL
+      WHERE id = ${id} RETURNING id
+    )
+    SELECT pg_notify(${SCRAPE_DONE_CHANNEL}, done.id::text) FROM done`);
 }
 
 export async function failScrapeJob(db: Db, id: string, error: unknown) {

@@ -44,10 +44,15 @@ export function scrapeController(deps: ApiDeps) {
     const options = cached?.worker ? { ...o, cacheLookup: cached.worker } : o;
     await insertScrapeJob(deps.db, { id: scrapeId, teamId: req.auth.teamId, url: keepNothing ? null : o.url, options });
     let job: Awaited<ReturnType<typeof loadScrapeJob>>;
+    // Registered before the start, so the announcement cannot come first. Whichever comes first
+    // answers: the stored document, or the workflow's result (the only path for failures).
+    const stored = deps.scrapeDone?.wait(scrapeId);
     try {
-      await deps.starters.runScrape({ jobId: scrapeId, timeoutMs: o.timeout });
+      const run = deps.starters.runScrape({ jobId: scrapeId, timeoutMs: o.timeout });
+      await (stored ? Promise.race([run, stored.stored]) : run);
       job = await loadScrapeJob(deps.db, scrapeId);
     } finally {
+      stored?.cancel();
       // Zero data retention and lockdown (here only through a cached PDF) leave nothing behind, even on failure.
       if (keepNothing) await deleteScrapeJob(deps.db, scrapeId);
     }
