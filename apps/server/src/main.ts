@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, migrateDb, newKey } from '@wds/db';
 import { resolveSigningSecret } from '@wds/storage';
-import { startEmbeddedPostgres, startTemporalDevServer, stopChild, type Stoppable } from './infra';
+import { leaveSignalsToLauncher, startEmbeddedPostgres, startTemporalDevServer, stopChild, type Stoppable } from './infra';
 import { loadServerEnv } from './env';
 import { spawnApp, type AppProcess } from './processes';
 
@@ -29,14 +29,14 @@ async function shutdown(code: number) {
   for (const s of infra.reverse()) await s.stop().catch(() => {});
   process.exit(code);
 }
-process.on('SIGINT', () => void shutdown(0));
-process.on('SIGTERM', () => void shutdown(0));
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => void shutdown(0));
 
 try {
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl) {
     log(`starting embedded Postgres (data in ${dataDir}/postgres)`);
     const pg = await startEmbeddedPostgres({ dataDir, port: env.WDS_EMBEDDED_PG_PORT });
+    leaveSignalsToLauncher();
     infra.push(pg);
     databaseUrl = pg.url;
   }
@@ -48,6 +48,7 @@ try {
       port: env.WDS_EMBEDDED_TEMPORAL_PORT,
       uiPort: env.WDS_EMBEDDED_TEMPORAL_UI_PORT || undefined,
       cliPath: env.TEMPORAL_CLI_PATH,
+      sqliteSync: env.WDS_EMBEDDED_TEMPORAL_SYNC,
     });
     infra.push(t);
     temporalAddress = t.address;

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import Firecrawl from '@mendable/firecrawl-js';
+import { Client, Connection } from '@temporalio/client';
+import { exitOf, html, startFixtureSite, type FixtureSite } from '@wds/test-utils';
+import { freePort } from './infra';
+
+// `npm start` as a new user runs it: embedded Postgres, the Temporal dev server on a SQLite
+// file, the API and one worker, all from one command with nothing set but a data directory.
+// Stopped and started again on the same directory, it must still know the earlier work.
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+let dataDir: string;
+let site: FixtureSite;
+let ports: { api: number; pg: number; temporal: number };
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'wds-embedded-'));
+  chmodSync(dataDir, 0o755); // as root, embedded Postgres runs as another user
+  site = await startFixtureSite({ '/hello': html('<html><head><title>Hello</title></head><body><main><h1>Hello, embedded</h1><p>From one command.</p></main></body></html>') });
+  ports = { api: await freePort(), pg: await freePort(), temporal: await freePort() };
+});
+after(async () => {
+  await site?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function startEmbedded(): Promise<{ child: ChildProcess; url: string; key: string; output(): string }> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    WDS_DATA_DIR: dataDir,
+    PORT: String(ports.api),
+    WDS_EMBEDDED_PG_PORT: String(ports.pg),
+    WDS_EMBEDDED_TEMPORAL_PORT: String(ports.temporal),
+    WDS_EMBEDDED_TEMPORAL_UI_PORT: '0',
+    // The fixture site is on 127.0.0.1; metrics ports picked freely beside the other test files.
+    WDS_ALLOW_PRIVATE_NETWORK: 'true',
+    WDS_METRICS_PORT: '0',
+    WDS_TEMPORAL_METRICS_PORT: '0',
+    // Chromium is not what this test is about; the embedded worker would start it otherwise.
+    WDS_WORKER_QUEUES: 'wds-control,wds-fetch',
+  };
+  delete env.DATABASE_URL;
+  delete env.TEMPORAL_ADDRESS;
+  delete env.WDS_API_KEY;
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const ready = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start was not ready within 120 s:\n${out}`)), 120_000);
+    child.stdout!.on('data', () => {
+      const m = /wds: ready: (\S+)\s+\(API key: (\S+)\)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited with ${code}:\n${out}`));
+    });
+  });
+  return { child, url: ready[1]!, key: ready[2]!, output: () => out };
+}
+
+async function stop(app: { child: ChildProcess; output(): string }) {
+  app.child.kill('SIGTERM');
+  const exit = await exitOf(app.child);
+  assert.equal(exit.code, 0, `a clean stop on SIGTERM:\n${app.output()}`);
+}
+
+test('one command starts everything; a restart on the same data directory keeps jobs, results and the key', async () => {
+  const first = await startEmbedded();
+  let scrapeId: string;
+  try {
+    const fc = new Firecrawl({ apiKey: first.key, apiUrl: first.url });
+    const doc = await fc.scrape(site.url('/hello'), { formats: ['markdown'] });
+    assert.match(doc.markdown!, /# Hello, embedded/);
+    assert.equal(doc.metadata?.title, 'Hello');
+    scrapeId = doc.metadata!.scrapeId as string;
+    assert.ok(scrapeId);
+    // Temporal keeps its state in a SQLite file in the data dir, journalled with WAL.
+    assert.ok(existsSync(join(dataDir, 'temporal.sqlite')));
+    assert.ok(existsSync(join(dataDir, 'temporal.sqlite-wal')), 'the SQLite file runs in WAL mode');
+  } finally {
+    await stop(first);
+  }
+
+  const second = await startEmbedded();
+  try {
+    assert.equal(second.key, first.key, 'the bootstrap key is kept in the data dir');
+    // Postgres kept the result...
+    const r = await fetch(`${second.url}/v2/scrape/${scrapeId}`, { headers: { authorization: `Bearer ${second.key}` } });
+    assert.equal(r.status, 200);
+    const body = (await r.json()) as { data: { markdown: string } };
+    assert.match(body.data.markdown, /Hello, embedded/);
+    // ...and Temporal the workflow that produced it.
+    const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
+    try {
+      const d = await new Client({ connection }).workflow.getHandle(`scrape-${scrapeId}`).describe();
+      assert.equal(d.status.name, 'COMPLETED');
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    await stop(second);
+  }
+});
