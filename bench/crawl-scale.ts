@@ -3,7 +3,7 @@ import { stopChild } from '@wds/server/infra';
 import { workflowIds } from '@wds/workflows/contracts';
 import { startSite, startSiteCrawl } from './crawl';
 import { startBenchStack } from './stack';
-import { cpuByPid, cpuSecondsBetween, rssMb, round, writeResult } from './stats';
+import { cpuByPid, cpuSecondsBetween, rssMb, rssTrend, round, writeResult } from './stats';
 
 /**
  * Issue 5 (b): one crawl of a 100,000-page synthetic site through the full stack. It must
@@ -37,11 +37,8 @@ export async function runCrawlScaleBench() {
     const at10k = samples.find((s) => s.completed >= 10_000) ?? samples[0]!;
     const after10k = samples.filter((s) => s.completed >= 10_000);
     const maxAfter = (k: 'apiMb' | 'workerMb') => Math.max(...after10k.map((s) => s[k]));
-    // RSS saws up and down with garbage collection: growth is the trend, the median of the last
-    // quarter of samples after page 10k against the median of the first quarter; peaks are reported too.
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-    const quarter = Math.max(1, Math.floor(after10k.length / 4));
-    const trend = (k: 'apiMb' | 'workerMb') => round(median(after10k.slice(-quarter).map((s) => s[k])) - median(after10k.slice(0, quarter).map((s) => s[k])), 1);
+    // Growth is the trend of the samples after page 10k (rssTrend); peaks are reported too.
+    const trend = (k: 'apiMb' | 'workerMb') => rssTrend(after10k.map((s) => s[k]));
 
     // Every run of the workflow (it continues as new), with its history length.
     const connection = await Connection.connect({ address: stack.temporalAddress });

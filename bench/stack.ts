@@ -19,7 +19,7 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(opts: { temporalInMemory?: boolean } = {}): Promise<BenchStack> {
+export async function startBenchStack(opts: { temporalInMemory?: boolean; nodeArgs?: string[] } = {}): Promise<BenchStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wds-bench-'));
   chmodSync(dataDir, 0o755);
   const pg = await startEmbeddedPostgres({ dataDir, port: await freePort() });
@@ -31,7 +31,7 @@ export async function startBenchStack(opts: { temporalInMemory?: boolean } = {})
   const env = { DATABASE_URL: pg.url, TEMPORAL_ADDRESS: temporal.address, PORT: '0', HOST: '127.0.0.1', WDS_ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'warn', WDS_METRICS_PORT: '0', WDS_TEMPORAL_METRICS_PORT: '0' };
   // BENCH_PROFILE_DIR: CPU profiles of the API and worker (written when they stop) for Chrome DevTools.
   const prof = process.env.BENCH_PROFILE_DIR;
-  const nodeArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [];
+  const nodeArgs = [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...(opts.nodeArgs ?? [])];
   const [worker, api] = await Promise.all([spawnApp('worker', env, { nodeArgs }), spawnApp('api', env, { nodeArgs })]);
   return {
     base: api.url!.replace('localhost', '127.0.0.1'),

@@ -11,6 +11,18 @@ export function summary(samples: number[]) {
 
 export const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+/**
+ * RSS saws up and down with garbage collection, so one sample before and one after lands at
+ * random points of the cycle. Growth is the trend instead: the median of the last quarter of
+ * the samples against the median of the first quarter.
+ */
+export function rssTrend(samples: number[]): number {
+  const quarter = Math.max(1, Math.floor(samples.length / 4));
+  return round(median(samples.slice(-quarter)) - median(samples.slice(0, quarter)), 1);
+}
+
 /** Resident set size of another process, in MB (Linux). */
 export function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
