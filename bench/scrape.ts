@@ -69,6 +69,8 @@ export async function runScrapeBench() {
     const result = {
       bench: 'scrape',
       temporalPersistence: process.env.BENCH_TEMPORAL_MEMORY === '1' ? 'memory' : 'sqlite',
+      // The stack inherits this environment: WDS_SCRAPE_FETCH=local npm run bench -- scrape.
+      scrapeFetch: process.env.WDS_SCRAPE_FETCH ?? 'queue',
       engineInProcessMs: e,
       fullStackMissMs: m,
       fullStackOverheadP50Ms: round(m.p50 - e.p50),

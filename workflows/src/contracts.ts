@@ -24,6 +24,13 @@ export interface ScrapeWorkflowInput {
   jobId: string;
   /** The request's timeout; bounds the activity including retries. */
   timeoutMs: number;
+  /**
+   * Where the HTTP fetch runs (WDS_SCRAPE_FETCH on the API): `queue` (default) as an activity
+   * on wds-fetch; `local` as a local activity on the wds-control worker running the workflow,
+   * which skips an activity dispatch and a workflow task (for deployments whose control
+   * workers also fetch, e.g. the embedded default). Browser renders always go to wds-browser.
+   */
+  fetch?: 'queue' | 'local';
 }
 
 export interface ScrapeWorkflowResult {

@@ -24,7 +24,8 @@ export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActiviti
       // retry elsewhere, instead of after startToCloseTimeout, which is the request's whole budget.
       // The first beat comes after a second: short scrapes (most) cost no extra call.
       const ctx = Context.current();
-      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+      // Local activities cannot heartbeat: their liveness is the workflow task's.
+      const beat = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
       return asActivity<FetchPageResult>(async () => {
         const job = await loadScrapeJob(deps.db, jobId);
         if (!job) throw new WdsError('NOT_FOUND', { message: `Scrape job ${jobId} not found` });

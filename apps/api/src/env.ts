@@ -25,6 +25,8 @@ export function loadApiEnv(source: Record<string, string | undefined> = process.
         WDS_STATUS_PAGE_BYTES: envInt(10 * 1024 * 1024, 1024),
         /** A scrape over its team's concurrency limit waits this long for a slot, then gets 429. */
         WDS_CONCURRENCY_QUEUE_MS: envInt(30_000, 0, 600_000),
+        /** Where a scrape's HTTP fetch runs: an activity on wds-fetch, or a local activity of the control worker. */
+        WDS_SCRAPE_FETCH: z.enum(['queue', 'local']).default('queue'),
       },
       source,
     );

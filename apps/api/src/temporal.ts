@@ -24,7 +24,11 @@ export interface Starters {
   close(): Promise<void>;
 }
 
-export async function connectTemporal(address: string, namespace: string): Promise<{ client: Client; connection: Connection; starters: Starters }> {
+export async function connectTemporal(
+  address: string,
+  namespace: string,
+  opts: { scrapeFetch?: 'queue' | 'local' } = {},
+): Promise<{ client: Client; connection: Connection; starters: Starters }> {
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace });
 
@@ -42,7 +46,7 @@ export async function connectTemporal(address: string, namespace: string): Promi
 
   const starters: Starters = {
     async runScrape({ jobId, timeoutMs }) {
-      return runToCompletion<typeof scrapeWorkflow>('scrapeWorkflow', workflowIds.scrape(jobId), [{ jobId, timeoutMs }], timeoutMs, 5_000);
+      return runToCompletion<typeof scrapeWorkflow>('scrapeWorkflow', workflowIds.scrape(jobId), [{ jobId, timeoutMs, ...(opts.scrapeFetch === 'local' ? { fetch: 'local' as const } : {}) }], timeoutMs, 5_000);
     },
     async startCrawl({ jobId, kind, plan }) {
       await client.workflow.start<typeof crawlWorkflow>('crawlWorkflow', {

@@ -38,7 +38,13 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
     case TaskQueues.control:
       return {
         workflowsPath: require.resolve('@wds/workflows'),
-        activities: { ...createStoreActivities({ db }), ...countFinishedJobs(createCrawlControlActivities({ db }), db) },
+        activities: {
+          ...createStoreActivities({ db }),
+          ...countFinishedJobs(createCrawlControlActivities({ db }), db),
+          // For scrapes started with WDS_SCRAPE_FETCH=local, which fetch as local activities here
+          // (converting on the transform threads when this process also serves wds-fetch, else inline).
+          ...createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable }),
+        },
         maxConcurrentActivityTaskExecutions: 50,
       };
     case TaskQueues.fetch:

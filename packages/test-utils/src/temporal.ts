@@ -49,3 +49,11 @@ export function runningActivities(namespace: string, workflowId: string): Promis
       .map((a) => ({ type: a.activityType?.name ?? '', attempt: a.attempt ?? 1, pid: pidOf(a.lastWorkerIdentity) }));
   });
 }
+
+/** The event types of a workflow's history (current run), e.g. EVENT_TYPE_MARKER_RECORDED. */
+export function historyEventTypes(namespace: string, workflowId: string): Promise<string[]> {
+  return withHandle(namespace, workflowId, async (h) => {
+    const events = (await h.fetchHistory()).events ?? [];
+    return events.map((e) => proto.temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType));
+  });
+}

@@ -1,4 +1,4 @@
-import { ActivityFailure, proxyActivities, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, proxyActivities, proxyLocalActivities, TimeoutFailure } from '@temporalio/workflow';
 import type { BrowserActivities, ScrapeActivities, StoreActivities } from '@wds/activities/types';
 import { NON_RETRYABLE_KINDS, TaskQueues, type FetchPageResult, type ScrapeWorkflowInput, type ScrapeWorkflowResult } from '../contracts';
 import { describeFailure } from '../failure';
@@ -15,15 +15,18 @@ import { browserActivityTimeouts } from './engine';
 export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<ScrapeWorkflowResult> {
   const started = Date.now();
   const retry = { initialInterval: '200ms', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: [...NON_RETRYABLE_KINDS] };
-  const { scrapePage } = proxyActivities<ScrapeActivities>({
-    taskQueue: TaskQueues.fetch,
-    // The user's timeout is the budget for all attempts together.
-    scheduleToCloseTimeout: input.timeoutMs + 5_000,
-    startToCloseTimeout: input.timeoutMs + 2_000,
-    // scrapePage beats every second: a killed worker's attempt is retried within this, not at the end of the budget.
-    heartbeatTimeout: '10s',
-    retry,
-  });
+  // The user's timeout is the budget for all attempts together.
+  const budget = { scheduleToCloseTimeout: input.timeoutMs + 5_000, startToCloseTimeout: input.timeoutMs + 2_000, retry };
+  const { scrapePage } =
+    input.fetch === 'local'
+      ? // A killed worker's local attempt is redone by the workflow task's retry on another control worker.
+        proxyLocalActivities<ScrapeActivities>(budget)
+      : proxyActivities<ScrapeActivities>({
+          taskQueue: TaskQueues.fetch,
+          ...budget,
+          // scrapePage beats every second: a killed worker's attempt is retried within this, not at the end of the budget.
+          heartbeatTimeout: '10s',
+        });
   const { recordScrapeFailure } = proxyActivities<StoreActivities>({
     taskQueue: TaskQueues.control,
     startToCloseTimeout: '10s',
