@@ -13,6 +13,7 @@ export interface BenchStack {
   worker: AppProcess;
   /** Where Postgres and Temporal keep their files (it appears in their command lines). */
   dataDir: string;
+  databaseUrl: string;
   temporalAddress: string;
   /** The stack's processes for cpuByRole (bench/stats.ts): Postgres backends and Temporal come with their parents. */
   roles: Record<'api' | 'worker' | 'postgres' | 'temporal', number | RegExp>;
@@ -39,6 +40,7 @@ export async function startBenchStack(opts: { temporalInMemory?: boolean; nodeAr
     api,
     worker,
     dataDir,
+    databaseUrl: pg.url,
     temporalAddress: temporal.address,
     // Temporal by its port: its command line names the data dir only when it persists to SQLite.
     roles: { api: api.child.pid!, worker: worker.child.pid!, postgres: new RegExp(`postgres.*${dataDir}`), temporal: new RegExp(`temporal.*--port ${temporal.address.split(':').pop()}\\b`) },

@@ -1,0 +1,69 @@
+// `node --import tsx scripts/capture-histories.ts`: runs each kind of job once on a fresh
+// embedded stack and writes its workflow history to workflows/src/histories/, for the replay
+// test (workflows/src/replay.test.ts). Capture again when a workflow changes on purpose, and
+// keep the old files: running workflows still have to replay after a deploy.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Client, Connection } from '@temporalio/client';
+import { execFileSync } from 'node:child_process';
+import { findTemporalCli } from '@wds/server/infra';
+import { spawnApp } from '@wds/server/processes';
+import { html, startFixtureSite } from '@wds/test-utils';
+import { workflowIds } from '@wds/workflows/contracts';
+import { startBenchStack } from '../bench/stack';
+
+const out = new URL('../workflows/src/histories/', import.meta.url).pathname;
+mkdirSync(out, { recursive: true });
+const site = await startFixtureSite({
+  '/': html('<html><body><main><h1>Home</h1><a href="/a">a</a> <a href="/b">b</a></main></body></html>'),
+  '/a': html('<html><body><main><h1>A</h1><a href="/b">b</a></main></body></html>'),
+  '/b': html('<html><body><main><h1>B</h1></main></body></html>'),
+  '/slow': (_req, res) => void setTimeout(() => res.end('<html><body>late</body></html>'), 3_000),
+});
+const stack = await startBenchStack();
+// A second API on the same stack, starting scrapes with a local fetch.
+const localApi = await spawnApp('api', {
+  DATABASE_URL: stack.databaseUrl,
+  TEMPORAL_ADDRESS: stack.temporalAddress,
+  PORT: '0',
+  HOST: '127.0.0.1',
+  WDS_ALLOW_PRIVATE_NETWORK: 'true',
+  WDS_SCRAPE_FETCH: 'local',
+  WDS_METRICS_PORT: '0',
+});
+const connection = await Connection.connect({ address: stack.temporalAddress });
+const client = new Client({ connection });
+const headers = { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' };
+const post = async (base: string, path: string, body: unknown) => (await (await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as any;
+async function save(name: string, workflowId: string) {
+  const h = client.workflow.getHandle(workflowId);
+  await h.result().catch(() => undefined);
+  // The CLI's JSON is the format Temporal's tools exchange and historyFromJSON reads.
+  const json = execFileSync(findTemporalCli()!, ['workflow', 'show', '--workflow-id', workflowId, '--address', stack.temporalAddress, '--output', 'json'], { encoding: 'utf8' });
+  writeFileSync(`${out}${name}.json`, json);
+  process.stdout.write(`wrote ${name}.json\n`);
+}
+try {
+  const scraped = await post(stack.base, '/v2/scrape', { url: site.url('/'), maxAge: 0 });
+  await save('scrape-queue', workflowIds.scrape(scraped.data.metadata.scrapeId));
+  const local = await post(localApi.url!.replace('localhost', '127.0.0.1'), '/v2/scrape', { url: site.url('/a'), maxAge: 0 });
+  await save('scrape-local', workflowIds.scrape(local.data.metadata.scrapeId));
+  await post(stack.base, '/v2/scrape', { url: site.url('/slow'), timeout: 1_000, maxAge: 0 });
+  // The 408 carries no scrape id: the failed run is found through visibility (which lags a little).
+  let failed: string | undefined;
+  for (let i = 0; i < 100 && !failed; i++) {
+    for await (const w of client.workflow.list({ query: `WorkflowType = 'scrapeWorkflow' AND ExecutionStatus = 'Failed'` })) failed = w.workflowId;
+    if (!failed) await new Promise((r) => setTimeout(r, 200));
+  }
+  if (!failed) throw new Error('the failed scrape never showed up in visibility');
+  await save('scrape-timeout', failed);
+  const crawl = await post(stack.base, '/v2/crawl', { url: site.url('/'), limit: 3, sitemap: 'skip' });
+  await save('crawl', workflowIds.crawl(crawl.id));
+  const batch = await post(stack.base, '/v2/batch/scrape', { urls: [site.url('/a'), site.url('/b')] });
+  await save('batch', workflowIds.batch(batch.id));
+} finally {
+  await connection.close();
+  localApi.child.kill('SIGTERM');
+  await stack.stop();
+  await site.close();
+}
+process.exit(0);
