@@ -132,16 +132,21 @@ export async function runCrawlBench() {
   try {
     // BENCH_CRAWL_SKIP=plain,crawlee skips baselines for quick iterations (the report needs them).
     const skip = (process.env.BENCH_CRAWL_SKIP ?? '').split(',');
-    const plain = skip.includes('plain') ? NaN : await plainLoop(site.origin, 0);
+    const plainBefore = skip.includes('plain') ? NaN : await plainLoop(site.origin, 0);
     // The same loop converting on the worker's thread pool (one thread per core, as the worker does).
     const plainPooled = skip.includes('plain') ? NaN : await plainLoop(site.origin, availableParallelism());
     const crawleeRate = skip.includes('crawlee') ? NaN : await crawlee(site.origin);
     const stack = await fullStack(site.origin);
+    // This host's speed drifts within a run (bench/README): the plain loop runs again after the
+    // stack, the ratio uses the mean of both, and their ratio shows how much the host moved.
+    const plainAfter = skip.includes('plain') ? NaN : await plainLoop(site.origin, 0);
+    const plain = (plainBefore + plainAfter) / 2;
     const result = {
       bench: 'crawl',
       pages: PAGES,
       concurrency: CONCURRENCY,
       plainLoopPagesPerSec: round(plain, 1),
+      plainLoopRuns: { before: round(plainBefore, 1), after: round(plainAfter, 1), hostDrift: round(plainAfter / plainBefore) },
       plainLoopPooledPagesPerSec: round(plainPooled, 1),
       crawleePagesPerSec: round(crawleeRate, 1),
       fullStack: stack,
