@@ -1,6 +1,7 @@
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
 import { crawlDocuments, crawlJobs, crawlRobots, crawlUrls, webhookOutbox } from './schema/index';
+import { pickOnce } from './pick';
 import type { WebhookEventRow } from './webhooks';
 
 /** Frontier, documents and counters of crawl and batch jobs. Every write is idempotent per (job, URL key). */
@@ -107,35 +108,27 @@ export async function claimUrls(db: Db, jobId: string, owner: string, n: number,
     await tx.execute(sql`SET LOCAL synchronous_commit = off`);
     const [job] = (await tx.execute<{ room: number }>(sql`SELECT page_limit - enqueued AS room FROM crawl_jobs WHERE id = ${jobId} FOR NO KEY UPDATE`)).rows;
     if (!job) return [];
-    const lease = sql`now() + make_interval(secs => ${leaseMs / 1000})`;
     const mine = opts.retakeOwn ? sql`lease_owner = ${owner} OR ` : sql``;
-    // Each pick is an ARRAY(...) sub-select, which Postgres runs exactly once (an InitPlan), and
-    // the URL rows are then found by primary key. As a subquery in FROM, the planner could put
-    // the pick on the inner side of a nested loop over the job's frontier (it does when table
-    // statistics predate the job) and re-run it per row: each re-run skipped the rows the
-    // statement had already updated and locked the next ones, so one claim leased many more
-    // than LIMIT rows, past the page limit (claims.test.ts).
-    const retaken = await tx.execute<Row>(sql`
-      UPDATE crawl_urls c SET lease_owner = ${owner}, lease_until = ${lease}, attempts = c.attempts + 1
-      WHERE c.job_id = ${jobId} AND c.url_key = ANY(ARRAY(
-        SELECT url_key FROM crawl_urls
-        WHERE job_id = ${jobId} AND status = 'leased' AND (${mine}lease_until < now())
-        ORDER BY (lease_owner = ${owner}) DESC, seq LIMIT ${n} FOR UPDATE SKIP LOCKED
-      ))
-      RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id, c.seq`);
-    const rows = [...retaken.rows].sort(bySeq);
+    /** Leases the picked URLs to `owner`, in frontier order. */
+    const lease = async (pick: SQL) =>
+      (
+        await tx.execute<Row>(sql`
+          UPDATE crawl_urls c SET status = 'leased', lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = c.attempts + 1
+          WHERE c.job_id = ${jobId} AND c.url_key = ANY(${pickOnce(pick)})
+          RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id, c.seq`)
+      ).rows.sort(bySeq);
+    const rows = await lease(sql`
+      SELECT url_key FROM crawl_urls
+      WHERE job_id = ${jobId} AND status = 'leased' AND (${mine}lease_until < now())
+      ORDER BY (lease_owner = ${owner}) DESC, seq LIMIT ${n} FOR UPDATE SKIP LOCKED`);
     const take = Math.min(n - rows.length, Math.max(0, job.room));
     if (take > 0) {
-      const fresh = await tx.execute<Row>(sql`
-        UPDATE crawl_urls c SET status = 'leased', lease_owner = ${owner}, lease_until = ${lease}, attempts = c.attempts + 1
-        WHERE c.job_id = ${jobId} AND c.url_key = ANY(ARRAY(
-          SELECT url_key FROM crawl_urls WHERE job_id = ${jobId} AND status = 'queued'
-          ORDER BY seq LIMIT ${take} FOR UPDATE SKIP LOCKED
-        ))
-        RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id, c.seq`);
-      if (fresh.rows.length) {
-        await tx.update(crawlJobs).set({ enqueued: sql`${crawlJobs.enqueued} + ${fresh.rows.length}` }).where(eq(crawlJobs.id, jobId));
-        rows.push(...fresh.rows.sort(bySeq));
+      const fresh = await lease(sql`
+        SELECT url_key FROM crawl_urls WHERE job_id = ${jobId} AND status = 'queued'
+        ORDER BY seq LIMIT ${take} FOR UPDATE SKIP LOCKED`);
+      if (fresh.length) {
+        await tx.update(crawlJobs).set({ enqueued: sql`${crawlJobs.enqueued} + ${fresh.length}` }).where(eq(crawlJobs.id, jobId));
+        rows.push(...fresh);
       }
     }
     return rows.map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id }));

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { webhookOutbox } from './schema/index';
+import { pickOnce } from './pick';
 
 export interface WebhookEventRow {
   jobId: string;
@@ -29,15 +30,12 @@ export interface DueWebhook {
 export async function claimDueWebhooks(db: Db, n: number, claimMs: number): Promise<DueWebhook[]> {
   const res = await db.execute<{ id: number; url: string; headers: Record<string, string> | null; payload: unknown; attempts: number }>(sql`
     UPDATE webhook_outbox w SET next_attempt_at = now() + make_interval(secs => ${claimMs / 1000}), attempts = w.attempts + 1
-    WHERE w.id = ANY(ARRAY(
+    WHERE w.id = ANY(${pickOnce(sql`
       SELECT id FROM webhook_outbox o
       WHERE status = 'pending' AND next_attempt_at <= now()
         AND NOT EXISTS (SELECT 1 FROM webhook_outbox p WHERE p.job_id = o.job_id AND p.status = 'pending' AND p.id < o.id)
-      ORDER BY id LIMIT ${n} FOR UPDATE SKIP LOCKED
-    ))
+      ORDER BY id LIMIT ${n} FOR UPDATE SKIP LOCKED`)})
     RETURNING w.id, w.url, w.headers, w.payload, w.attempts`);
-  // The pick is an ARRAY(...) sub-select, run once: as a subquery in FROM it could be re-run per
-  // outer row and claim more than n (see claimUrls). RETURNING follows physical order.
   return res.rows.map((r) => ({ ...r, id: Number(r.id) })).sort((a, b) => a.id - b.id);
 }
 
