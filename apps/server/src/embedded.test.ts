@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import Firecrawl from '@mendable/firecrawl-js';
 import { Client, Connection } from '@temporalio/client';
 import { exitOf, html, startFixtureSite, type FixtureSite } from '@wds/test-utils';
 import { freePort } from './infra';
+import { spawnUntilReady } from './processes';
 
 // `npm start` as a new user runs it: embedded Postgres, the Temporal dev server on a SQLite
 // file, the API and one worker, all from one command with nothing set but a data directory.
@@ -47,25 +48,8 @@ async function startEmbedded(): Promise<{ child: ChildProcess; url: string; key:
   delete env.DATABASE_URL;
   delete env.TEMPORAL_ADDRESS;
   delete env.WDS_API_KEY;
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const ready = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start was not ready within 120 s:\n${out}`)), 120_000);
-    child.stdout!.on('data', () => {
-      const m = /wds: ready: (\S+)\s+\(API key: (\S+)\)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited with ${code}:\n${out}`));
-    });
-  });
-  return { child, url: ready[1]!, key: ready[2]!, output: () => out };
+  const { child, ready, output } = await spawnUntilReady('npm start', [MAIN], env, /wds: ready: (\S+)\s+\(API key: (\S+)\)/, { timeoutMs: 120_000 });
+  return { child, url: ready[1]!, key: ready[2]!, output };
 }
 
 async function stop(app: { child: ChildProcess; output(): string }) {

@@ -25,10 +25,24 @@ export async function spawnApp(
   env: Record<string, string | undefined>,
   opts: { timeoutMs?: number; echo?: boolean; nodeArgs?: string[] } = {},
 ): Promise<AppProcess> {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', ENTRY[kind]], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const { child, ready, output } = await spawnUntilReady(kind, [ENTRY[kind]], { ...process.env, ...env }, READY_LINE[kind], opts);
+  const metricsUrl = kind === 'worker' ? /wds-worker: metrics on (\S+\/metrics)/.exec(output())?.[1] : undefined;
+  return { child, url: ready[1], metricsUrl, output };
+}
+
+/**
+ * Runs a TypeScript entry point with node + tsx and resolves once its stdout matches `ready`
+ * (rejects if it exits first or takes longer than `timeoutMs`). Output is kept (last 20 kB).
+ */
+export async function spawnUntilReady(
+  name: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  ready: RegExp,
+  opts: { timeoutMs?: number; echo?: boolean; nodeArgs?: string[] } = {},
+): Promise<{ child: ChildProcess; ready: RegExpExecArray; output(): string }> {
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const onData = (d: Buffer) => {
     out = (out + d.toString()).slice(-20_000);
@@ -36,22 +50,21 @@ export async function spawnApp(
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const url = await new Promise<string | undefined>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${kind} did not start within ${opts.timeoutMs ?? 60_000} ms:\n${out}`)), opts.timeoutMs ?? 60_000);
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs} ms:\n${out}`)), timeoutMs);
     const check = () => {
-      const m = READY_LINE[kind].exec(out);
+      const m = ready.exec(out);
       if (m) {
         clearTimeout(timer);
         child.stdout!.off('data', check);
-        resolve(m[1]);
+        resolve(m);
       }
     };
     child.stdout!.on('data', check);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${kind} exited with code ${code} before it was ready:\n${out}`));
+      reject(new Error(`${name} exited with code ${code} before it was ready:\n${out}`));
     });
   });
-  const metricsUrl = kind === 'worker' ? /wds-worker: metrics on (\S+\/metrics)/.exec(out)?.[1] : undefined;
-  return { child, url, metricsUrl, output: () => out };
+  return { child, ready: match, output: () => out };
 }
