@@ -96,7 +96,7 @@ async function crawlee(origin: string): Promise<number> {
 
 /** Starts a crawl of the whole synthetic site; returns its id and the request headers for polling it. */
 export async function startSiteCrawl(stack: BenchStack, origin: string, pages: number, concurrency: number) {
-  const headers = { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' };
+  const { headers } = stack;
   const res = await fetch(`${stack.base}/v2/crawl`, { method: 'POST', headers, body: JSON.stringify({ url: `${origin}/p/0`, limit: pages, sitemap: 'skip', crawlEntireDomain: true, maxConcurrency: concurrency }) });
   const { id } = (await res.json()) as { id: string };
   return { id, headers };

@@ -115,7 +115,7 @@ function coresBetween(a: ReturnType<typeof cpuSnapshot>, b: ReturnType<typeof cp
 }
 
 async function runStep(stack: BenchStack, roles: Record<string, number | RegExp>, rate: number, urlFor: (i: number) => string): Promise<Step> {
-  const headers = { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' };
+  const { headers } = stack;
   const total = Math.round(rate * STEP_S);
   const latencies: number[] = [];
   const errorKinds: Record<string, number> = {};
@@ -207,7 +207,7 @@ export async function runLoadBench() {
   // The embedded default keeps Temporal in a SQLite file; BENCH_TEMPORAL_MEMORY=1 shows what that costs.
   const stack = await startBenchStack({ temporalInMemory: process.env.BENCH_TEMPORAL_MEMORY === '1' });
   const roles = { ...stack.roles, site: site.child.pid!, loadgen: process.pid };
-  const post = (url: string) => fetch(`${stack.base}/v2/scrape`, { method: 'POST', headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ url, formats: ['markdown'] }) }).then(async (r) => {
+  const post = (url: string) => fetch(`${stack.base}/v2/scrape`, { method: 'POST', headers: stack.headers, body: JSON.stringify({ url, formats: ['markdown'] }) }).then(async (r) => {
     if (r.status !== 200) throw new Error(`warm-up scrape: ${r.status} ${await r.text()}`);
   });
   try {

@@ -35,9 +35,9 @@ export async function runScrapeBench() {
 
   // The embedded default keeps Temporal in a SQLite file; measure that, as users run it.
   const stack = await startBenchStack({ temporalInMemory: process.env.BENCH_TEMPORAL_MEMORY === '1', nodeArgs: INSPECT_ARGS });
-  const { base, key, api, worker } = stack;
+  const { base, headers, api, worker } = stack;
   const post = async (body: unknown) => {
-    const r = await fetch(`${base}/v2/scrape`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const r = await fetch(`${base}/v2/scrape`, { method: 'POST', headers, body: JSON.stringify(body) });
     if (r.status !== 200) throw new Error(`scrape failed: ${r.status} ${await r.text()}`);
     await r.arrayBuffer();
   };

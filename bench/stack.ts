@@ -9,6 +9,8 @@ import { spawnApp, type AppProcess } from '@wds/server/processes';
 export interface BenchStack {
   base: string;
   key: string;
+  /** Bearer key and JSON content type, for every request to the API. */
+  headers: Record<string, string>;
   api: AppProcess;
   worker: AppProcess;
   /** Where Postgres and Temporal keep their files (it appears in their command lines). */
@@ -37,6 +39,7 @@ export async function startBenchStack(opts: { temporalInMemory?: boolean; nodeAr
   return {
     base: api.url!.replace('localhost', '127.0.0.1'),
     key,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     api,
     worker,
     dataDir,

@@ -32,8 +32,7 @@ const localApi = await spawnApp('api', {
 });
 const connection = await Connection.connect({ address: stack.temporalAddress });
 const client = new Client({ connection });
-const headers = { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' };
-const post = async (base: string, path: string, body: unknown) => (await (await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as any;
+const post = async (base: string, path: string, body: unknown) => (await (await fetch(`${base}${path}`, { method: 'POST', headers: stack.headers, body: JSON.stringify(body) })).json()) as any;
 async function save(name: string, workflowId: string) {
   const h = client.workflow.getHandle(workflowId);
   await h.result().catch(() => undefined);

@@ -46,7 +46,7 @@ export async function connectTemporal(
 
   const starters: Starters = {
     async runScrape({ jobId, timeoutMs }) {
-      return runToCompletion<typeof scrapeWorkflow>('scrapeWorkflow', workflowIds.scrape(jobId), [{ jobId, timeoutMs, ...(opts.scrapeFetch === 'local' ? { fetch: 'local' as const } : {}) }], timeoutMs, 5_000);
+      return runToCompletion<typeof scrapeWorkflow>('scrapeWorkflow', workflowIds.scrape(jobId), [{ jobId, timeoutMs, fetch: opts.scrapeFetch }], timeoutMs, 5_000);
     },
     async startCrawl({ jobId, kind, plan }) {
       await client.workflow.start<typeof crawlWorkflow>('crawlWorkflow', {

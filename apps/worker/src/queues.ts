@@ -34,6 +34,7 @@ export interface QueueResources {
 export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResources): Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue'> | null {
   const { db } = res;
   const pageDeps = { db, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK, maxBodyBytes: env.WDS_MAX_BODY_BYTES };
+  const scrapeActivities = () => createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable });
   switch (queue) {
     case TaskQueues.control:
       return {
@@ -43,14 +44,14 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...countFinishedJobs(createCrawlControlActivities({ db }), db),
           // For scrapes started with WDS_SCRAPE_FETCH=local, which fetch as local activities here
           // (converting on the transform threads when this process also serves wds-fetch, else inline).
-          ...createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable }),
+          ...scrapeActivities(),
         },
         maxConcurrentActivityTaskExecutions: 50,
       };
     case TaskQueues.fetch:
       return {
         activities: {
-          ...createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable }),
+          ...scrapeActivities(),
           ...createCrawlActivities(pageDeps),
           ...createMapActivities(pageDeps),
           ...createParseActivities({ db }),
