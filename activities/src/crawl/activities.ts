@@ -4,7 +4,7 @@ import type { FinishJobInput, FrontierState, JobRef, ProcessBatchInput } from '@
 import { asActivity } from '../failures';
 import type { CrawlActivities, CrawlControlActivities } from '../types';
 import type { PageDeps } from '../scrape/pipeline';
-import { emitJobEvent } from '../webhooks/emit';
+import { recordJobEvent } from '../webhooks/emit';
 import { processBatch } from './batch';
 import { createRobotsCache } from './discovery';
 import { loadJobOptions } from './job-options';
@@ -27,12 +27,12 @@ export function createCrawlControlActivities(deps: Pick<PageDeps, 'db'>): CrawlC
       return { ...counts, status: status ?? 'failed' };
     },
     async finishJob({ jobId, outcome, error }: FinishJobInput) {
-      const { status, changed } = await finishJob(deps.db, jobId, outcome, error);
-      // Only the call that ended the job announces it, so a retried activity sends one event.
-      if (changed) {
+      const { status } = await finishJob(deps.db, jobId, outcome, error);
+      // The event is keyed by its type, so a retried activity records it once (and a retry
+      // after a lost event still records it). A cancelled job announces nothing.
+      if (status === 'completed' || status === 'failed') {
         const job = await loadJobOptions(deps.db, jobId);
-        if (status === 'completed') await emitJobEvent(deps.db, job, 'completed');
-        else if (status === 'failed') await emitJobEvent(deps.db, job, 'failed', [], error ?? 'The job failed');
+        await recordJobEvent(deps.db, job, status, status === 'failed' ? { error: error ?? 'The job failed' } : {});
       }
       return { status };
     },

@@ -5,7 +5,7 @@ import { crawlPageStored } from '@wds/metrics';
 import { createScope, type CrawlScope } from '@wds/scraper';
 import type { ProcessBatchInput, ProcessBatchResult } from '@wds/workflows/contracts';
 import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
-import { jobEvent } from '../webhooks/emit';
+import { webhookFor } from '../webhooks/emit';
 import type { createRobotsCache } from './discovery';
 import { loadJobOptions, type LoadedJob } from './job-options';
 
@@ -116,7 +116,7 @@ export async function processBatch(
             if (a.ok) links.push({ url: a.url, key: a.key, depth: a.depth, external: a.external });
           }
         }
-        const document = u.discoveryOnly ? undefined : { body: page.document, credits: page.creditsUsed, event: jobEvent(job, 'page', [page.document]) ?? undefined };
+        const document = u.discoveryOnly ? undefined : { body: page.document, credits: page.creditsUsed, webhook: webhookFor(job, 'page') };
         if ((await finishPage(deps.db, jobId, u.key, { links, document })) && document) {
           succeeded++;
           crawlPageStored(job.kind, page.creditsUsed);

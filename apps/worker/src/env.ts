@@ -45,6 +45,12 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_FETCH_CONCURRENCY: envInt(50, 1, 1000),
         /** HMAC key for X-Firecrawl-Signature on webhook deliveries; unsigned when unset. */
         WDS_WEBHOOK_SECRET: envStr(),
+        /** Deadline of one webhook delivery attempt (connect, send, the receiver's answer); then it is retried with backoff. */
+        WDS_WEBHOOK_TIMEOUT_MS: envInt(5_000, 100, 120_000),
+        /** Webhook deliveries in flight at once to one receiver origin, per worker: a hanging receiver holds no more. */
+        WDS_WEBHOOK_CONCURRENCY_PER_ORIGIN: envInt(4, 1, 1_000),
+        /** Webhook deliveries in flight at once per worker, all receivers together. */
+        WDS_WEBHOOK_MAX_IN_FLIGHT: envInt(64, 1, 10_000),
         /** Static DNS overrides for fetches, `name=ip,*.name=ip` (split-horizon networks, test sites). */
         WDS_HOST_OVERRIDES: envStr(),
         /** Browser pages rendering at once in this worker (= wds-browser activity slots); 0 = two per core. */

@@ -79,7 +79,14 @@ for (const queue of env.WDS_WORKER_QUEUES) {
 }
 // Control workers also deliver the webhook outbox (they have the database and no heavy work).
 const dispatcher = env.WDS_WORKER_QUEUES.includes('wds-control')
-  ? startWebhookDispatcher({ db: dbh.db, secret: env.WDS_WEBHOOK_SECRET, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK })
+  ? startWebhookDispatcher({
+      db: dbh.db,
+      secret: env.WDS_WEBHOOK_SECRET,
+      allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK,
+      timeoutMs: env.WDS_WEBHOOK_TIMEOUT_MS,
+      perOrigin: env.WDS_WEBHOOK_CONCURRENCY_PER_ORIGIN,
+      maxInFlight: env.WDS_WEBHOOK_MAX_IN_FLIGHT,
+    })
   : null;
 // SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for
 // WDS_SHUTDOWN_GRACE_MS, then activities are cancelled, which Temporal records as retryable
