@@ -54,9 +54,11 @@ CREATE TABLE "credit_ledger" (
 );
 --> statement-breakpoint
 CREATE TABLE "team_credit_balances" (
-	"team_id" uuid PRIMARY KEY NOT NULL,
+	"team_id" uuid NOT NULL,
+	"shard" smallint NOT NULL,
 	"used" bigint DEFAULT 0 NOT NULL,
-	"reserved" bigint DEFAULT 0 NOT NULL
+	"reserved" bigint DEFAULT 0 NOT NULL,
+	CONSTRAINT "team_credit_balances_team_id_shard_pk" PRIMARY KEY("team_id","shard")
 );
 --> statement-breakpoint
 -- The outbox held whole documents; deliveries are now derived from job_events. Deliveries still
@@ -71,7 +73,8 @@ CREATE UNIQUE INDEX "webhook_deliveries_event_idx" ON "webhook_deliveries" USING
 CREATE INDEX "webhook_deliveries_due_idx" ON "webhook_deliveries" USING btree ("status","next_attempt_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "credit_ledger_team_key_idx" ON "credit_ledger" USING btree ("team_id","idempotency_key");--> statement-breakpoint
 CREATE INDEX "credit_ledger_job_idx" ON "credit_ledger" USING btree ("job_id");--> statement-breakpoint
-CREATE INDEX "credit_ledger_settles_idx" ON "credit_ledger" USING btree ("team_id","reservation_key") WHERE "credit_ledger"."reservation_key" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "credit_ledger_settles_idx" ON "credit_ledger" USING btree ("team_id","reservation_key") WHERE "credit_ledger"."reservation_key" IS NOT NULL;
+--> statement-breakpoint
 -- Opening entries: every job that billed credits before the ledger existed gets one charge with
 -- its total (crawls and batches: the sum of their documents, which their final credits_used
 -- copies), keyed opening:<job id>. Pages a running crawl stores from now on are charged per page;
@@ -88,5 +91,6 @@ UNION ALL
 SELECT "team_id", "id", 'parse', 'charge', "credits_used", 'opening:' || "id", coalesce("completed_at", "created_at")
 FROM "parse_jobs" WHERE "credits_used" > 0;
 --> statement-breakpoint
-INSERT INTO "team_credit_balances" ("team_id", "used")
-SELECT "team_id", sum("amount") FROM "credit_ledger" WHERE "entry" = 'charge' GROUP BY "team_id";
+-- The opening balances go to shard 1 (any shard does: a balance is the sum of its shards).
+INSERT INTO "team_credit_balances" ("team_id", "shard", "used")
+SELECT "team_id", 1, sum("amount") FROM "credit_ledger" WHERE "entry" = 'charge' GROUP BY "team_id";

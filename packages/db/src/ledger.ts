@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
-import type { JobKind } from './schema/ledger';
+import { BALANCE_SHARDS, type JobKind } from './schema/ledger';
 
 /**
  * The credit ledger (schema/ledger.ts): every job kind bills here, every limit check reads here.
@@ -12,10 +12,10 @@ import type { JobKind } from './schema/ledger';
  * - Reservations set credits aside against a job cap and/or the team cap, atomically: under
  *   any concurrency the caps are never over-granted. A reservation is settled once, by the
  *   charge that converts it or by its release.
- * - team_credit_balances is maintained by the same statements, so a check reads one row.
+ * - team_credit_balances is maintained by the same statements, so a check reads a few rows.
  *
- * Lock order (keep it, or deadlocks become possible): a job's event head (events.ts) before the
- * team's balance row; a job's reservation lock before the team's balance row.
+ * Lock order (keep it, or deadlocks become possible): a job's event head (events.ts) before a
+ * team balance shard; a job's reservation lock, then a reservation's ledger row, then shard 0.
  */
 
 export interface CreditBalance {
@@ -44,12 +44,17 @@ export function chargeCtes(source: SQL): SQL {
       FROM (${source}) s(team_id, job_id, job_kind, amount, idempotency_key)
       WHERE s.amount > 0
       ON CONFLICT (team_id, idempotency_key) DO NOTHING
-      RETURNING team_id, amount
+      RETURNING team_id, amount, ${chargeShard(sql`idempotency_key`)} AS shard
     ), credit_balance AS (
-      INSERT INTO team_credit_balances AS b (team_id, used)
-      SELECT team_id, sum(amount) FROM credit_charge GROUP BY team_id
-      ON CONFLICT (team_id) DO UPDATE SET used = b.used + excluded.used
+      INSERT INTO team_credit_balances AS b (team_id, shard, used)
+      SELECT team_id, shard, sum(amount) FROM credit_charge GROUP BY team_id, shard
+      ON CONFLICT (team_id, shard) DO UPDATE SET used = b.used + excluded.used
     )`;
+}
+
+/** Plain charges spread over shards 1…BALANCE_SHARDS−1 by their key (schema/ledger.ts says why). */
+function chargeShard(key: SQL): SQL {
+  return sql`(1 + (hashtext(${key}) & 2147483647) % ${BALANCE_SHARDS - 1})::smallint`;
 }
 
 export interface ChargeInput {
@@ -120,9 +125,9 @@ async function settle(
         ON CONFLICT (team_id, idempotency_key) DO NOTHING
         RETURNING amount, released
       ), balance AS (
-        INSERT INTO team_credit_balances AS b (team_id, used, reserved)
-        SELECT ${s.teamId}, CASE WHEN ${s.entry} = 'charge' THEN amount ELSE 0 END, -released FROM entry
-        ON CONFLICT (team_id) DO UPDATE SET used = b.used + excluded.used, reserved = b.reserved + excluded.reserved
+        INSERT INTO team_credit_balances AS b (team_id, shard, used, reserved)
+        SELECT ${s.teamId}, 0, CASE WHEN ${s.entry} = 'charge' THEN amount ELSE 0 END, -released FROM entry
+        ON CONFLICT (team_id, shard) DO UPDATE SET used = b.used + excluded.used, reserved = b.reserved + excluded.reserved
       )
       SELECT count(*)::int AS n FROM entry`);
     const appended = r.rows[0]!.n > 0;
@@ -149,8 +154,8 @@ export type ReserveOutcome =
 
 /**
  * Reserves `amount` credits, or refuses, atomically: concurrent reservations never take more
- * than a cap allows. The team cap is checked by the conditional update of the team's balance
- * row (Postgres re-checks the condition on the latest row version after waiting for its lock);
+ * than a cap allows. The team cap under the lock of the team's balance shard 0, which every
+ * reservation takes before it reads the team's sums;
  * the job cap under a per-job transaction advisory lock, summing the job's ledger rows (jobs
  * with a cap — agents — have few). Charges that convert no reservation (pages of a crawl) are
  * not checked against caps: they bill work already done, and may take `used` past a cap.
@@ -181,16 +186,19 @@ export async function reserveCredits(db: Db, r: ReserveInput): Promise<ReserveOu
           throw refused;
         }
       }
-      await tx.execute(sql`INSERT INTO team_credit_balances (team_id) VALUES (${r.teamId}) ON CONFLICT DO NOTHING`);
-      const cap = r.teamCap ?? null;
-      const upd = await tx.execute(sql`
-        UPDATE team_credit_balances SET reserved = reserved + ${r.amount}
-        WHERE team_id = ${r.teamId} AND (${cap}::bigint IS NULL OR used + reserved + ${r.amount} <= ${cap}::bigint)
-        RETURNING used`);
-      if (!upd.rows.length) {
-        outcome = { granted: false, reason: 'team_cap', cap: cap!, balance: await teamCreditBalance(tx, r.teamId) };
-        throw refused;
+      // Shard 0's row lock serialises the team's reservations; the sum is read after taking it
+      // (a new snapshot), so it includes every reservation granted before.
+      await tx.execute(sql`
+        INSERT INTO team_credit_balances AS b (team_id, shard) VALUES (${r.teamId}, 0)
+        ON CONFLICT (team_id, shard) DO UPDATE SET reserved = b.reserved`);
+      if (r.teamCap !== null && r.teamCap !== undefined) {
+        const team = await teamCreditBalance(tx, r.teamId);
+        if (team.used + team.reserved + r.amount > r.teamCap) {
+          outcome = { granted: false, reason: 'team_cap', cap: r.teamCap, balance: team };
+          throw refused;
+        }
       }
+      await tx.execute(sql`UPDATE team_credit_balances SET reserved = reserved + ${r.amount} WHERE team_id = ${r.teamId} AND shard = 0`);
       return { granted: true as const, replay: false };
     });
   } catch (e) {
@@ -216,11 +224,11 @@ export async function releaseJobReservations(db: Db, jobId: string): Promise<{ r
   return { released };
 }
 
-/** The team's running balance: one row read (the 402 check and GET /v2/team/credit-usage). */
+/** The team's running balance: at most BALANCE_SHARDS rows read by key (the 402 check and GET /v2/team/credit-usage). */
 export async function teamCreditBalance(db: Pick<Db, 'execute'>, teamId: string): Promise<CreditBalance> {
-  const r = await db.execute<{ used: string; reserved: string }>(sql`SELECT used, reserved FROM team_credit_balances WHERE team_id = ${teamId}`);
-  const row = r.rows[0];
-  return { used: Number(row?.used ?? 0), reserved: Number(row?.reserved ?? 0) };
+  const r = await db.execute<{ used: string; reserved: string }>(sql`
+    SELECT coalesce(sum(used), 0) AS used, coalesce(sum(reserved), 0) AS reserved FROM team_credit_balances WHERE team_id = ${teamId}`);
+  return { used: Number(r.rows[0]!.used), reserved: Number(r.rows[0]!.reserved) };
 }
 
 /** A job's credits, summed from its ledger rows. */

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, check, index, integer, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { teams } from './teams';
 
 /** Every kind of job that bills credits (the ledger's `job_kind`). */
@@ -49,11 +49,23 @@ export const creditLedger = pgTable(
 );
 
 /**
- * Per-team running balance of the ledger, so a limit check reads one row. Written only in the
- * statements (or transactions) that append ledger rows; a team without a row has used nothing.
+ * Per-team running balance of the ledger, so a limit check reads at most BALANCE_SHARDS rows.
+ * Written only in the statements (or transactions) that append ledger rows; a team without
+ * rows has used nothing. Its sums are spread over shards because every stored page of a crawl
+ * charges its team: one row per team would make all of a team's page writes commit one after
+ * another (each holds the row until its commit is flushed). Plain charges go to shards
+ * 1…BALANCE_SHARDS−1 by a hash of their key; reservations and what settles them go to shard 0,
+ * whose lock serialises reservations.
  */
-export const teamCreditBalances = pgTable('team_credit_balances', {
-  teamId: uuid('team_id').primaryKey().references(() => teams.id, { onDelete: 'cascade' }),
-  used: bigint('used', { mode: 'number' }).notNull().default(0),
-  reserved: bigint('reserved', { mode: 'number' }).notNull().default(0),
-});
+export const BALANCE_SHARDS = 16;
+
+export const teamCreditBalances = pgTable(
+  'team_credit_balances',
+  {
+    teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    shard: smallint('shard').notNull(),
+    used: bigint('used', { mode: 'number' }).notNull().default(0),
+    reserved: bigint('reserved', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.shard] })],
+);
