@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { claimUrls, failPage, finishPage, jobStatus, type ClaimedUrl, type FrontierEntry } from '@wds/db';
 import { toWdsError } from '@wds/errors';
 import { crawlPageStored } from '@wds/metrics';
-import { createScope, type CrawlScope } from '@wds/scraper';
+import { createScope, type CrawlScope } from '@wds/crawl';
 import type { ProcessBatchInput, ProcessBatchResult } from '@wds/workflows/contracts';
 import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
 import { jobEvent } from '../webhooks/emit';

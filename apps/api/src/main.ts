@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, listenForScrapeDone, migrateDb } from '@wds/db';
 import { collectProcessMetrics } from '@wds/metrics';
-import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/scraper';
+import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
 import { lazySigningSecret, LocalFileStore } from '@wds/storage';
 import { buildApp } from './app';
 import { createParseStarter } from './controllers/v2/parse';
