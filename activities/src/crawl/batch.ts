@@ -3,7 +3,7 @@ import { claimUrls, failPage, finishPage, jobStatus, type ClaimedUrl, type Front
 import { toWdsError } from '@wds/errors';
 import { crawlPageStored } from '@wds/metrics';
 import { createScope, type CrawlScope } from '@wds/crawl';
-import type { ProcessBatchInput, ProcessBatchResult } from '@wds/workflows/contracts';
+import type { ProcessBatchInput, ProcessBatchResult } from '@wds/workflows/crawl';
 import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
 import { jobEvent } from '../webhooks/emit';
 import type { createRobotsCache } from './discovery';

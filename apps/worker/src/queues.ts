@@ -15,7 +15,7 @@ import { jobsFinished } from '@wds/metrics';
 import { eq } from 'drizzle-orm';
 import type { BrowserPool } from '@wds/browser';
 import type { FileStore } from '@wds/storage';
-import { TaskQueues, type TaskQueue } from '@wds/workflows/contracts';
+import { type TaskQueue, TaskQueues } from '@wds/workflows/common';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { WorkerEnv } from './env';
 

@@ -7,15 +7,8 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { CrawlActivities, CrawlControlActivities } from '@wds/activities/types';
-import {
-  NON_RETRYABLE_KINDS,
-  TaskQueues,
-  type CrawlProgress,
-  type CrawlWorkflowInput,
-  type CrawlWorkflowResult,
-  type ProcessBatchResult,
-} from '../contracts';
+import type { CrawlActivities, CrawlControlActivities, CrawlProgress, CrawlWorkflowInput, CrawlWorkflowResult, ProcessBatchResult } from './contracts';
+import { NON_RETRYABLE_KINDS, TaskQueues } from '../common';
 
 /** Batches per run before continuing as new even if the server has not suggested it yet (plan.batchesPerRun overrides). */
 const MAX_BATCHES_PER_RUN = 1_000;
