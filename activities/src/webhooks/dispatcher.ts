@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import { claimDueDeliveries, recordDeliveryAttempt, type Db, type DueDelivery } from '@wds/db';
-import { createAgent, isForbiddenAddress } from '@wds/scraper';
+import { createAgent, isForbiddenAddress } from '@wds/fetch';
 import { WEBHOOK_SOURCES, type WebhookRequest } from './sources';
 
 /**
