@@ -79,7 +79,7 @@ for (const queue of env.WDS_WORKER_QUEUES) {
     }),
   );
 }
-// Control workers also deliver the webhook outbox (they have the database and no heavy work).
+// Control workers also deliver webhooks (they have the database and no heavy work).
 const dispatcher = env.WDS_WORKER_QUEUES.includes('wds-control')
   ? startWebhookDispatcher({
       db: dbh.db,
