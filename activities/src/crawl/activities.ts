@@ -32,7 +32,7 @@ export function createCrawlControlActivities(deps: Pick<PageDeps, 'db'>): CrawlC
       // after a lost event still records it). A cancelled job announces nothing.
       if (status === 'completed' || status === 'failed') {
         const job = await loadJobOptions(deps.db, jobId);
-        await recordJobEvent(deps.db, job, status, status === 'failed' ? { error: error ?? 'The job failed' } : {});
+        await recordJobEvent(deps.db, job, status, status === 'failed' ? { error: (error ?? 'The job failed').slice(0, 2_000) } : {});
       }
       return { status };
     },
