@@ -22,7 +22,7 @@ test('claims take no more per origin than its room, a job one event at a time an
   for (const [jobId, origin] of jobs) {
     for (const type of ['started', 'completed']) await appendJobEvent(h.db, { jobId, type, key: type, webhook: { url: `${origin}/hook`, jobKind: 'crawl' } });
   }
-  const mine = new Set(jobs.map(([j]) => j));
+  const mine = new Set<string>(jobs.map(([j]) => j));
   const claim = async (inFlight: Map<string, number>, perOrigin = 3) => (await claimDueDeliveries(h.db, { n: 20, claimMs: 60_000, perOrigin, inFlight })).filter((d) => mine.has(d.jobId));
 
   // A already has one in flight here: room for two more; B has its full three.
