@@ -5,6 +5,8 @@ import { type Usage } from './usage';
 export const LlmCodes = {
   /** No provider configured (400 FEATURE_NOT_AVAILABLE naming the variable to set). */
   NOT_CONFIGURED: 'FEATURE_NOT_AVAILABLE',
+  /** A call without what it needs (e.g. json with neither schema nor prompt); the API validates first. */
+  BAD_INPUT: 'LLM_BAD_INPUT',
   /** The user's JSON Schema does not compile (422). */
   INVALID_SCHEMA: 'LLM_INVALID_SCHEMA',
   /** The model's output still failed the schema after one repair attempt (422). */

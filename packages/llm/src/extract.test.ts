@@ -171,3 +171,16 @@ test('a page larger than the context is truncated, with a warning, and the reque
   const { countMessageTokens } = await import('./tokens');
   assert.ok(countMessageTokens(req.messages) + 512 <= 4_096 * 0.9, 'prompt + reply within the window less the margin');
 });
+
+test('repair of a context-filling page: the page is re-fitted so the repair request still fits', async () => {
+  fake.reset();
+  const longWrongReply = JSON.stringify({ name: 'Acme Rocket '.repeat(150), price: 'unknown' }); // ≈ 450 tokens
+  fake.enqueue({ content: longWrongReply }, { content: good });
+  const huge = { markdown: `# Catalogue\n\n${'Rocket parts and fuel for sale. '.repeat(20_000)}` };
+  const r = await extractJson(client('fake-model', { contextWindowTokens: 4_096, maxOutputTokens: 512 }), { page: huge, schema });
+  assert.deepEqual([r.data, r.repaired], [good, true]);
+  const { countMessageTokens } = await import('./tokens');
+  const [first, repair] = fake.chatRequests();
+  assert.equal(repair!.messages.at(-2)!.content, longWrongReply);
+  for (const req of [first!, repair!]) assert.ok(countMessageTokens(req.messages) + 512 <= 4_096 * 0.9, `${countMessageTokens(req.messages)}`);
+});

@@ -3,6 +3,7 @@ import { LlmCodes, LlmError, isLlmError } from './errors';
 import { jsonPrompt, repairMessage, type BuiltPrompt, type JsonPromptMode, type PageInput } from './prompts';
 import { parseJsonReply } from './reply-text';
 import { compileUserSchema, type CompiledSchema } from './schema';
+import { CONTEXT_MARGIN, countMessageTokens } from './tokens';
 import { addUsage, emptyUsage, type Usage } from './usage';
 
 /**
@@ -39,7 +40,7 @@ export interface ExtractJsonResult {
 
 export async function extractJson(client: LlmClient, input: ExtractJsonInput): Promise<ExtractJsonResult> {
   if (input.schema === undefined && !input.prompt?.trim()) {
-    throw new LlmError('BAD_REQUEST', LlmCodes.INVALID_SCHEMA, { message: 'JSON extraction needs a schema or a prompt', retryable: false });
+    throw new LlmError('BAD_REQUEST', LlmCodes.BAD_INPUT, { message: 'JSON extraction needs a schema or a prompt', retryable: false });
   }
   const compiled = input.schema !== undefined ? compileUserSchema(input.schema) : undefined;
   let usage = emptyUsage();
@@ -58,12 +59,20 @@ export async function extractJson(client: LlmClient, input: ExtractJsonInput): P
   if (check.ok) return { data: check.value, usage, mode, repaired: false, truncatedInput, warning };
   if (check.code !== LlmCodes.CANNOT_CONFORM) throw failure(check, usage);
 
-  // One repair turn, same rung: the model sees its reply and what was wrong with it.
-  const messages: ChatMessage[] = [
-    ...prompt.messages,
-    { role: 'assistant', content: result.content ?? '' },
-    { role: 'user', content: repairMessage(check.errors) },
-  ];
+  // One repair turn, same rung: the model sees its reply and what was wrong with it. Those two
+  // turns take room the page had: the page is re-fitted so the whole request still fits.
+  const reply = result.content ?? '';
+  const fix = repairMessage(check.errors);
+  const extra = countMessageTokens([{ content: reply }, { content: fix }]);
+  const { limits } = client.config;
+  const refit = jsonPrompt({
+    page: input.page,
+    prompt: input.prompt,
+    schema: compiled?.providerSchema,
+    mode,
+    limits: { ...limits, contextWindow: Math.max(0, limits.contextWindow - Math.ceil(extra / (1 - CONTEXT_MARGIN))) },
+  });
+  const messages: ChatMessage[] = [...refit.messages, { role: 'assistant', content: reply }, { role: 'user', content: fix }];
   let repairedResult: ChatResult;
   try {
     repairedResult = await client.chat({ messages, responseFormat: responseFormatFor(mode, compiled), maxOutputTokens: prompt.maxOutputTokens, ...callOpts(input) });
