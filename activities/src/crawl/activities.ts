@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { finishJob, frontierCounts, jobStatus } from '@wds/db';
 import type { JobRef } from '@wds/workflows/common';
 import type { FinishJobInput, FrontierState, ProcessBatchInput, CrawlActivities, CrawlControlActivities } from '@wds/workflows/crawl';
+import { jobsFinished } from '@wds/metrics';
 import { asActivity } from '../failures';
 import type { PageDeps } from '../scrape/pipeline';
 import { recordJobEvent } from '../webhooks/emit';
@@ -27,11 +28,14 @@ export function createCrawlControlActivities(deps: Pick<PageDeps, 'db'>): CrawlC
       return { ...counts, status: status ?? 'failed' };
     },
     async finishJob({ jobId, outcome, error }: FinishJobInput) {
-      const { status } = await finishJob(deps.db, jobId, outcome, error);
+      const { status, changed } = await finishJob(deps.db, jobId, outcome, error);
+      const job = await loadJobOptions(deps.db, jobId);
+      // A job the API cancelled ended in its row already: the workflow's closing call counts it
+      // (a retry of that call may count it twice; rare). Otherwise only the call that ended it counts it.
+      if (changed || (outcome === 'cancelled' && status === 'cancelled')) jobsFinished.inc({ kind: job.kind, status });
       // The event is keyed by its type, so a retried activity records it once (and a retry
       // after a lost event still records it). A cancelled job announces nothing.
       if (status === 'completed' || status === 'failed') {
-        const job = await loadJobOptions(deps.db, jobId);
         await recordJobEvent(deps.db, job, status, status === 'failed' ? { error: (error ?? 'The job failed').slice(0, 2_000) } : {});
       }
       return { status };
