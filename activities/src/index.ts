@@ -6,6 +6,7 @@ export { createCrawlActivities, createCrawlControlActivities } from './crawl/act
 export { createMapActivities } from './map/activities';
 export type { CrawlActivities, CrawlControlActivities, MapActivities } from './types';
 export { startWebhookDispatcher, signWebhookBody } from './webhooks/dispatcher';
+export { startStrandedJobSweeper, type WorkflowDescriber } from './crawl/stranded';
 export { createParseActivities, type ParseActivityDeps } from './parse/activities';
 export type { ParseActivities } from './types';
 export { createBrowserActivities } from './browser/activities';

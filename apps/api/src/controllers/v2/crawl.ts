@@ -7,6 +7,7 @@ import type { ApiDeps } from '../../deps';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
+import { startJobOrFail } from '../../services/job-start';
 import { checkScrapePolicy } from '../../services/scrape-policy';
 import { validateBody } from './validate';
 
@@ -19,7 +20,7 @@ export interface CrawlConfig {
 
 const LLM_NEEDED = "is not available in this deployment: it needs an LLM, which is not configured.";
 
-/** POST /v2/crawl: validate, store the job, start its workflow, answer with its id. */
+/** POST /v2/crawl: validate, store the job, start its workflow (or fail both: see startJobOrFail), answer with its id. */
 export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     requireScope(req, 'crawl');
@@ -41,7 +42,7 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
       pageLimit: o.limit,
       zeroDataRetention: o.zeroDataRetention,
     });
-    await deps.starters.startCrawl({ jobId: id, kind: 'crawl', plan: planCrawl(o, cfg.defaultConcurrency, cfg.batchesPerRun) });
+    await startJobOrFail(deps, { jobId: id, kind: 'crawl', plan: planCrawl(o, cfg.defaultConcurrency, cfg.batchesPerRun) });
     return reply.send({ success: true, id, url: `${baseUrl(req, cfg.publicUrl)}/v2/crawl/${id}` });
   };
 }
