@@ -32,7 +32,8 @@ export async function spawnApp(
 
 /**
  * Runs a TypeScript entry point with node + tsx and resolves once its stdout matches `ready`
- * (rejects if it exits first or takes longer than `timeoutMs`). Output is kept (last 20 kB).
+ * (rejects if it exits first, or kills it and rejects if it takes longer than `timeoutMs`).
+ * Output is kept (last 20 kB).
  */
 export async function spawnUntilReady(
   name: string,
@@ -51,7 +52,11 @@ export async function spawnUntilReady(
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // Not left running behind the caller's back: nothing else holds it.
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not start within ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
     const check = () => {
       const m = ready.exec(out);
       if (m) {
