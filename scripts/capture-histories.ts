@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { findTemporalCli } from '@wds/server/infra';
 import { spawnApp } from '@wds/server/processes';
 import { html, startFixtureSite } from '@wds/test-utils';
-import { workflowIds } from '@wds/workflows/contracts';
+import { workflowIds } from '@wds/workflows/common';
 import { startBenchStack } from '../bench/stack';
 
 const out = new URL('../workflows/src/histories/', import.meta.url).pathname;

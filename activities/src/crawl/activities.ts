@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { finishJob, frontierCounts, jobStatus } from '@wds/db';
-import type { FinishJobInput, FrontierState, JobRef, ProcessBatchInput } from '@wds/workflows/contracts';
+import type { JobRef } from '@wds/workflows/common';
+import type { FinishJobInput, FrontierState, ProcessBatchInput, CrawlActivities, CrawlControlActivities } from '@wds/workflows/crawl';
 import { asActivity } from '../failures';
-import type { CrawlActivities, CrawlControlActivities } from '../types';
 import type { PageDeps } from '../scrape/pipeline';
 import { emitJobEvent } from '../webhooks/emit';
 import { processBatch } from './batch';

@@ -1,10 +1,9 @@
 import { join, resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, listenForScrapeDone, migrateDb } from '@wds/db';
 import { collectProcessMetrics } from '@wds/metrics';
-import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/scraper';
+import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
 import { lazySigningSecret, LocalFileStore } from '@wds/storage';
 import { buildApp } from './app';
-import { createParseStarter } from './controllers/v2/parse';
 import { loadApiEnv } from './env';
 import { drainOnSignal } from './shutdown';
 import { connectTemporal } from './temporal';
@@ -68,7 +67,7 @@ const app = await buildApp(
     maxCrawlLimit: env.WDS_MAX_CRAWL_LIMIT,
     streams: { connectionsPerKey: env.WDS_WS_CONNECTIONS_PER_KEY, maxBufferedBytes: env.WDS_WS_MAX_BUFFERED_BYTES, stallMs: env.WDS_WS_STALL_MS },
     publicUrl: env.WDS_PUBLIC_URL,
-    parse: { maxUploadBytes: env.WDS_MAX_UPLOAD_BYTES, runParse: createParseStarter(client) },
+    parse: { maxUploadBytes: env.WDS_MAX_UPLOAD_BYTES, },
     files: { store: fileStore, secret },
   },
 );

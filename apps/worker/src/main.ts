@@ -3,7 +3,9 @@ import { startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailab
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { connectDb, migrateDb } from '@wds/db';
 import { collectProcessMetrics, observeBrowserPool, serveMetrics } from '@wds/metrics';
-import { closeTransformThreads, configureHostOverrides, configureTransformThreads, parseHostOverrides, transformThreadsSetting, warmPdfWorker } from '@wds/scraper';
+import { warmPdfWorker } from '@wds/documents';
+import { configureHostOverrides, parseHostOverrides } from '@wds/fetch';
+import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
 import { loadWorkerEnv } from './env';
 import { browserPages, createBrowserResources, queueOptions } from './queues';
 

@@ -13,9 +13,9 @@ import {
 import { schema, type Db } from '@wds/db';
 import { jobsFinished } from '@wds/metrics';
 import { eq } from 'drizzle-orm';
-import type { BrowserPool } from '@wds/scraper/browser/index';
+import type { BrowserPool } from '@wds/browser';
 import type { FileStore } from '@wds/storage';
-import { TaskQueues, type TaskQueue } from '@wds/workflows/contracts';
+import { type TaskQueue, TaskQueues } from '@wds/workflows/common';
 import type { WorkerOptions } from '@temporalio/worker';
 import type { WorkerEnv } from './env';
 
@@ -101,7 +101,7 @@ export function browserPages(env: WorkerEnv): number {
  */
 export async function createBrowserResources(env: WorkerEnv, hostOverrides: Record<string, string>): Promise<{ pool: BrowserPool; files: FileStore; stop(): Promise<void> }> {
   const [{ BrowserPool }, { LocalFileStore, lazySigningSecret }, { lookup }, { join, resolve }] = await Promise.all([
-    import('@wds/scraper/browser/index'),
+    import('@wds/browser'),
     import('@wds/storage'),
     import('node:dns/promises'),
     import('node:path'),

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { stopChild } from '@wds/server/infra';
-import { workflowIds } from '@wds/workflows/contracts';
+import { workflowIds } from '@wds/workflows/common';
 import { activityStarts, exitOf, namespaceFor, startFixtureSite, startStack, until, type FixtureSite, type Stack } from '@wds/test-utils';
 
 // SIGTERM to a worker with an activity in flight: it finishes the activity within its grace time,

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { batchScrapeRequestSchema, httpUrl } from '@wds/contracts';
 import { findJobByIdempotencyKey, insertCrawlJob, jobStatus } from '@wds/db';
 import { WdsError } from '@wds/errors';
-import { crawlUrlKey } from '@wds/scraper';
+import { crawlUrlKey } from '@wds/crawl';
 import type { ApiDeps } from '../../deps';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
