@@ -1,5 +1,5 @@
 import { failStrandedJob, runningJobsOlderThan, type Db } from '@wds/db';
-import { workflowIds } from '@wds/workflows/contracts';
+import { workflowIds } from '@wds/workflows/common';
 import { emitJobEvent } from '../webhooks/emit';
 import { loadJobOptions } from './job-options';
 

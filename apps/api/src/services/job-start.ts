@@ -1,6 +1,6 @@
 import { failStrandedJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
-import type { CrawlPlan } from '@wds/workflows/contracts';
+import type { CrawlPlan } from '@wds/workflows/crawl';
 import type { ApiDeps } from '../deps';
 
 /**
