@@ -76,7 +76,9 @@ export async function connectTemporal(
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         });
       try {
-        await client.withDeadline(Date.now() + START_DEADLINE_MS, start);
+        // The gRPC deadline ends the call, but the client's retry backoff can sleep past it: the
+        // timer is what bounds the request.
+        await withinMs(client.withDeadline(Date.now() + START_DEADLINE_MS, start), START_DEADLINE_MS, 'Temporal did not accept the workflow start');
       } catch (e) {
         if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
       }
@@ -100,6 +102,20 @@ export async function connectTemporal(
     close: () => connection.close(),
   };
   return { client, connection, starters };
+}
+
+/** `p`, or a rejection after `ms` (p's own outcome is then ignored). */
+async function withinMs<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  p.catch(() => {});
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function awaitResult<T>(p: Promise<T>, budgetMs: number, what: string): Promise<T> {

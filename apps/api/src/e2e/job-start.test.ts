@@ -61,7 +61,8 @@ describe('job start', () => {
     assert.match(batch.json.error, /could not be started/);
     const crawl = await call(as, 'POST', '/v2/crawl', { url: site.url('/a'), limit: 2 });
     assert.equal(crawl.status, 503, crawl.text);
-    assert.ok(Date.now() - t0 < 40_000, `answered within the start deadline (${Date.now() - t0} ms)`);
+    // Each answered at its 10 s start deadline (measured: 10.1–10.3 s), not after gRPC's retries.
+    assert.ok(Date.now() - t0 < 30_000, `answered within the start deadline (${Date.now() - t0} ms for both)`);
 
     const rows = await jobsOf(team.teamId);
     assert.deepEqual(rows.map((r) => [r.kind, r.status]), [['batch', 'failed'], ['crawl', 'failed']]);
