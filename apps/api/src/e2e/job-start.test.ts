@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
+import { Client, Connection } from '@temporalio/client';
 import { sql } from 'drizzle-orm';
 import { call, exitOf, html, namespaceFor, startFixtureSite, startStack, startTcpProxy, until, type FixtureSite, type Stack, type TcpProxy } from '@wds/test-utils';
 
@@ -116,5 +117,21 @@ describe('job start', () => {
     const finished = await long;
     assert.equal(finished.status, 'completed', 'a crawl that is running is never swept');
     assert.equal(finished.data.length, 8);
+  });
+
+  test('a crawl whose workflow was terminated before ending it is failed by the workers', async () => {
+    const team = await stack.newTeam();
+    const fc = new Firecrawl({ apiKey: team.apiKey, apiUrl: stack.url });
+    const { id } = await fc.startCrawl(site.url('/slow?n=0'), { limit: 8, maxConcurrency: 1 } as never);
+    const connection = await Connection.connect({ address: stack.env.TEMPORAL_ADDRESS! });
+    try {
+      await new Client({ connection, namespace: stack.namespace }).workflow.getHandle(`crawl-${id}`).terminate('an operator stopped it');
+    } finally {
+      await connection.close();
+    }
+    const own = { url: stack.url, apiKey: team.apiKey };
+    await until(async () => (await call(own, 'GET', `/v2/crawl/${id}`)).json.status === 'failed', 'the crawl to be failed', { timeoutMs: 60_000, everyMs: 250 });
+    const [row] = (await jobsOf(team.teamId)).filter((r) => r.id === id);
+    assert.match(row!.error ?? '', /ended without finishing/);
   });
 });
