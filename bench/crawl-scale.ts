@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { stopChild } from '@wds/server/infra';
+import { stopChild } from '@wds/launch';
 import { workflowIds } from '@wds/workflows/common';
 import { startSite, startSiteCrawl } from './crawl';
 import { startBenchStack } from './stack';

@@ -2,9 +2,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, migrateDb, newKey } from '@wds/db';
 import { resolveSigningSecret } from '@wds/storage';
-import { leaveSignalsToLauncher, startEmbeddedPostgres, startTemporalDevServer, type Stoppable } from './infra';
+import { leaveSignalsToLauncher, spawnApp, startEmbeddedPostgres, startTemporalDevServer, type Stoppable } from '@wds/launch';
 import { loadServerEnv } from './env';
-import { spawnApp } from './processes';
 import { supervise, type Supervised } from './supervise';
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { exitOf, until } from '@wds/test-utils';
-import { spawnUntilReady, type AppProcess } from './processes';
+import { spawnUntilReady, type AppProcess } from '@wds/launch';
 import { supervise } from './supervise';
 
 // The launcher's supervision with real child processes: a tiny program that says it is ready,

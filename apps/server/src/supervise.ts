@@ -1,5 +1,4 @@
-import { stopChild } from './infra';
-import type { AppProcess } from './processes';
+import { stopChild, type AppProcess } from '@wds/launch';
 
 export interface SuperviseOptions {
   /** For the log: `api`, `worker`. */

@@ -4,3 +4,4 @@ export * from './crawl-site';
 export * from './temporal';
 export * from './wait';
 export * from './tcp-proxy';
+export * from './fake-openai';
