@@ -1,5 +1,5 @@
 import { loadRobots, storeRobots, type Db } from '@wds/db';
-import { parseRobots, parseSitemapOnThread, DEFAULT_ROBOTS_AGENT, SITEMAP_LIMITS, type RobotsRules } from '@wds/crawl';
+import { parseRobots, parseSitemapOnThread, DEFAULT_ROBOTS_AGENT, MAX_ROBOTS_CHARS, SITEMAP_LIMITS, type RobotsRules } from '@wds/crawl';
 import { fetchPage } from '@wds/fetch';
 
 /**
@@ -45,10 +45,13 @@ async function fetchText(deps: DiscoveryDeps, url: string, signal?: AbortSignal,
   }
 }
 
-/** robots.txt body of an origin: 4xx, 5xx or unreachable all read as "no rules" (null). */
+/**
+ * robots.txt body of an origin: 4xx, 5xx or unreachable all read as "no rules" (null). Only
+ * what parseRobots reads (500 KiB) is kept: the body is stored per job and origin.
+ */
 export async function fetchRobotsBody(deps: DiscoveryDeps, origin: string, signal?: AbortSignal, userAgent?: string): Promise<string | null> {
   const r = await fetchText(deps, `${origin}/robots.txt`, signal, userAgent);
-  return r && r.status >= 200 && r.status < 300 ? r.body.toString('utf8') : null;
+  return r && r.status >= 200 && r.status < 300 ? r.body.subarray(0, MAX_ROBOTS_CHARS * 4).toString('utf8').slice(0, MAX_ROBOTS_CHARS) : null;
 }
 
 /** Robots rules of an origin for a job: fetched once per job and origin, kept in Postgres and in memory. */
