@@ -6,7 +6,7 @@ import { createScope } from '@wds/crawl';
 import { buildDocumentAsync } from '@wds/documents';
 import { fetchPage } from '@wds/fetch';
 import { closeTransformThreads, configureTransformThreads, transformHtml, transformHtmlAsync } from '@wds/transform';
-import { stopChild } from '@wds/server/infra';
+import { stopChild } from '@wds/launch';
 import { startBenchStack, type BenchStack } from './stack';
 import { cpuByPid, cpuSecondsBetween, rssMb, round, writeResult } from './stats';
 

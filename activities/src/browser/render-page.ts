@@ -5,7 +5,7 @@ import type { RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browse
 import { buildDocumentAsync, type BuiltScrapeDocument, type PageContent } from '@wds/documents';
 import { scrapeCacheKey } from '@wds/fetch';
 import type { FileStore } from '@wds/storage';
-import type { RenderPageInput, RenderPageResult } from '@wds/workflows/contracts';
+import type { RenderPageInput, RenderPageResult } from '@wds/workflows/scrape';
 import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
 import { storeActionResults, storeScreenshot, type DocumentActions } from './files';
 import { openProfile, type ProfileSession } from './profile';

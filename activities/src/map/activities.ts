@@ -5,10 +5,10 @@ import { WdsError } from '@wds/errors';
 import { baseDomain, canonicalCrawlUrl, crawlUrlKey, parseRobots } from '@wds/crawl';
 import { fetchPage, decodeBody } from '@wds/fetch';
 import { transformHtmlAsync } from '@wds/transform';
-import type { JobRef } from '@wds/workflows/contracts';
+import type { JobRef } from '@wds/workflows/common';
 import { collectSitemapUrls, fetchRobotsBody, type DiscoveryDeps } from '../crawl/discovery';
 import { asActivity } from '../failures';
-import type { MapActivities } from '../types';
+import type { MapActivities } from '@wds/workflows/map';
 
 /**
  * Map: a site's URLs from its sitemaps, the links of its start page, and pages of the site the

@@ -4,7 +4,7 @@ import { WdsError, ScrapeCodes } from '@wds/errors';
 import { cacheLookups, startScrapeTimer } from '@wds/metrics';
 import { buildDocumentAsync, needsPdfConversion, type AsyncBuildContext, type BuiltDocument, type PageContent } from '@wds/documents';
 import { acceptLanguage, fetchPage, scrapeCacheKey } from '@wds/fetch';
-import type { ScrapeCacheLookup } from '@wds/workflows/contracts';
+import type { ScrapeCacheLookup } from '@wds/workflows/scrape';
 import { withDocumentSlot } from '../parse/slots';
 
 /**

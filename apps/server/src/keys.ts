@@ -1,6 +1,7 @@
 import { connectDb, createKey, ensureTeam, listKeys, migrateDb, revokeKey } from '@wds/db';
 import { SCOPES } from '@wds/contracts';
 import { parseArgs } from 'node:util';
+import { loadKeysEnv } from './env';
 
 /**
  * `npm run keys -- create --team NAME [--scopes scrape,crawl] [--name LABEL]`
@@ -11,7 +12,8 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { team: { type: 'string', default: 'default' }, scopes: { type: 'string' }, name: { type: 'string' } },
 });
-const url = process.env.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${process.env.WDS_EMBEDDED_PG_PORT ?? 54329}/wds`;
+const env = loadKeysEnv();
+const url = env.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${env.WDS_EMBEDDED_PG_PORT}/wds`;
 const dbh = connectDb(url, { max: 1 });
 const fail = (m: string): never => {
   process.stderr.write(`${m}\n`);

@@ -7,7 +7,8 @@ import { warmPdfWorker } from '@wds/documents';
 import { configureHostOverrides, parseHostOverrides } from '@wds/fetch';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
 import { loadWorkerEnv } from './env';
-import { browserPages, createBrowserResources, queueOptions } from './queues';
+import { browserPages, createBrowserResources } from './browser';
+import { queueOptions } from './queues';
 
 const env = loadWorkerEnv();
 /** How long after the grace time a worker still waits for activities that ignore cancellation. */

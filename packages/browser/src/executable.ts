@@ -23,7 +23,7 @@ function onPath(name: string): string | undefined {
 }
 
 /**
- * The Chromium binary to launch. Order: the explicit path; `CHROMIUM_PATH`; Debian's
+ * The Chromium binary to launch. Order: the explicit path (the worker's `CHROMIUM_PATH`); Debian's
  * `chromium-headless-shell` (the old headless shell: no GPU/UI stack, ~3× cheaper per page);
  * `chromium-headless-shell` on PATH; full Chromium (`/usr/bin/chromium`, `chromium` on PATH);
  * a browser installed by `playwright install`. An explicit path that does not exist is an error
@@ -35,11 +35,6 @@ export function resolveChromiumExecutable(explicit?: string): string {
   if (explicit) {
     if (isExecutable(explicit)) return explicit;
     throw notFound(`Chromium executable not found or not executable: ${explicit} (check CHROMIUM_PATH)`);
-  }
-  const env = process.env.CHROMIUM_PATH;
-  if (env) {
-    if (isExecutable(env)) return env;
-    throw notFound(`CHROMIUM_PATH=${env} is not an executable file`);
   }
   const candidates = [
     '/usr/lib/chromium/chromium-headless-shell',

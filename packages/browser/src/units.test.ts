@@ -49,26 +49,14 @@ test('user agents follow the browser major version and never say Headless', () =
   assert.doesNotMatch(ua.desktop + ua.mobile, /Headless/);
 });
 
-test('executable resolution: explicit path and CHROMIUM_PATH must exist; the error names CHROMIUM_PATH', () => {
+test('executable resolution: an explicit path (CHROMIUM_PATH) must exist and the error names it; without one Chromium is found', () => {
   assert.throws(() => resolveChromiumExecutable('/nonexistent/chromium'), (e: unknown) => {
     assert.ok(e instanceof WdsError);
     assert.equal(e.code, 'BROWSER_NOT_FOUND');
     assert.match(e.message, /CHROMIUM_PATH/);
     return true;
   });
-  const saved = process.env.CHROMIUM_PATH;
-  const savedPath = process.env.PATH;
-  try {
-    process.env.CHROMIUM_PATH = '/nonexistent/chrome';
-    assert.throws(() => resolveChromiumExecutable(), /CHROMIUM_PATH=\/nonexistent\/chrome/);
-    delete process.env.CHROMIUM_PATH;
-    const found = resolveChromiumExecutable();
-    assert.match(found, /chrom/);
-  } finally {
-    if (saved === undefined) delete process.env.CHROMIUM_PATH;
-    else process.env.CHROMIUM_PATH = saved;
-    process.env.PATH = savedPath;
-  }
+  assert.match(resolveChromiumExecutable(), /chrom/);
 });
 
 test('executeJavascript wrapping: expressions vs bodies', () => {

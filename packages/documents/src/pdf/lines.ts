@@ -53,7 +53,6 @@ export const SEGMENT_GAP_EM = 1.0;
 /** Horizontal gap, in font sizes, above which two text-layer runs get a space between them. */
 const SPACE_GAP_EM = 0.15;
 
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b\ufeff]/g;
 
 /** Presentation forms pdf.js would normalize (ligatures ﬁ ﬂ, Arabic/Hebrew forms, small/fullwidth variants). */
@@ -219,7 +218,6 @@ function finish(b: SegmentBuilder, line: number): Segment {
 }
 
 const USABLE = /[\p{L}\p{N}]/gu;
-// eslint-disable-next-line no-control-regex
 const GARBAGE = /[\ufffd\ue000-\uf8ff\u0000-\u001f]/g;
 
 /**

@@ -5,9 +5,10 @@ import { fileURLToPath } from 'node:url';
  * Runs the API or a worker as its own OS process, exactly as `npm run api` / `npm run worker`
  * would on a fleet machine; used by the embedded launcher and by end-to-end tests.
  */
+// Resolved as files to run, not imported: this package never loads an app's code.
 const ENTRY = {
-  api: fileURLToPath(new URL('../../api/src/main.ts', import.meta.url)),
-  worker: fileURLToPath(new URL('../../worker/src/main.ts', import.meta.url)),
+  api: fileURLToPath(import.meta.resolve('@wds/api/main')),
+  worker: fileURLToPath(import.meta.resolve('@wds/worker/main')),
 } as const;
 const READY_LINE = { api: /wds-api: listening on (\S+)/, worker: /wds-worker: serving/ } as const;
 
@@ -51,7 +52,11 @@ export async function spawnUntilReady(
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // A child that missed its start must not outlive the caller (it would keep a test process alive).
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not start within ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
     const check = () => {
       const m = ready.exec(out);
       if (m) {
