@@ -59,6 +59,8 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_BROWSER_RECYCLE_AFTER: envInt(200, 1, 1_000_000),
         /** Extra Chromium switches: a JSON array of strings, or whitespace-separated switches. */
         WDS_BROWSER_LAUNCH_ARGS: launchArgsVar,
+        /** Chromium's sandbox: auto = on unless the worker runs as root (Chromium refuses it to root), on (root is an error), off. */
+        WDS_BROWSER_SANDBOX: z.enum(['auto', 'on', 'off']).default('auto'),
         /** Port of this worker's GET /metrics (prom-client); 0 picks a free one (printed at start). */
         WDS_METRICS_PORT: envInt(9464, 0, 65535),
         /** Port of the Temporal SDK's Prometheus exporter (its own metrics); 0 turns it off. */
