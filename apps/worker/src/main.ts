@@ -1,22 +1,28 @@
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { connectDb, migrateDb } from '@wds/db';
+import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics, observeBrowserPool, serveMetrics } from '@wds/metrics';
 import { closeTransformThreads, configureHostOverrides, configureTransformThreads, parseHostOverrides, transformThreadsSetting, warmPdfWorker } from '@wds/scraper';
 import { loadWorkerEnv } from './env';
+import { coreLogFilter, TemporalPinoLogger } from './logging';
 import { browserPages, createBrowserResources, queueOptions } from './queues';
 
 const env = loadWorkerEnv();
+const log = createLogger({ name: 'worker', level: env.LOG_LEVEL });
 /** How long after the grace time a worker still waits for activities that ignore cancellation. */
 const FORCE_AFTER_GRACE_MS = 5_000;
 // Runtime.install must come before any connection or worker is created.
-const level = env.LOG_LEVEL.toUpperCase();
 // The SDK's own metrics (task latencies, slots, polls) go to their own Prometheus port.
 const temporalMetricsAddr = env.WDS_TEMPORAL_METRICS_PORT ? `${env.WDS_METRICS_HOST}:${env.WDS_TEMPORAL_METRICS_PORT}` : undefined;
+// The SDK's lines, Core's included (forwarded rather than printed by Rust), go through our logger.
 Runtime.install({
-  logger: new DefaultLogger((['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level) ? level : 'WARN') as LogLevel),
-  ...(temporalMetricsAddr ? { telemetryOptions: { metrics: { prometheus: { bindAddress: temporalMetricsAddr, useSecondsForDurations: true } } } } : {}),
+  logger: new TemporalPinoLogger(log),
+  telemetryOptions: {
+    logging: { filter: { core: coreLogFilter(env.LOG_LEVEL), other: 'ERROR' }, forward: {} },
+    ...(temporalMetricsAddr ? { metrics: { prometheus: { bindAddress: temporalMetricsAddr, useSecondsForDurations: true } } } : {}),
+  },
 });
 // Ours (prom-client) on another port, up before the slow start so a stuck start is visible.
 collectProcessMetrics();
@@ -24,10 +30,11 @@ const metrics = await serveMetrics(env.WDS_METRICS_PORT, env.WDS_METRICS_HOST).c
   exitOnConfigError(new ConfigError('WDS_METRICS_PORT', `cannot listen on ${env.WDS_METRICS_PORT}: ${e.message}`));
   throw e;
 });
-process.stdout.write(
-  `wds-worker: metrics on http://${env.WDS_METRICS_HOST}:${metrics.port}/metrics` +
-    (temporalMetricsAddr ? `, temporal metrics on http://${temporalMetricsAddr}/metrics` : '') +
-    '\n',
+// The test harness reads the metrics URL from this message (apps/server/src/processes.ts).
+announce(
+  log,
+  { port: metrics.port, ...(temporalMetricsAddr ? { temporalMetrics: `http://${temporalMetricsAddr}/metrics` } : {}) },
+  `wds-worker: metrics on http://${env.WDS_METRICS_HOST}:${metrics.port}/metrics`,
 );
 let hostOverrides: Record<string, string> = {};
 try {
@@ -50,11 +57,11 @@ if (env.WDS_WORKER_QUEUES.some((q) => q === 'wds-fetch' || q === 'wds-browser'))
 let browser: Awaited<ReturnType<typeof createBrowserResources>> | undefined;
 if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
   try {
-    browser = await createBrowserResources(env, hostOverrides);
+    browser = await createBrowserResources(env, hostOverrides, log);
     observeBrowserPool(browser.pool, browserPages(env));
   } catch (e) {
     // Like a queue without activities: said once, the other queues are still served.
-    process.stderr.write(`wds-worker: cannot serve wds-browser: ${(e as Error).message}\n`);
+    log.error({ err: e }, 'cannot serve wds-browser');
     if (env.WDS_WORKER_QUEUES.length === 1) process.exit(78);
   }
 }
@@ -63,7 +70,7 @@ const workers: Worker[] = [];
 for (const queue of env.WDS_WORKER_QUEUES) {
   const opts = queueOptions(queue, env, resources);
   if (!opts) {
-    process.stderr.write(`wds-worker: queue ${queue} has no activities in this version; not serving it\n`);
+    log.warn({ queue }, 'queue has no activities in this version; not serving it');
     continue;
   }
   workers.push(
@@ -88,21 +95,23 @@ const dispatcher = env.WDS_WORKER_QUEUES.includes('wds-control')
 // exits after twice that whatever hangs, so a deploy is never blocked.
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {
   process.once(sig, () => {
-    process.stdout.write(`wds-worker: ${sig}, draining in-flight tasks (up to ${env.WDS_SHUTDOWN_GRACE_MS} ms)\n`);
+    log.info({ signal: sig, graceMs: env.WDS_SHUTDOWN_GRACE_MS }, 'draining in-flight tasks');
     setTimeout(() => {
-      process.stderr.write('wds-worker: shutdown did not finish in time; exiting\n');
+      log.error('shutdown did not finish in time; exiting');
       process.exit(1);
     }, env.WDS_SHUTDOWN_GRACE_MS + 2 * FORCE_AFTER_GRACE_MS).unref();
   });
 }
 // "serving" is printed once the workers poll (fetch workers look for wds-browser pollers).
 const running = workers.map((w) => w.run());
-process.stdout.write(`wds-worker: serving ${workers.map((w) => w.options.taskQueue).join(', ')} on ${env.TEMPORAL_ADDRESS}\n`);
+// The launcher and the tests wait for this message (apps/server/src/processes.ts).
+const queues = workers.map((w) => w.options.taskQueue);
+announce(log, { queues, temporal: env.TEMPORAL_ADDRESS }, `wds-worker: serving ${queues.join(', ')}`);
 let exitCode = 0;
 try {
   await Promise.all(running);
 } catch (e) {
-  process.stderr.write(`wds-worker: ${(e as Error).message}\n`);
+  log.error({ err: e }, 'worker failed');
   exitCode = 1;
 }
 await dispatcher?.stop();

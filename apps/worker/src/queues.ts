@@ -14,6 +14,7 @@ import { schema, type Db } from '@wds/db';
 import { jobsFinished } from '@wds/metrics';
 import { eq } from 'drizzle-orm';
 import type { BrowserPool } from '@wds/scraper/browser/index';
+import type { Logger } from '@wds/log';
 import type { FileStore } from '@wds/storage';
 import { TaskQueues, type TaskQueue } from '@wds/workflows/contracts';
 import type { WorkerOptions } from '@temporalio/worker';
@@ -99,7 +100,7 @@ export function browserPages(env: WorkerEnv): number {
  * WDS_HOST_OVERRIDES apply to the browser too: to the pool's own resolution (SSRF/ad proxy) and,
  * as --host-resolver-rules, to Chromium's when no proxy sits in front of it.
  */
-export async function createBrowserResources(env: WorkerEnv, hostOverrides: Record<string, string>): Promise<{ pool: BrowserPool; files: FileStore; stop(): Promise<void> }> {
+export async function createBrowserResources(env: WorkerEnv, hostOverrides: Record<string, string>, log: Logger): Promise<{ pool: BrowserPool; files: FileStore; stop(): Promise<void> }> {
   const [{ BrowserPool }, { LocalFileStore, lazySigningSecret }, { lookup }, { join, resolve }] = await Promise.all([
     import('@wds/scraper/browser/index'),
     import('@wds/storage'),
@@ -132,7 +133,7 @@ export async function createBrowserResources(env: WorkerEnv, hostOverrides: Reco
   });
   // Links live WDS_FILE_URL_TTL_SECONDS; their files go an hour after that.
   const keepMs = (env.WDS_FILE_URL_TTL_SECONDS + 3600) * 1000;
-  const sweep = () => void files.sweep(keepMs).catch((e) => process.stderr.write(`wds-worker: file sweep failed: ${(e as Error).message}\n`));
+  const sweep = () => void files.sweep(keepMs).catch((e) => log.warn({ err: e }, 'file sweep failed'));
   const sweeper = setInterval(sweep, Math.min(3600_000, keepMs));
   sweeper.unref();
   sweep();

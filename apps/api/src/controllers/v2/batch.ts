@@ -5,6 +5,7 @@ import { enqueueUrls, findJobByIdempotencyKey, insertCrawlJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { crawlUrlKey } from '@wds/scraper';
 import type { ApiDeps } from '../../deps';
+import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
@@ -57,6 +58,8 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
     }
 
     const id = randomUUID();
+    noteLogIds(req, { jobId: id });
+    if (o.zeroDataRetention) for (const u of valid) forgetUrlInLogs(req, u);
     await insertCrawlJob(deps.db, {
       id,
       teamId: req.auth.teamId,

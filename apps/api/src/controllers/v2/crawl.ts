@@ -4,6 +4,7 @@ import { crawlParamsPreviewSchema, crawlRequestSchema } from '@wds/contracts';
 import { activeCrawls, insertCrawlJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { ApiDeps } from '../../deps';
+import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
@@ -31,6 +32,8 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
     checkScrapePolicy({ ...o.scrapeOptions, zeroDataRetention: o.zeroDataRetention || o.scrapeOptions.zeroDataRetention }, req.auth);
 
     const id = randomUUID();
+    noteLogIds(req, { jobId: id });
+    if (o.zeroDataRetention) forgetUrlInLogs(req, o.url);
     const { url, ...options } = o;
     await insertCrawlJob(deps.db, {
       id,

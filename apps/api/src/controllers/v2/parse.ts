@@ -9,6 +9,7 @@ import { detectDocument, validateSelectors } from '@wds/scraper';
 import type { parseWorkflow } from '@wds/workflows';
 import { TaskQueues, parseWorkflowId, type ParseWorkflowResult } from '@wds/workflows/contracts';
 import type { ApiDeps } from '../../deps';
+import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { failureToWdsError } from '../../temporal';
 
@@ -76,6 +77,7 @@ function parseController(deps: ApiDeps, cfg: ParseConfig) {
     }
 
     const jobId = randomUUID();
+    noteLogIds(req, { jobId });
     const contentType = upload.mimetype && upload.mimetype !== 'application/octet-stream' ? upload.mimetype : null;
     await insertParseJob(deps.db, { id: jobId, teamId: req.auth.teamId, filename: upload.filename || null, contentType, upload: upload.bytes, options: o });
     let row: Awaited<ReturnType<typeof loadParseResult>>;
