@@ -2,6 +2,7 @@ import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
 import { crawlDocuments, crawlJobs, crawlRobots, crawlUrls, webhookOutbox } from './schema/index';
 import { pickOnce } from './pick';
+import { storable, storableText } from './text';
 import type { WebhookEventRow } from './webhooks';
 
 /** Frontier, documents and counters of crawl and batch jobs. Every write is idempotent per (job, URL key). */
@@ -155,7 +156,7 @@ export async function finishPage(db: Db, jobId: string, key: string, page: Finis
       ${frontierInsert(jobId, page.links)}
     ), doc AS (
       INSERT INTO crawl_documents (job_id, url_key, document, credits)
-      SELECT ${jobId}::uuid, ${key}::text, ${d ? JSON.stringify(d.body) : null}::jsonb, ${d?.credits ?? 0}::int
+      SELECT ${jobId}::uuid, ${key}::text, ${d ? JSON.stringify(storable(d.body)) : null}::jsonb, ${d?.credits ?? 0}::int
       WHERE ${!!d}::bool
       ON CONFLICT DO NOTHING
       RETURNING seq
@@ -164,7 +165,7 @@ export async function finishPage(db: Db, jobId: string, key: string, page: Finis
       WHERE job_id = ${jobId} AND url_key = ${key}
     ), event AS (
       INSERT INTO webhook_outbox (job_id, url, headers, payload)
-      SELECT ${d?.event?.jobId ?? null}::uuid, ${d?.event?.url ?? null}::text, ${d?.event?.headers ? JSON.stringify(d.event.headers) : null}::jsonb, ${d?.event ? JSON.stringify(d.event.payload) : null}::jsonb
+      SELECT ${d?.event?.jobId ?? null}::uuid, ${d?.event?.url ?? null}::text, ${d?.event?.headers ? JSON.stringify(d.event.headers) : null}::jsonb, ${d?.event ? JSON.stringify(storable(d.event.payload)) : null}::jsonb
       WHERE ${!!d?.event}::bool AND EXISTS (SELECT 1 FROM doc)
     )
     SELECT (SELECT count(*) FROM doc)::int AS stored`);
@@ -175,7 +176,7 @@ export async function finishPage(db: Db, jobId: string, key: string, page: Finis
 export async function failPage(db: Db, jobId: string, key: string, status: 'failed' | 'robots', error: string | null): Promise<void> {
   await db
     .update(crawlUrls)
-    .set({ status, error, doneAt: new Date(), leaseOwner: null, leaseUntil: null })
+    .set({ status, error: error === null ? null : storableText(error), doneAt: new Date(), leaseOwner: null, leaseUntil: null })
     .where(and(eq(crawlUrls.jobId, jobId), eq(crawlUrls.urlKey, key), inArray(crawlUrls.status, ['queued', 'leased'])));
 }
 
@@ -309,5 +310,5 @@ export async function loadRobots(db: Db, jobId: string, origin: string): Promise
 }
 
 export async function storeRobots(db: Db, jobId: string, origin: string, body: string | null) {
-  await db.insert(crawlRobots).values({ jobId, origin, body }).onConflictDoNothing();
+  await db.insert(crawlRobots).values({ jobId, origin, body: body === null ? null : storableText(body) }).onConflictDoNothing();
 }

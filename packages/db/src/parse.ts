@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from './client';
 import { parseJobs } from './schema/index';
+import { storable, storableText } from './text';
 
 export interface NewParseJob {
   id: string;
@@ -12,7 +13,8 @@ export interface NewParseJob {
 }
 
 export async function insertParseJob(db: Db, row: NewParseJob) {
-  await db.insert(parseJobs).values({ ...row, uploadBytes: row.upload.length });
+  // The file name and type come from the upload's multipart headers, not from validated JSON.
+  await db.insert(parseJobs).values({ ...row, filename: row.filename === null ? null : storableText(row.filename), contentType: row.contentType === null ? null : storableText(row.contentType), uploadBytes: row.upload.length });
 }
 
 /** The job with its upload (the activity's read). */
@@ -34,14 +36,14 @@ export async function loadParseResult(db: Db, teamId: string, id: string) {
 export async function completeParseJob(db: Db, id: string, document: unknown, creditsUsed: number) {
   await db
     .update(parseJobs)
-    .set({ status: 'completed', document, creditsUsed, upload: null, completedAt: new Date(), error: null })
+    .set({ status: 'completed', document: storable(document), creditsUsed, upload: null, completedAt: new Date(), error: null })
     .where(eq(parseJobs.id, id));
 }
 
 export async function failParseJob(db: Db, id: string, error: unknown) {
   await db
     .update(parseJobs)
-    .set({ status: 'failed', error, upload: null, completedAt: new Date() })
+    .set({ status: 'failed', error: storable(error), upload: null, completedAt: new Date() })
     .where(and(eq(parseJobs.id, id), eq(parseJobs.status, 'pending')));
 }
 

@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { pageCache, scrapeJobs } from './schema/index';
 import { SCRAPE_DONE_CHANNEL } from './scrape-done';
+import { storable } from './text';
 
 export async function insertScrapeJob(db: Db, row: { id: string; teamId: string; url: string | null; options: unknown }) {
   await db.insert(scrapeJobs).values(row);
@@ -28,7 +29,7 @@ export async function loadTeamScrape(db: Db, teamId: string, id: string) {
 export async function completeScrapeJob(db: Db, id: string, document: unknown, creditsUsed: number) {
   await db.execute(sql`
     WITH done AS (
-      UPDATE ${scrapeJobs} SET status = 'completed', document = ${JSON.stringify(document)}::jsonb, credits_used = ${creditsUsed}, completed_at = now(), error = NULL
+      UPDATE ${scrapeJobs} SET status = 'completed', document = ${JSON.stringify(storable(document))}::jsonb, credits_used = ${creditsUsed}, completed_at = now(), error = NULL
       WHERE id = ${id} RETURNING id
     )
     SELECT pg_notify(${SCRAPE_DONE_CHANNEL}, done.id::text) FROM done`);
@@ -37,14 +38,14 @@ export async function completeScrapeJob(db: Db, id: string, document: unknown, c
 export async function failScrapeJob(db: Db, id: string, error: unknown) {
   await db
     .update(scrapeJobs)
-    .set({ status: 'failed', error, completedAt: new Date() })
+    .set({ status: 'failed', error: storable(error), completedAt: new Date() })
     .where(and(eq(scrapeJobs.id, id), eq(scrapeJobs.status, 'pending')));
 }
 
 /** A completed row for a scrape answered straight from the cache, so GET /v2/scrape/{id} works for it too. */
 export async function insertCompletedScrape(db: Db, row: { id: string; teamId: string; url: string | null; options: unknown; document: unknown; creditsUsed: number }) {
   const now = new Date();
-  await db.insert(scrapeJobs).values({ ...row, status: 'completed', createdAt: now, completedAt: now });
+  await db.insert(scrapeJobs).values({ ...row, document: storable(row.document), status: 'completed', createdAt: now, completedAt: now });
 }
 
 export interface CachedPage {
