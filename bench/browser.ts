@@ -14,7 +14,7 @@ import http from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
-import { BrowserPool, DEFAULT_LAUNCH_ARGS, defaultMaxConcurrentPages } from '@wds/scraper/browser/index';
+import { BrowserPool, DEFAULT_LAUNCH_ARGS, defaultMaxConcurrentPages } from '@wds/browser';
 import { writeResult } from './stats';
 
 export interface BenchFigures {

@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
-import { stopChild } from '@wds/server/infra';
-import { workflowIds } from '@wds/workflows/contracts';
+import { stopChild } from '@wds/launch';
+import { workflowIds } from '@wds/workflows/common';
 import { startSite, startSiteCrawl } from './crawl';
 import { startBenchStack } from './stack';
 import { cpuByPid, cpuSecondsBetween, rssMb, rssTrend, round, writeResult } from './stats';

@@ -2,8 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
 import { scrapeOptionsSchema } from '@wds/contracts';
-import { buildDocumentAsync, closeTransformThreads, configureTransformThreads, createScope, fetchPage, transformHtml, transformHtmlAsync } from '@wds/scraper';
-import { stopChild } from '@wds/server/infra';
+import { createScope } from '@wds/crawl';
+import { buildDocumentAsync } from '@wds/documents';
+import { fetchPage } from '@wds/fetch';
+import { closeTransformThreads, configureTransformThreads, transformHtml, transformHtmlAsync } from '@wds/transform';
+import { stopChild } from '@wds/launch';
 import { startBenchStack, type BenchStack } from './stack';
 import { cpuByPid, cpuSecondsBetween, rssMb, round, writeResult } from './stats';
 

@@ -1,5 +1,5 @@
 import { WebSocket } from 'undici';
-import type { AppProcess } from '@wds/server/processes';
+import type { AppProcess } from '@wds/launch';
 import { rssMb } from './stats';
 
 /** Node flags for a process whose heap the bench may collect (inspector on a free local port). */

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { stopChild } from '@wds/server/infra';
+import { stopChild } from '@wds/launch';
 import { startBenchStack, type BenchStack } from './stack';
 import { cpuByPid, cpuUsedBetween, percentile, round, writeResult } from './stats';
 

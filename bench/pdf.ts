@@ -10,8 +10,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { parsePdf, type PdfParseOptions } from '@wds/scraper';
-import { makeLongPdf, makeReportPdf } from '@wds/scraper/pdf/fixtures';
+import { parsePdf, type PdfParseOptions } from '@wds/documents';
+import { makeLongPdf, makeReportPdf } from '@wds/documents/fixtures';
 import { round, writeResult } from './stats';
 
 const exec = promisify(execFile);

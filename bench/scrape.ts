@@ -1,5 +1,6 @@
 import { scrapeUrlRequestSchema } from '@wds/contracts';
-import { buildDocument, fetchPage } from '@wds/scraper';
+import { buildDocument } from '@wds/documents';
+import { fetchPage } from '@wds/fetch';
 import { INSPECT_ARGS, rssAfterGcMb } from './gc';
 import { startBenchStack } from './stack';
 import { measureTemporalFloor } from './temporal-floor';

@@ -2,8 +2,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectDb, createKey, ensureTeam, migrateDb } from '@wds/db';
-import { freePort, startEmbeddedPostgres, startTemporalDevServer, stopChild } from '@wds/server/infra';
-import { spawnApp, type AppProcess } from '@wds/server/processes';
+import { freePort, spawnApp, startEmbeddedPostgres, startTemporalDevServer, stopChild, type AppProcess } from '@wds/launch';
 
 /** The embedded stack as users run it (Temporal persisted to SQLite), for benchmarks. */
 export interface BenchStack {

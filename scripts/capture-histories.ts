@@ -5,10 +5,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
-import { findTemporalCli } from '@wds/server/infra';
-import { spawnApp } from '@wds/server/processes';
+import { findTemporalCli, spawnApp } from '@wds/launch';
 import { html, startFixtureSite } from '@wds/test-utils';
-import { workflowIds } from '@wds/workflows/contracts';
+import { workflowIds } from '@wds/workflows/common';
 import { startBenchStack } from '../bench/stack';
 
 const out = new URL('../workflows/src/histories/', import.meta.url).pathname;

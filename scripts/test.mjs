@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
-import { findTemporalCli, freePort, startEmbeddedPostgres, startTemporalDevServer } from '../apps/server/src/infra.ts';
+import { findTemporalCli, freePort, startEmbeddedPostgres, startTemporalDevServer } from '../packages/launch/src/infra.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const only = process.argv.slice(2);
@@ -26,6 +26,18 @@ if (!findTemporalCli(process.env.TEMPORAL_CLI_PATH)) {
   console.error('npm test: no Temporal CLI found (TEMPORAL_CLI_PATH, `temporal` on PATH, ~/go/bin/temporal).\n' +
     'Install it with: go install github.com/temporalio/cli/cmd/temporal@v1.5.1   (or run .ci/run, which does)');
   process.exit(1);
+}
+
+// The whole suite starts with the boundary rules (eslint.config.js); a filtered run skips them
+// (scripts/lint.test.ts checks the rules themselves and runs when asked for).
+if (!only.length) {
+  const lint = spawn(process.execPath, [join(root, 'node_modules/eslint/bin/eslint.js'), '--max-warnings=0', '.'], { cwd: root, stdio: 'inherit' });
+  const lintCode = await new Promise((r) => lint.on('exit', (c, s) => r(c ?? (s ? 1 : 0))));
+  if (lintCode !== 0) {
+    console.error('npm test: eslint found boundary violations (see above); fix them first.');
+    process.exit(1);
+  }
+  console.log('# eslint: the boundary rules hold');
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wds-test-'));

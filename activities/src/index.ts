@@ -1,14 +1,10 @@
 export { createScrapeActivities, type ScrapeActivityDeps } from './scrape/activities';
 export { createStoreActivities } from './store/activities';
-export type { ScrapeActivities, StoreActivities } from './types';
 export { toApplicationFailure } from './failures';
 export { createCrawlActivities, createCrawlControlActivities } from './crawl/activities';
 export { createMapActivities } from './map/activities';
-export type { CrawlActivities, CrawlControlActivities, MapActivities } from './types';
 export { startWebhookDispatcher, signWebhookBody } from './webhooks/dispatcher';
 export { createParseActivities, type ParseActivityDeps } from './parse/activities';
-export type { ParseActivities } from './types';
 export { createBrowserActivities } from './browser/activities';
 export type { BrowserActivityDeps, BrowserDocument } from './browser/render-page';
 export { temporalBrowserAvailability, type BrowserAvailability } from './browser/availability';
-export type { BrowserActivities } from './types';

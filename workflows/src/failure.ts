@@ -1,8 +1,8 @@
 import { ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import type { RecordScrapeFailureInput } from './contracts';
+import type { RecordFailureInput } from './common';
 
 /** Reduces an activity failure to the plain error record stored for the job. */
-export function describeFailure(err: unknown): RecordScrapeFailureInput['error'] {
+export function describeFailure(err: unknown): RecordFailureInput['error'] {
   const cause = (err as { cause?: unknown })?.cause ?? err;
   if (cause instanceof ApplicationFailure) {
     const [detail] = (cause.details ?? []) as { code?: string; details?: unknown }[];

@@ -1,8 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { startScrapeTimer } from '@wds/metrics';
-import type { RenderPageInput, RenderPageResult } from '@wds/workflows/contracts';
+import type { RenderPageInput, RenderPageResult, BrowserActivities } from '@wds/workflows/scrape';
 import { asActivity } from '../failures';
-import type { BrowserActivities } from '../types';
 import { renderScrapeJob, type BrowserActivityDeps } from './render-page';
 
 /** Heartbeats keep a dead worker's render from holding the scrape until its budget ends. */

@@ -1,4 +1,4 @@
-import { TaskQueues } from '@wds/workflows/contracts';
+import { TaskQueues } from '@wds/workflows/common';
 
 /** Whether some worker serves wds-browser right now. Injected into the fetch activity. */
 export type BrowserAvailability = () => Promise<boolean>;

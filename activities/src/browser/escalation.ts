@@ -1,4 +1,6 @@
-import { classifyBody, decodeBody, looksClientRendered, mimeOf, type PageContent } from '@wds/scraper';
+import { classifyBody, mimeOf, type PageContent } from '@wds/documents';
+import { decodeBody } from '@wds/fetch';
+import { looksClientRendered } from '@wds/transform';
 
 /**
  * The HTTP engine's escalation test: a successful HTML page whose markup looks like a

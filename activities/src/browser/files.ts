@@ -1,5 +1,5 @@
 import { scrapeFileKey, type FileContentType, type FileStore } from '@wds/storage';
-import type { ActionsResult, Capture } from '@wds/scraper';
+import type { ActionsResult, Capture } from '@wds/browser';
 
 /** `data.actions` as the spec gives it: links instead of bytes, each list in action order. */
 export interface DocumentActions {

@@ -1,9 +1,11 @@
 import { mayStoreInCache, type ScrapeOptions } from '@wds/contracts';
 import { completeScrapeJob, loadScrapeJob, storeCachedPage, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
-import { buildDocumentAsync, scrapeCacheKey, type BuiltScrapeDocument, type PageContent, type RenderRequest, type RenderResult, type ScreenshotOptions } from '@wds/scraper';
+import type { RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browser';
+import { buildDocumentAsync, type BuiltScrapeDocument, type PageContent } from '@wds/documents';
+import { scrapeCacheKey } from '@wds/fetch';
 import type { FileStore } from '@wds/storage';
-import type { RenderPageInput, RenderPageResult } from '@wds/workflows/contracts';
+import type { RenderPageInput, RenderPageResult } from '@wds/workflows/scrape';
 import { hideUrlFromLogs } from '../log-privacy';
 import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
 import { storeActionResults, storeScreenshot, type DocumentActions } from './files';

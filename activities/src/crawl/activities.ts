@@ -1,8 +1,9 @@
 import { Context } from '@temporalio/activity';
 import { finishJob, frontierCounts, jobStatus } from '@wds/db';
-import type { FinishJobInput, FrontierState, JobRef, ProcessBatchInput } from '@wds/workflows/contracts';
+import type { JobRef } from '@wds/workflows/common';
+import type { FinishJobInput, FrontierState, ProcessBatchInput, CrawlActivities, CrawlControlActivities } from '@wds/workflows/crawl';
+import { jobsFinished } from '@wds/metrics';
 import { asActivity } from '../failures';
-import type { CrawlActivities, CrawlControlActivities } from '../types';
 import type { PageDeps } from '../scrape/pipeline';
 import { emitJobEvent } from '../webhooks/emit';
 import { processBatch } from './batch';
@@ -28,9 +29,13 @@ export function createCrawlControlActivities(deps: Pick<PageDeps, 'db'>): CrawlC
     },
     async finishJob({ jobId, outcome, error }: FinishJobInput) {
       const { status, changed } = await finishJob(deps.db, jobId, outcome, error);
-      // Only the call that ended the job announces it, so a retried activity sends one event.
+      // A job the API cancelled ended in its row already: the workflow's closing call counts it
+      // (a retry of that call may count it twice; rare).
+      if (!changed && outcome === 'cancelled' && status === 'cancelled') jobsFinished.inc({ kind: (await loadJobOptions(deps.db, jobId)).kind, status });
+      // Only the call that ended the job announces and counts it, so a retried activity sends one event.
       if (changed) {
         const job = await loadJobOptions(deps.db, jobId);
+        jobsFinished.inc({ kind: job.kind, status });
         if (status === 'completed') await emitJobEvent(deps.db, job, 'completed');
         else if (status === 'failed') await emitJobEvent(deps.db, job, 'failed', [], error ?? 'The job failed');
       }

@@ -1,5 +1,6 @@
 import { loadRobots, storeRobots, type Db } from '@wds/db';
-import { fetchPage, parseRobots, parseSitemap, DEFAULT_ROBOTS_AGENT, type RobotsRules } from '@wds/scraper';
+import { parseRobots, parseSitemap, DEFAULT_ROBOTS_AGENT, type RobotsRules } from '@wds/crawl';
+import { fetchPage } from '@wds/fetch';
 
 /**
  * robots.txt and sitemaps, fetched through the same SSRF-guarded fetcher as pages. Shared by

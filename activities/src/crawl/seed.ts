@@ -1,5 +1,5 @@
 import { enqueueUrls, type FrontierEntry } from '@wds/db';
-import { createScope, crawlUrlKey, canonicalCrawlUrl } from '@wds/scraper';
+import { createScope, crawlUrlKey, canonicalCrawlUrl } from '@wds/crawl';
 import { collectSitemapUrls, createRobotsCache, type DiscoveryDeps } from './discovery';
 import { loadJobOptions } from './job-options';
 import { emitJobEvent } from '../webhooks/emit';

@@ -2,11 +2,13 @@ import { Context } from '@temporalio/activity';
 import type { MapRequest } from '@wds/contracts';
 import { cachedUrlsOfHost, completeMapJob, loadMapJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
-import { baseDomain, canonicalCrawlUrl, crawlUrlKey, extractLinks, fetchPage, parseRobots, decodeBody } from '@wds/scraper';
-import type { JobRef } from '@wds/workflows/contracts';
+import { baseDomain, canonicalCrawlUrl, crawlUrlKey, parseRobots } from '@wds/crawl';
+import { fetchPage, decodeBody } from '@wds/fetch';
+import { extractLinks } from '@wds/transform';
+import type { JobRef } from '@wds/workflows/common';
 import { collectSitemapUrls, fetchRobotsBody, type DiscoveryDeps } from '../crawl/discovery';
 import { asActivity } from '../failures';
-import type { MapActivities } from '../types';
+import type { MapActivities } from '@wds/workflows/map';
 
 /**
  * Map: a site's URLs from its sitemaps, the links of its start page, and pages of the site the

@@ -2,9 +2,9 @@ import { Context } from '@temporalio/activity';
 import type { ParseOptions } from '@wds/contracts';
 import { completeParseJob, failParseJob, loadParseJob, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
-import type { ParseUploadInput, ParseUploadResult, RecordScrapeFailureInput } from '@wds/workflows/contracts';
+import type { JobRef, RecordFailureInput } from '@wds/workflows/common';
+import type { ParseWorkflowResult, ParseActivities } from '@wds/workflows/parse';
 import { asActivity } from '../failures';
-import type { ParseActivities } from '../types';
 import { convertUpload } from './convert';
 
 export interface ParseActivityDeps {
@@ -14,7 +14,7 @@ export interface ParseActivityDeps {
 /** POST /v2/parse on a worker: read the upload from Postgres, convert it, write the document back. */
 export function createParseActivities(deps: ParseActivityDeps): ParseActivities {
   return {
-    parseUpload: ({ jobId }: ParseUploadInput): Promise<ParseUploadResult> =>
+    parseUpload: ({ jobId }: JobRef): Promise<ParseWorkflowResult> =>
       asActivity(async () => {
         const job = await loadParseJob(deps.db, jobId);
         if (!job) throw new WdsError('NOT_FOUND', { message: `Parse job ${jobId} not found` });
@@ -33,6 +33,6 @@ export function createParseActivities(deps: ParseActivityDeps): ParseActivities 
         await completeParseJob(deps.db, jobId, document, creditsUsed);
         return { jobId, creditsUsed };
       }),
-    recordParseFailure: ({ jobId, error }: RecordScrapeFailureInput) => asActivity(() => failParseJob(deps.db, jobId, error)),
+    recordParseFailure: ({ jobId, error }: RecordFailureInput) => asActivity(() => failParseJob(deps.db, jobId, error)),
   };
 }

@@ -1,15 +1,7 @@
 import type { ParseOptions, PdfParserOptions } from '@wds/contracts';
-import {
-  decodeBody,
-  detectDocument,
-  extractImages,
-  extractLinks,
-  markdownToSimpleHtml,
-  parseDocument,
-  transformHtml,
-  type BuiltScrapeDocument,
-  type PdfParseOptions,
-} from '@wds/scraper';
+import { detectDocument, markdownToSimpleHtml, parseDocument, type BuiltScrapeDocument, type PdfParseOptions } from '@wds/documents';
+import { decodeBody } from '@wds/fetch';
+import { extractImages, extractLinks, transformHtml } from '@wds/transform';
 import { withDocumentSlot } from './slots';
 
 /**

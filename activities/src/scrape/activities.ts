@@ -3,12 +3,11 @@ import type { ScrapeDocument, ScrapeOptions } from '@wds/contracts';
 import { completeScrapeJob, loadScrapeJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { creditsUsed } from '@wds/metrics';
-import { planEngine, type FetchPageInput, type FetchPageResult, type ScrapeCacheLookup } from '@wds/workflows/contracts';
+import { planEngine, type FetchPageInput, type FetchPageResult, type ScrapeActivities, type ScrapeCacheLookup } from '@wds/workflows/scrape';
 import type { BrowserAvailability } from '../browser/availability';
 import { clientRenderedPage } from '../browser/escalation';
 import { asActivity } from '../failures';
 import { hideUrlFromLogs } from '../log-privacy';
-import type { ScrapeActivities } from '../types';
 import { scrapeOrEscalate, type PageDeps } from './pipeline';
 
 export interface ScrapeActivityDeps extends PageDeps {

@@ -2,17 +2,9 @@ import { mayStoreInCache, effectiveMaxAge, type ScrapeOptions } from '@wds/contr
 import { findCachedPage, storeCachedPage, type CachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { cacheLookups, startScrapeTimer } from '@wds/metrics';
-import {
-  acceptLanguage,
-  buildDocumentAsync,
-  fetchPage,
-  needsPdfConversion,
-  scrapeCacheKey,
-  type AsyncBuildContext,
-  type BuiltDocument,
-  type PageContent,
-} from '@wds/scraper';
-import type { ScrapeCacheLookup } from '@wds/workflows/contracts';
+import { buildDocumentAsync, needsPdfConversion, type AsyncBuildContext, type BuiltDocument, type PageContent } from '@wds/documents';
+import { acceptLanguage, fetchPage, scrapeCacheKey } from '@wds/fetch';
+import type { ScrapeCacheLookup } from '@wds/workflows/scrape';
 import { withDocumentSlot } from '../parse/slots';
 
 /**

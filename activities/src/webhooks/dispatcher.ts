@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import { claimDueWebhooks, markWebhookDelivered, markWebhookFailed, type Db } from '@wds/db';
-import { createAgent, isForbiddenAddress } from '@wds/scraper';
+import { createAgent, isForbiddenAddress } from '@wds/fetch';
 
 /**
  * Delivers the webhook outbox: POSTs each event as JSON, signed with

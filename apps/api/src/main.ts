@@ -2,10 +2,9 @@ import { join, resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, listenForScrapeDone, migrateDb } from '@wds/db';
 import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics } from '@wds/metrics';
-import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/scraper';
+import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
 import { lazySigningSecret, LocalFileStore } from '@wds/storage';
 import { buildApp } from './app';
-import { createParseStarter } from './controllers/v2/parse';
 import { loadApiEnv } from './env';
 import { drainOnSignal } from './shutdown';
 import { connectTemporal } from './temporal';
@@ -54,7 +53,7 @@ const app = await buildApp(
     statusPageBytes: env.WDS_STATUS_PAGE_BYTES,
     limits: { concurrencyQueueMs: env.WDS_CONCURRENCY_QUEUE_MS },
     publicUrl: env.WDS_PUBLIC_URL,
-    parse: { maxUploadBytes: env.WDS_MAX_UPLOAD_BYTES, runParse: createParseStarter(client) },
+    parse: { maxUploadBytes: env.WDS_MAX_UPLOAD_BYTES, },
     files: { store: fileStore, secret },
   },
 );

@@ -11,8 +11,11 @@ import {
 } from '@temporalio/client';
 
 import { WdsError, isErrorKind } from '@wds/errors';
-import type { crawlWorkflow, mapWorkflow, scrapeWorkflow } from '@wds/workflows';
-import { TaskQueues, workflowIds, type CrawlPlan, type ScrapeWorkflowResult } from '@wds/workflows/contracts';
+import type { crawlWorkflow, mapWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
+import { TaskQueues, workflowIds } from '@wds/workflows/common';
+import type { CrawlPlan } from '@wds/workflows/crawl';
+import type { ParseWorkflowResult } from '@wds/workflows/parse';
+import type { ScrapeWorkflowResult } from '@wds/workflows/scrape';
 
 /** Typed starters: the only place the API names workflows and queues. */
 export interface Starters {
@@ -21,6 +24,8 @@ export interface Starters {
   startCrawl(input: { jobId: string; kind: 'crawl' | 'batch'; plan: CrawlPlan }): Promise<void>;
   cancelCrawl(input: { jobId: string; kind: 'crawl' | 'batch' }): Promise<void>;
   runMap(input: { jobId: string; timeoutMs: number }): Promise<void>;
+  /** POST /v2/parse: converts the stored upload; waits within the request's timeout. */
+  runParse(input: { jobId: string; timeoutMs: number }): Promise<ParseWorkflowResult>;
   close(): Promise<void>;
 }
 
@@ -33,7 +38,7 @@ export async function connectTemporal(
   const client = new Client({ connection, namespace });
 
   /** Starts a request-scoped workflow and waits for it within the request's budget. */
-  async function runToCompletion<W extends Workflow>(type: string, workflowId: string, args: Parameters<W>, timeoutMs: number, graceMs: number) {
+  async function runToCompletion<W extends Workflow>(type: string, workflowId: string, args: Parameters<W>, timeoutMs: number, graceMs: number, what = 'scrape') {
     const handle = await client.workflow.start<W>(type, {
       taskQueue: TaskQueues.control,
       workflowId,
@@ -41,7 +46,7 @@ export async function connectTemporal(
       // A job nobody can run (no worker) must not linger forever.
       workflowExecutionTimeout: timeoutMs + 30_000,
     } as never);
-    return awaitResult(handle.result() as Promise<Awaited<ReturnType<W>>>, timeoutMs + graceMs);
+    return awaitResult(handle.result() as Promise<Awaited<ReturnType<W>>>, timeoutMs + graceMs, what);
   }
 
   const starters: Starters = {
@@ -67,18 +72,21 @@ export async function connectTemporal(
         });
     },
     async runMap({ jobId, timeoutMs }) {
-      await runToCompletion<typeof mapWorkflow>('mapWorkflow', workflowIds.map(jobId), [{ jobId, timeoutMs }], timeoutMs, 10_000);
+      await runToCompletion<typeof mapWorkflow>('mapWorkflow', workflowIds.map(jobId), [{ jobId, timeoutMs }], timeoutMs, 10_000, 'map');
+    },
+    async runParse({ jobId, timeoutMs }) {
+      return runToCompletion<typeof parseWorkflow>('parseWorkflow', workflowIds.parse(jobId), [{ jobId, timeoutMs }], timeoutMs, 5_000, 'parse');
     },
     close: () => connection.close(),
   };
   return { client, connection, starters };
 }
 
-async function awaitResult<T>(p: Promise<T>, budgetMs: number): Promise<T> {
+async function awaitResult<T>(p: Promise<T>, budgetMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const overBudget = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new WdsError('REQUEST_TIMEOUT', { code: 'SCRAPE_TIMEOUT', message: 'Request Timeout: the scrape did not finish within its timeout' })),
+      () => reject(new WdsError('REQUEST_TIMEOUT', { code: 'SCRAPE_TIMEOUT', message: `Request Timeout: the ${what} did not finish within its timeout` })),
       budgetMs,
     );
   });

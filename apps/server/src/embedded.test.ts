@@ -8,8 +8,7 @@ import { fileURLToPath } from 'node:url';
 import Firecrawl from '@mendable/firecrawl-js';
 import { Client, Connection } from '@temporalio/client';
 import { exitOf, html, startFixtureSite, type FixtureSite } from '@wds/test-utils';
-import { freePort } from './infra';
-import { spawnUntilReady } from './processes';
+import { freePort, spawnUntilReady } from '@wds/launch';
 
 // `npm start` as a new user runs it: embedded Postgres, the Temporal dev server on a SQLite
 // file, the API and one worker, all from one command with nothing set but a data directory.

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { sampleSum } from '@wds/metrics/promql';
-import type { AppProcess } from '@wds/server/processes';
+import type { AppProcess } from '@wds/launch';
 import {
   activityStarts,
   exitOf,

@@ -2,7 +2,7 @@ import { connectDb, createKey, ensureTeam, listKeys, migrateDb, revokeKey } from
 import { SCOPES } from '@wds/contracts';
 import { createLogger } from '@wds/log';
 import { parseArgs } from 'node:util';
-import { loadServerEnv } from './env';
+import { loadKeysEnv } from './env';
 
 /**
  * `npm run keys -- create --team NAME [--scopes scrape,crawl] [--name LABEL]`
@@ -13,7 +13,7 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: { team: { type: 'string', default: 'default' }, scopes: { type: 'string' }, name: { type: 'string' } },
 });
-const env = loadServerEnv();
+const env = loadKeysEnv();
 // Stdout is the command's output (a new key, a listing); its events (who got a key) go to stderr as JSON lines.
 const log = createLogger({ name: 'keys', level: env.LOG_LEVEL, to: 'stderr' });
 const url = env.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${env.WDS_EMBEDDED_PG_PORT}/wds`;

@@ -3,9 +3,8 @@ import { resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, migrateDb, newKey } from '@wds/db';
 import { createLogger } from '@wds/log';
 import { resolveSigningSecret } from '@wds/storage';
-import { leaveSignalsToLauncher, startEmbeddedPostgres, startTemporalDevServer, stopChild, type Stoppable } from './infra';
+import { leaveSignalsToLauncher, spawnApp, startEmbeddedPostgres, startTemporalDevServer, stopChild, type AppProcess, type Stoppable } from '@wds/launch';
 import { loadServerEnv } from './env';
-import { spawnApp, type AppProcess } from './processes';
 
 /**
  * `npm start`: the whole service on one machine. External Postgres/Temporal are used when

@@ -1,6 +1,6 @@
 import { envInt, envStr, exitOnConfigError, loadEnv, z } from '@wds/config';
 import { commonEnvShape } from '@wds/config/common';
-import { ALL_QUEUES, type TaskQueue } from '@wds/workflows/contracts';
+import { ALL_QUEUES, type TaskQueue } from '@wds/workflows/common';
 
 const queuesVar = z
   .string()

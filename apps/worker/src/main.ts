@@ -4,10 +4,13 @@ import { ConfigError, exitOnConfigError } from '@wds/config';
 import { connectDb, migrateDb } from '@wds/db';
 import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics, observeBrowserPool, serveMetrics } from '@wds/metrics';
-import { closeTransformThreads, configureHostOverrides, configureTransformThreads, parseHostOverrides, transformThreadsSetting, warmPdfWorker } from '@wds/scraper';
+import { warmPdfWorker } from '@wds/documents';
+import { configureHostOverrides, parseHostOverrides } from '@wds/fetch';
+import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
 import { loadWorkerEnv } from './env';
+import { browserPages, createBrowserResources } from './browser';
 import { coreLogFilter, TemporalPinoLogger } from './logging';
-import { browserPages, createBrowserResources, queueOptions } from './queues';
+import { queueOptions } from './queues';
 
 const env = loadWorkerEnv();
 const log = createLogger({ name: 'worker', level: env.LOG_LEVEL });

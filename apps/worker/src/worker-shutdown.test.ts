@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
-import { stopChild } from '@wds/server/infra';
-import { workflowIds } from '@wds/workflows/contracts';
+import { stopChild } from '@wds/launch';
+import { workflowIds } from '@wds/workflows/common';
 import { activityStarts, exitOf, namespaceFor, startFixtureSite, startStack, until, type FixtureSite, type Stack } from '@wds/test-utils';
 
 // SIGTERM to a worker with an activity in flight: it finishes the activity within its grace time,

@@ -3,3 +3,4 @@ export * from './stack';
 export * from './crawl-site';
 export * from './temporal';
 export * from './wait';
+export * from './fake-openai';

@@ -1,7 +1,6 @@
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stopChild } from '@wds/server/infra';
-import { spawnApp, type AppProcess } from '@wds/server/processes';
+import { spawnApp, stopChild, type AppProcess } from '@wds/launch';
 import { connectDb, createKey, ensureTeam, type DbHandle, type TeamFlags } from '@wds/db';
 
 /**
@@ -98,8 +97,14 @@ export async function startStack(opts: { namespace: string; env?: Record<string,
     return { teamId, apiKey: key };
   };
   const main = await newTeam();
-  // Every process started later, so that stop() leaves none behind (stopChild skips exited ones).
+  // Every process started later, so that stop() leaves none behind (stopChild skips exited ones);
+  // starts still under way are awaited first, or a process that becomes ready after stop() would leak.
   const extra: AppProcess[] = [];
+  const starting = new Set<Promise<unknown>>();
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    starting.add(p);
+    return p.finally(() => starting.delete(p));
+  };
   return {
     url: api.url!.replace('localhost', '127.0.0.1'),
     apiKey: main.apiKey,
@@ -111,17 +116,18 @@ export async function startStack(opts: { namespace: string; env?: Record<string,
     env,
     newTeam,
     async addWorker(more = {}) {
-      const w = await spawnApp('worker', { ...env, ...more });
+      const w = await track(spawnApp('worker', { ...env, ...more }));
       extra.push(w);
       return w;
     },
     async addApi(more = {}) {
-      const a = await spawnApp('api', { ...env, ...more });
+      const a = await track(spawnApp('api', { ...env, ...more }));
       a.url = a.url!.replace('localhost', '127.0.0.1');
       extra.push(a);
       return a;
     },
     async stop() {
+      await Promise.allSettled([...starting]);
       await Promise.all([stopChild(api.child), stopChild(worker.child), ...extra.map((p) => stopChild(p.child))]);
       await db.close();
     },

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { MapActivities, StoreActivities } from '@wds/activities/types';
-import { NON_RETRYABLE_KINDS, TaskQueues, type MapWorkflowInput } from '../contracts';
+import type { MapActivities, MapStoreActivities, MapWorkflowInput } from './contracts';
+import { NON_RETRYABLE_KINDS, TaskQueues } from '../common';
 import { describeFailure } from '../failure';
 
 /** Map: one discovery activity that stores the link list in Postgres; the API waits for it. */
@@ -10,7 +10,7 @@ export async function mapWorkflow(input: MapWorkflowInput): Promise<{ count: num
     startToCloseTimeout: input.timeoutMs + 5_000,
     retry: { maximumAttempts: 2, nonRetryableErrorTypes: [...NON_RETRYABLE_KINDS] },
   });
-  const { recordMapFailure } = proxyActivities<StoreActivities>({ taskQueue: TaskQueues.control, startToCloseTimeout: '10s' });
+  const { recordMapFailure } = proxyActivities<MapStoreActivities>({ taskQueue: TaskQueues.control, startToCloseTimeout: '10s' });
   try {
     return await mapSite({ jobId: input.jobId });
   } catch (err) {

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { ParseActivities } from '@wds/activities/types';
-import { NON_RETRYABLE_KINDS, TaskQueues, type ParseWorkflowInput, type ParseWorkflowResult } from '../contracts';
+import type { ParseActivities, ParseWorkflowInput, ParseWorkflowResult } from './contracts';
+import { NON_RETRYABLE_KINDS, TaskQueues } from '../common';
 import { describeFailure } from '../failure';
 
 /**

@@ -1,6 +1,6 @@
 import { ActivityFailure, proxyActivities, proxyLocalActivities, TimeoutFailure } from '@temporalio/workflow';
-import type { BrowserActivities, ScrapeActivities, StoreActivities } from '@wds/activities/types';
-import { NON_RETRYABLE_KINDS, TaskQueues, type FetchPageResult, type ScrapeWorkflowInput, type ScrapeWorkflowResult } from '../contracts';
+import type { BrowserActivities, ScrapeActivities, ScrapeStoreActivities, FetchPageResult, ScrapeWorkflowInput, ScrapeWorkflowResult } from './contracts';
+import { NON_RETRYABLE_KINDS, TaskQueues } from '../common';
 import { describeFailure } from '../failure';
 import { browserActivityTimeouts } from './engine';
 
@@ -27,7 +27,7 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<Scrape
           // scrapePage beats every second: a killed worker's attempt is retried within this, not at the end of the budget.
           heartbeatTimeout: '10s',
         });
-  const { recordScrapeFailure } = proxyActivities<StoreActivities>({
+  const { recordScrapeFailure } = proxyActivities<ScrapeStoreActivities>({
     taskQueue: TaskQueues.control,
     startToCloseTimeout: '10s',
     retry: { maximumAttempts: 5 },

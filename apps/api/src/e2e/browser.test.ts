@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl, { SdkError } from '@mendable/firecrawl-js';
 import { call, html, namespaceFor, startFixtureSite, startStack, type FixtureSite, type Handler, type Stack } from '@wds/test-utils';
-import type { AppProcess } from '@wds/server/processes';
+import type { AppProcess } from '@wds/launch';
 
 // The browser engine end to end: real Chromium on a worker serving wds-browser, driven through
 // the JS SDK (raw HTTP where status codes and bodies matter) against pages on 127.0.0.1.

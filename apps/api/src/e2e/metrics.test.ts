@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { exportedSamples, metricNames, sampleSum } from '@wds/metrics/promql';
-import { freePort } from '@wds/server/infra';
+import { freePort } from '@wds/launch';
 import { call, html, namespaceFor, startFixtureSite, startStack, type FixtureSite, type Stack } from '@wds/test-utils';
 
 // /metrics of a running stack (API, and a worker's prom-client and Temporal SDK ports), and every

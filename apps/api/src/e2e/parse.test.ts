@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
-import { makeDocx } from '@wds/scraper/docs/fixtures';
-import { makeReportPdf, renderTextPng } from '@wds/scraper/pdf/fixtures';
+import { makeDocx } from '@wds/documents/fixtures';
+import { makeReportPdf, renderTextPng } from '@wds/documents/fixtures';
 import { call, namespaceFor, startStack, type Stack } from '@wds/test-utils';
 
 // POST /v2/parse: multipart uploads through the JS SDK's parse() and raw fetch for the error

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { PDFDocument } from 'pdf-lib';
-import { encryptPdf, makeLongPdf, makeReportPdf, makeScannedPdf } from '@wds/scraper/pdf/fixtures';
+import { encryptPdf, makeLongPdf, makeReportPdf, makeScannedPdf } from '@wds/documents/fixtures';
 import { call, namespaceFor, startFixtureSite, startStack, type FixtureSite, type Stack } from '@wds/test-utils';
 
 // PDFs through POST /v2/scrape with the official JS SDK: conversion on the worker, the spec's

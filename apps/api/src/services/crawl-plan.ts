@@ -1,4 +1,4 @@
-import type { CrawlPlan } from '@wds/workflows/contracts';
+import type { CrawlPlan } from '@wds/workflows/crawl';
 
 /**
  * Turns a job's concurrency options into the workflow's window: `maxConcurrency` pages at once

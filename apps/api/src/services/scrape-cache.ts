@@ -1,9 +1,10 @@
 import { browserOnlyFeatures, effectiveMaxAge, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
 import { findCachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
-import { buildDocumentAsync, needsPdfConversion, scrapeCacheKey } from '@wds/scraper';
+import { buildDocumentAsync, needsPdfConversion } from '@wds/documents';
+import { scrapeCacheKey } from '@wds/fetch';
 import { cacheLookups } from '@wds/metrics';
-import type { ScrapeCacheLookup } from '@wds/workflows/contracts';
+import type { ScrapeCacheLookup } from '@wds/workflows/scrape';
 
 /** Whether the request may only be answered from the cache (spec: minAge, lockdown). */
 export const isCacheOnly = (o: ScrapeUrlRequest) => o.lockdown || o.minAge !== undefined;

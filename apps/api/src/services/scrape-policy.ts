@@ -1,7 +1,7 @@
 import { browserOnlyFeatures, unavailableFeatures, type ScrapeOptions } from '@wds/contracts';
 import type { AuthedKey } from '@wds/db';
 import { WdsError } from '@wds/errors';
-import { validateSelectors } from '@wds/scraper';
+import { validateSelectors } from '@wds/transform';
 
 type PolicyInput = ScrapeOptions & { domainTools?: boolean; url?: string };
 

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { batchScrapeRequestSchema, httpUrl } from '@wds/contracts';
 import { enqueueUrls, findJobByIdempotencyKey, insertCrawlJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
-import { crawlUrlKey } from '@wds/scraper';
+import { crawlUrlKey } from '@wds/crawl';
 import type { ApiDeps } from '../../deps';
 import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';

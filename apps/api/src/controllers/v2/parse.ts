@@ -1,29 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
-import type { Client } from '@temporalio/client';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody, parseOptionsSchema, unavailableParseFeatures, type ParseOptions } from '@wds/contracts';
 import { deleteParseJob, insertParseJob, loadParseResult } from '@wds/db';
 import { WdsError } from '@wds/errors';
-import { detectDocument, validateSelectors } from '@wds/scraper';
-import type { parseWorkflow } from '@wds/workflows';
-import { TaskQueues, parseWorkflowId, type ParseWorkflowResult } from '@wds/workflows/contracts';
+import { detectDocument } from '@wds/documents';
+import { validateSelectors } from '@wds/transform';
 import type { ApiDeps } from '../../deps';
 import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
-import { failureToWdsError } from '../../temporal';
 
 /**
  * POST /v2/parse: a multipart upload (`file`, optional JSON `options`, as Firecrawl's docs and
  * the JS SDK's parse() send them) → a scrape-shaped document. The API validates and stores the
  * upload in Postgres; a parseWorkflow converts it on a worker (ids cross Temporal, never bytes).
  */
-export type ParseStarter = (input: { jobId: string; timeoutMs: number }) => Promise<ParseWorkflowResult>;
-
 export interface ParseConfig {
   /** Largest uploaded file (WDS_MAX_UPLOAD_BYTES); above it 413. */
   maxUploadBytes: number;
-  runParse: ParseStarter;
 }
 
 /** Bytes a request may carry beyond the file: the options part (≤ 1 MiB) and multipart framing. */
@@ -82,7 +76,7 @@ function parseController(deps: ApiDeps, cfg: ParseConfig) {
     await insertParseJob(deps.db, { id: jobId, teamId: req.auth.teamId, filename: upload.filename || null, contentType, upload: upload.bytes, options: o });
     let row: Awaited<ReturnType<typeof loadParseResult>>;
     try {
-      await cfg.runParse({ jobId, timeoutMs: o.timeout });
+      await deps.starters.runParse({ jobId, timeoutMs: o.timeout });
       row = await loadParseResult(deps.db, req.auth.teamId, jobId);
     } finally {
       // Zero data retention: nothing of the upload or its result stays, whatever the outcome.
@@ -164,33 +158,4 @@ function validateOptions(raw: string | undefined): ParseOptions {
   const r = parseBody(parseOptionsSchema, value);
   if (r.ok) return r.data;
   throw new WdsError('BAD_REQUEST', { details: r.details.map((d) => ({ ...d, path: ['options', ...d.path] })) });
-}
-
-/**
- * The parse workflow's typed starter (beside the controller, since temporal.ts's Starters
- * belong to another change; move it there when convenient). Waits for the result within the
- * request's timeout plus a margin, like runScrape.
- */
-export function createParseStarter(client: Client): ParseStarter {
-  return async ({ jobId, timeoutMs }) => {
-    const handle = await client.workflow.start<typeof parseWorkflow>('parseWorkflow', {
-      taskQueue: TaskQueues.control,
-      workflowId: parseWorkflowId(jobId),
-      args: [{ jobId, timeoutMs }],
-      // A parse nobody can run (no worker) must not linger forever.
-      workflowExecutionTimeout: timeoutMs + 30_000,
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const overBudget = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new WdsError('REQUEST_TIMEOUT', { code: 'SCRAPE_TIMEOUT', message: 'Request Timeout: the parse did not finish within its timeout' })),
-        timeoutMs + 5_000,
-      );
-    });
-    try {
-      return await Promise.race([handle.result().catch((e) => { throw failureToWdsError(e); }), overBudget]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
 }

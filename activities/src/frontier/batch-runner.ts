@@ -1,0 +1,130 @@
+import { Context } from '@temporalio/activity';
+import { claimUrls, jobStatus, type ClaimedUrl, type Db } from '@wds/db';
+import type { ProcessBatchInput, ProcessBatchResult } from '@wds/workflows/crawl';
+
+/**
+ * One batch activity of a frontier job, whatever the job kind: lease URLs as slots free up,
+ * hand each page to the kind's page handler with bounded concurrency, and return counts only.
+ * Heartbeats every second double as the cancellation check (job row status), so a cancelled
+ * job starts no new page and aborts the ones in flight.
+ */
+const HEARTBEAT_MS = 1_000;
+/** How soon an idle slot asks again while sibling slots may still discover links. */
+const CLAIM_RETRY_MS = 50;
+
+/** What a page handler reports; `stored` pages count as succeeded, `failed` ones as failed. */
+export type PageOutcome = 'stored' | 'failed' | 'skipped';
+
+export interface BatchRun {
+  jobId: string;
+  /** Aborted when the activity is cancelled or the job stops running. */
+  signal: AbortSignal;
+  sleep(ms: number): Promise<void>;
+}
+
+export type PageHandler = (url: ClaimedUrl, run: BatchRun) => Promise<PageOutcome>;
+
+export async function runFrontierBatch(db: Db, input: ProcessBatchInput, leaseMs: number, handlePage: PageHandler): Promise<ProcessBatchResult> {
+  const ctx = Context.current();
+  const { jobId } = input;
+  if ((await jobStatus(db, jobId)) !== 'scraping') return { claimed: 0, succeeded: 0, failed: 0, stopped: true };
+
+  const abort = new AbortController();
+  const run: BatchRun = { jobId, signal: abort.signal, sleep: (ms) => ctx.sleep(ms) };
+  const counts = { done: 0, succeeded: 0, failed: 0 };
+  const stopWatching = watchJob(db, jobId, abort, counts);
+  const owner = `${ctx.info.workflowExecution?.runId ?? ctx.info.workflowType}:${ctx.info.activityId}`;
+  const claimer = createClaimer(db, { jobId, owner, leaseMs, budget: input.batchSize, perClaim: input.concurrency, signal: abort.signal });
+  try {
+    await runSlots(input, claimer, run, async (u) => {
+      const outcome = await handlePage(u, run);
+      if (outcome === 'stored') counts.succeeded++;
+      else if (outcome === 'failed') counts.failed++;
+      counts.done++;
+    });
+  } finally {
+    stopWatching();
+  }
+  return { claimed: claimer.claimed(), succeeded: counts.succeeded, failed: counts.failed, stopped: abort.signal.aborted };
+}
+
+/** Heartbeats (progress + liveness) and aborts the batch when it is cancelled or the job stops. */
+function watchJob(db: Db, jobId: string, abort: AbortController, counts: { done: number }): () => void {
+  const ctx = Context.current();
+  const onCancel = () => abort.abort();
+  ctx.cancellationSignal.addEventListener('abort', onCancel);
+  const beat = setInterval(() => {
+    ctx.heartbeat({ done: counts.done });
+    jobStatus(db, jobId).then((s) => s !== 'scraping' && abort.abort(), () => {});
+  }, HEARTBEAT_MS);
+  return () => {
+    clearInterval(beat);
+    ctx.cancellationSignal.removeEventListener('abort', onCancel);
+  };
+}
+
+interface Claimer {
+  /** The next URL for a slot, or null when this batch has nothing more to do. */
+  take(): Promise<ClaimedUrl | null>;
+  /** Pages a slot is working on: while any is, an empty frontier may still grow. */
+  busy: number;
+  claimed(): number;
+}
+
+/**
+ * URLs are claimed as slots free up, not all at once: links found by this batch's own pages are
+ * picked up while it runs, so a deep, narrow site does not wait a batch round per level. One claim
+ * query at a time per batch; the first one retakes the leases of this activity's earlier attempts.
+ */
+function createClaimer(db: Db, o: { jobId: string; owner: string; leaseMs: number; budget: number; perClaim: number; signal: AbortSignal }): Claimer {
+  let budget = o.budget;
+  let claimed = 0;
+  let firstClaim = true;
+  let claiming: Promise<void> | null = null;
+  const buffer: ClaimedUrl[] = [];
+  const claimer: Claimer = {
+    busy: 0,
+    claimed: () => claimed,
+    async take() {
+      for (;;) {
+        if (o.signal.aborted) return null;
+        if (buffer.length) return buffer.shift()!;
+        if (budget <= 0) return null;
+        if (!claiming) {
+          claiming = claimUrls(db, o.jobId, o.owner, Math.min(budget, o.perClaim), o.leaseMs, { retakeOwn: firstClaim })
+            .then((got) => {
+              budget -= got.length;
+              claimed += got.length;
+              buffer.push(...got);
+            })
+            .finally(() => (claiming = null));
+          firstClaim = false;
+        }
+        await claiming;
+        if (buffer.length) continue;
+        // Nothing to claim: end unless a sibling slot is still working (it may discover more).
+        if (claimer.busy === 0) return null;
+        await new Promise((r) => setTimeout(r, CLAIM_RETRY_MS));
+      }
+    },
+  };
+  return claimer;
+}
+
+/** `concurrency` slots take URLs until the claimer runs dry; `delayMs` spaces a slot's pages (politeness). */
+async function runSlots(input: ProcessBatchInput, claimer: Claimer, run: BatchRun, page: (u: ClaimedUrl) => Promise<void>): Promise<void> {
+  let started = 0;
+  const slots = Array.from({ length: Math.max(1, input.concurrency) }, async () => {
+    for (let u = await claimer.take(); u; u = await claimer.take()) {
+      claimer.busy++;
+      try {
+        if (input.delayMs > 0 && started > 0) await run.sleep(input.delayMs).catch(() => {});
+        started++;
+        if (!run.signal.aborted) await page(u);
+      } finally {
+        claimer.busy--;
+      }
+    }
+  });
+  await Promise.all(slots);
+}

@@ -1,0 +1,17 @@
+/** Browser engine: a Chromium pool rendering pages with actions, behind the network guard. Loads playwright-core: import it only in processes that render. */
+export { BrowserPool, DEFAULT_LAUNCH_ARGS, defaultMaxConcurrentPages } from './pool';
+export type {
+  BrowserPoolOptions,
+  PoolStats,
+  RenderRequest,
+  RenderResult,
+  RenderTimings,
+  ScreenshotOptions,
+  Capture,
+  ActionsResult,
+} from './types';
+export { resolveChromiumExecutable } from './executable';
+export { AD_HOSTS, isAdHost } from './blocklist';
+export { COOKIE_BANNER_SELECTORS } from './consent';
+export { COUNTRY_TIMEZONE, localeSettings } from './emulation';
+export { BrowserCodes } from './errors';

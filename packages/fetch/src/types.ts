@@ -1,0 +1,40 @@
+/** Shapes of a fetch: what is asked, what comes back, and the decoded text of a body. */
+
+export interface FetchRequest {
+  url: string;
+  headers?: Record<string, string>;
+  /** Whole-request budget in ms (DNS + connect + redirects + body). Exceeding it throws REQUEST_TIMEOUT. */
+  timeoutMs: number;
+  skipTlsVerification: boolean;
+  /** When false, loopback/private/link-local/CGNAT/multicast/metadata targets are refused (after DNS and every redirect). */
+  allowPrivateNetwork: boolean;
+  /** Bodies above this many bytes (after decompression) are refused. */
+  maxBodyBytes: number;
+  maxRedirects?: number;
+  userAgent?: string;
+  signal?: AbortSignal;
+}
+
+export interface FetchedPage {
+  /** URL as requested. */
+  requestedUrl: string;
+  /** URL after all redirects. */
+  finalUrl: string;
+  /** Every URL visited, in order, including requested and final. */
+  redirectChain: string[];
+  statusCode: number;
+  /** Response headers of the final response, lower-cased names. */
+  headers: Record<string, string>;
+  /** MIME type without parameters, lower case, e.g. "text/html"; "" when absent. */
+  contentType: string;
+  /** Decompressed body bytes. */
+  body: Buffer;
+}
+
+
+
+export interface DecodedBody {
+  text: string;
+  /** Charset actually used, lower case (e.g. "utf-8", "shift_jis"). */
+  charset: string;
+}

@@ -1,0 +1,26 @@
+// @wds/llm — the model-provider layer (README.md). No Temporal, no db, no apps, no env reads.
+export { resolveLlmConfig, notConfiguredError, DEFAULT_OPENAI_MODEL, DEFAULT_OPENAI_EMBEDDING_MODEL, DEFAULT_REQUEST_TIMEOUT_MS } from './config';
+export type { LlmEnv, LlmSettings, LlmConfig, LlmConfigResult, ProviderKind } from './config';
+export { createLlmClient } from './client';
+export type { LlmClient, ChatMessage, ChatRequest, ChatResult, ResponseFormat, ToolSpec, ToolChoice, ToolCall, EmbedResult, ClientOptions } from './client';
+export { LlmError, LlmCodes, isLlmError, redactSecrets } from './errors';
+export type { LlmCode } from './errors';
+export { retryAfterMs } from './provider-errors';
+export { modelLimits, DEFAULT_LIMITS } from './models';
+export type { ModelLimits } from './models';
+export { countTokens, countMessageTokens, truncateToTokens, fitToContext, splitByTokens, CONTEXT_MARGIN, TRUNCATION_MARKER } from './tokens';
+export { compileUserSchema } from './schema';
+export type { CompiledSchema } from './schema';
+export { extractJson, callWithLadder } from './extract';
+export type { ExtractJsonInput, ExtractJsonResult, CallOptions } from './extract';
+export { summarize, answerQuestion, findHighlights, cleanContent } from './formats';
+export type { TextResult, CleanResult } from './formats';
+export { checkPromptInjection, parseVerdict, MAX_INJECTION_SCAN_CHARS } from './injection';
+export type { InjectionCheck, InjectionVerdict } from './injection';
+export { jsonPrompt, summaryPrompt, questionPrompt, highlightsPrompt, cleanContentPrompt, injectionPrompt, repairMessage, buildPrompt, pageBlock, SYSTEM, OUTPUT_TOKENS } from './prompts';
+export type { PageInput, BuiltPrompt, JsonPromptMode } from './prompts';
+export { parseJsonReply, stripThinking } from './reply-text';
+export { LLM_CREDITS, llmFormatCredits, tokenCredits } from './credits';
+export type { LlmFormatUse } from './credits';
+export { addUsage, emptyUsage } from './usage';
+export type { Usage } from './usage';

@@ -1,0 +1,3 @@
+// The other half of the deliberate cycle of a.ts.
+import { a } from './a';
+export const b = (): unknown => a;

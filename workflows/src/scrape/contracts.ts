@@ -1,0 +1,79 @@
+/**
+ * The scrape job's contract (POST /v2/scrape): workflow input/result and the activities it
+ * calls. Ids, not data: the options live in the scrape_jobs row written by the API; the page
+ * never crosses Temporal.
+ */
+import type { JobRef, RecordFailureInput } from '../common';
+import type { BrowserNeed } from './engine';
+
+export { planEngine, requiredBrowserNeeds, preferredBrowserNeeds, type BrowserNeed, type EnginePlan } from './engine';
+
+export interface ScrapeWorkflowInput {
+  jobId: string;
+  /** The request's timeout; bounds the activity including retries. */
+  timeoutMs: number;
+  /**
+   * Where the HTTP fetch runs (WDS_SCRAPE_FETCH on the API): `queue` (default) as an activity
+   * on wds-fetch; `local` as a local activity on the wds-control worker running the workflow,
+   * which skips an activity dispatch and a workflow task (for deployments whose control
+   * workers also fetch, e.g. the embedded default). Browser renders always go to wds-browser.
+   */
+  fetch?: 'queue' | 'local';
+}
+
+export interface ScrapeWorkflowResult {
+  jobId: string;
+  statusCode: number;
+}
+
+/**
+ * Written by the API into scrape_jobs.options (as `cacheLookup`) when a cached page needs
+ * work that belongs on a worker (PDF conversion): the activity reads the page cache itself,
+ * with the window the API decided, instead of fetching.
+ */
+export interface ScrapeCacheLookup {
+  /** Upper bound of the copy's age; absent = any age (minAge without maxAge). */
+  maxAgeMs?: number;
+  minAgeMs?: number;
+  /** What a miss means when the copy is gone by then: a fresh fetch, or the spec's 404s. */
+  onMiss: 'fetch' | 'lockdown' | 'minAge';
+}
+
+/** The fetch activity of a scrape (wds-fetch). */
+export interface FetchPageInput extends JobRef {
+  /** 'http': never escalate (the fallback after no browser worker picked the render up). */
+  engine?: 'http';
+  /** Epoch ms the scrape must finish by (the fallback gets what is left of the budget). */
+  deadlineMs?: number;
+}
+
+export interface FetchPageResult extends ScrapeWorkflowResult {
+  /**
+   * Set when the browser must (required) or should (not required) produce the page instead;
+   * the job is then not completed. Flags only: the fetched HTML never travels through Temporal.
+   */
+  needsBrowser?: { required: boolean; reasons: BrowserNeed[] };
+}
+
+/** The browser activity of a scrape (wds-browser): renders, stores files, completes the job. */
+export interface RenderPageInput {
+  jobId: string;
+  /** Epoch ms by which the scrape must be done (its start + the request's timeout); retries share it. */
+  deadlineMs: number;
+}
+export type RenderPageResult = ScrapeWorkflowResult;
+
+/** wds-fetch (or a local activity of wds-control): the HTTP engine, or the engine decision. */
+export interface ScrapeActivities {
+  scrapePage(input: FetchPageInput): Promise<FetchPageResult>;
+}
+
+/** wds-browser (one BrowserPool per process). */
+export interface BrowserActivities {
+  renderPage(input: RenderPageInput): Promise<RenderPageResult>;
+}
+
+/** wds-control: bookkeeping. */
+export interface ScrapeStoreActivities {
+  recordScrapeFailure(input: RecordFailureInput): Promise<void>;
+}
