@@ -61,7 +61,7 @@ const app = await buildApp(
 await app.listen({ port: env.PORT, host: env.HOST });
 const addr = app.server.address();
 const port = typeof addr === 'object' && addr ? addr.port : env.PORT;
-// The launcher and the tests wait for this message (apps/server/src/processes.ts).
+// The launcher and the tests wait for this message (packages/launch/src/processes.ts).
 announce(log, { port }, `wds-api: listening on http://localhost:${port}`);
 
 drainOnSignal(app, log, {

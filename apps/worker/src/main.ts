@@ -33,7 +33,7 @@ const metrics = await serveMetrics(env.WDS_METRICS_PORT, env.WDS_METRICS_HOST).c
   exitOnConfigError(new ConfigError('WDS_METRICS_PORT', `cannot listen on ${env.WDS_METRICS_PORT}: ${e.message}`));
   throw e;
 });
-// The test harness reads the metrics URL from this message (apps/server/src/processes.ts).
+// The test harness reads the metrics URL from this message (packages/launch/src/processes.ts).
 announce(
   log,
   { port: metrics.port, ...(temporalMetricsAddr ? { temporalMetrics: `http://${temporalMetricsAddr}/metrics` } : {}) },
@@ -107,7 +107,7 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) {
 }
 // "serving" is printed once the workers poll (fetch workers look for wds-browser pollers).
 const running = workers.map((w) => w.run());
-// The launcher and the tests wait for this message (apps/server/src/processes.ts).
+// The launcher and the tests wait for this message (packages/launch/src/processes.ts).
 const queues = workers.map((w) => w.options.taskQueue);
 announce(log, { queues, temporal: env.TEMPORAL_ADDRESS }, `wds-worker: serving ${queues.join(', ')}`);
 let exitCode = 0;
