@@ -138,7 +138,7 @@ describe('fuzz', () => {
     const t0 = performance.now();
     // A few at a time: the machine is shared, and requests that start jobs take a moment.
     await Promise.all(
-      Array.from({ length: 6 }, async () => {
+      Array.from({ length: 8 }, async () => {
         while (next < corpus.length) {
           const c = corpus[next++]!;
           const r = await send(c).catch((e: Error) => ({ status: -1, text: e.message }));
