@@ -6,7 +6,7 @@ import { frameworkErrors, installErrorHandling } from './errors';
 import { installRequestLog } from './logging';
 import { installMetrics } from './metrics';
 import { v2Routes, type RouteConfig } from './routes/v2';
-import { attachJobStreams } from './ws/job-stream';
+import { attachJobStreams, type JobStreamConfig } from './ws/job-stream';
 
 export interface AppOptions extends RouteConfig {
   maxRequestBytes: number;
@@ -14,6 +14,8 @@ export interface AppOptions extends RouteConfig {
   log: Logger;
   /** Serving of stored files (screenshots, action PDFs); absent = no files route. */
   files?: FilesConfig;
+  /** WebSocket watchers: connections per key and backpressure. */
+  streams: JobStreamConfig;
 }
 
 export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<FastifyInstance> {
@@ -41,7 +43,7 @@ export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<Fastify
   await app.register(async (v2) => v2Routes(v2, deps, opts), { prefix: '/v2' });
   // Signed links instead of bearer auth, so it sits outside the authenticated v2 plugin.
   if (opts.files) app.get('/v2/files/*', filesController(opts.files));
-  const streams = attachJobStreams(app, deps);
+  const streams = attachJobStreams(app, deps, opts.streams);
   // Before the server closes: it waits for every socket, and a WebSocket never ends by itself.
   app.addHook('preClose', () => streams.close());
   return app;

@@ -14,6 +14,8 @@ export function loadServerEnv(source: Record<string, string | undefined> = proce
         WDS_EMBEDDED_TEMPORAL_UI_PORT: envInt(8233, 0, 65535),
         /** SQLite sync mode of the embedded Temporal's file: normal survives process crashes, full also power cuts. */
         WDS_EMBEDDED_TEMPORAL_SYNC: z.enum(['normal', 'full']).default('normal'),
+        /** A child (API, worker) that dies this many times within a minute is not restarted: npm start exits 1. */
+        WDS_CRASH_LOOP_LIMIT: envInt(5, 1, 1000),
       },
       source,
     );

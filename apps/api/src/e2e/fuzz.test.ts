@@ -23,7 +23,9 @@ before(async () => {
       '/utf16': (_q, r) => void r.writeHead(200, { 'content-type': 'text/html; charset=utf-16le' }).end(UTF16_PAGE),
     '/nul.txt': (_q, r) => void r.writeHead(200, { 'content-type': 'text/plain' }).end('plain \u0000 text'),
   });
-  stack = await startStack({ namespace: namespaceFor(import.meta.url) });
+  // No rate limits: every request of the corpus must reach validation, not stop at a 429.
+  const unlimited = Object.fromEntries(['SCRAPE', 'CRAWL', 'BATCH', 'MAP', 'PARSE', 'STATUS', 'OTHER'].map((c) => [`WDS_RATE_LIMIT_${c}`, '0']));
+  stack = await startStack({ namespace: namespaceFor(import.meta.url), env: unlimited });
 });
 after(async () => {
   await stack?.stop();
