@@ -6,6 +6,7 @@ import { buildDocumentAsync, type BuiltScrapeDocument, type PageContent } from '
 import { scrapeCacheKey } from '@wds/fetch';
 import type { FileStore } from '@wds/storage';
 import type { RenderPageInput, RenderPageResult } from '@wds/workflows/scrape';
+import { hideUrlFromLogs } from '../log-privacy';
 import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
 import { storeActionResults, storeScreenshot, type DocumentActions } from './files';
 import { openProfile, type ProfileSession } from './profile';
@@ -51,9 +52,11 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
     throw new WdsError('REQUEST_TIMEOUT', { code: 'SCRAPE_TIMEOUT', retryable: false, message: `Request Timeout: no time was left of the ${o.timeout} ms timeout to render the page` });
   }
 
-  const profile: ProfileSession | undefined = o.profile ? await openProfile(deps.db, { teamId: job.teamId, profile: o.profile, owner: jobId, budgetMs }) : undefined;
+  const shown = hideUrlFromLogs(o);
+  let profile: ProfileSession | undefined;
   let saved = false;
   try {
+    profile = o.profile ? await openProfile(deps.db, { teamId: job.teamId, profile: o.profile, owner: jobId, budgetMs }) : undefined;
     const screenshot = screenshotOptions(o);
     let r: RenderResult;
     try {
@@ -106,6 +109,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
     return { jobId, statusCode: page.statusCode };
   } finally {
     if (profile && !saved) await profile.release().catch(() => {});
+    shown();
   }
 }
 

@@ -7,6 +7,7 @@ import { planEngine, type FetchPageInput, type FetchPageResult, type ScrapeActiv
 import type { BrowserAvailability } from '../browser/availability';
 import { clientRenderedPage } from '../browser/escalation';
 import { asActivity } from '../failures';
+import { hideUrlFromLogs } from '../log-privacy';
 import { scrapeOrEscalate, type PageDeps } from './pipeline';
 
 export interface ScrapeActivityDeps extends PageDeps {
@@ -25,6 +26,7 @@ export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActiviti
       const ctx = Context.current();
       // Local activities cannot heartbeat: their liveness is the workflow task's.
       const beat = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+      let shown = () => {};
       return asActivity<FetchPageResult>(async () => {
         const job = await loadScrapeJob(deps.db, jobId);
         if (!job) throw new WdsError('NOT_FOUND', { message: `Scrape job ${jobId} not found` });
@@ -34,6 +36,7 @@ export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActiviti
         }
         // cacheLookup: the API found a cached page that needs converting here (a PDF).
         const stored = job.options as ScrapeOptions & { url: string; cacheLookup?: ScrapeCacheLookup };
+        shown = hideUrlFromLogs(stored);
         // The HTTP fallback of a browser render gets what is left of the request's budget.
         const o = deadlineMs ? { ...stored, timeout: Math.max(1, deadlineMs - Date.now()) } : stored;
 
@@ -65,7 +68,10 @@ export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActiviti
         await completeScrapeJob(deps.db, jobId, page.document, page.creditsUsed);
         creditsUsed.inc({ kind: 'scrape' }, page.creditsUsed);
         return { jobId, statusCode: page.statusCode };
-      }).finally(() => clearInterval(beat));
+      }).finally(() => {
+        clearInterval(beat);
+        shown();
+      });
     },
   };
 }

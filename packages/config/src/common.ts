@@ -1,4 +1,4 @@
-import { envBool, envInt, envStr, envUrl, z } from './index';
+import { envBool, envInt, envLogLevel, envStr, envUrl, z } from './index';
 
 /**
  * Settings every process understands. Defaults are the embedded single-machine setup;
@@ -16,7 +16,8 @@ export const commonEnvShape = {
   WDS_ALLOW_PRIVATE_NETWORK: envBool(false),
   WDS_MAX_BODY_BYTES: envInt(20 * 1024 * 1024, 1024),
   CHROMIUM_PATH: envStr(),
-  LOG_LEVEL: envStr('info'),
+  /** trace, debug, info, warn, error, fatal or silent: every process logs JSON lines at or above it. */
+  LOG_LEVEL: envLogLevel('info'),
   /**
    * SIGTERM drain bound: the API lets in-flight requests finish for this long, a worker its
    * in-flight activities (then cancels them, so Temporal retries them on another worker).

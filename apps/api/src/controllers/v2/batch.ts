@@ -5,6 +5,7 @@ import { findJobByIdempotencyKey, insertCrawlJob, jobStatus } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { crawlUrlKey } from '@wds/crawl';
 import type { ApiDeps } from '../../deps';
+import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
@@ -64,6 +65,8 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
     }
 
     const id = randomUUID();
+    noteLogIds(req, { jobId: id });
+    if (o.zeroDataRetention) for (const u of valid) forgetUrlInLogs(req, u);
     await insertCrawlJob(
       deps.db,
       {

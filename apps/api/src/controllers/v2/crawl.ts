@@ -4,6 +4,7 @@ import { crawlParamsPreviewSchema, crawlRequestSchema } from '@wds/contracts';
 import { activeCrawls, insertCrawlJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { ApiDeps } from '../../deps';
+import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
@@ -35,6 +36,8 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
     o.limit = crawlLimitWithin(o.limit, (req.body as { limit?: unknown }).limit == null, cfg.maxCrawlLimit);
 
     const id = randomUUID();
+    noteLogIds(req, { jobId: id });
+    if (o.zeroDataRetention) forgetUrlInLogs(req, o.url);
     const { url, ...options } = o;
     await insertCrawlJob(deps.db, {
       id,

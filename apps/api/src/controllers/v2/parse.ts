@@ -7,6 +7,7 @@ import { WdsError } from '@wds/errors';
 import { detectDocument } from '@wds/documents';
 import { validateSelectors } from '@wds/transform';
 import type { ApiDeps } from '../../deps';
+import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 
 /**
@@ -70,6 +71,7 @@ function parseController(deps: ApiDeps, cfg: ParseConfig) {
     }
 
     const jobId = randomUUID();
+    noteLogIds(req, { jobId });
     const contentType = upload.mimetype && upload.mimetype !== 'application/octet-stream' ? upload.mimetype : null;
     await insertParseJob(deps.db, { id: jobId, teamId: req.auth.teamId, filename: upload.filename || null, contentType, upload: upload.bytes, options: o });
     let row: Awaited<ReturnType<typeof loadParseResult>>;

@@ -5,6 +5,7 @@ import { deleteScrapeJob, insertCompletedScrape, insertScrapeJob, loadScrapeJob 
 import { WdsError } from '@wds/errors';
 import { creditsUsed } from '@wds/metrics';
 import type { ApiDeps } from '../../deps';
+import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { answerFromCache } from '../../services/scrape-cache';
 import { checkScrapePolicy } from '../../services/scrape-policy';
@@ -30,6 +31,8 @@ export function scrapeController(deps: ApiDeps) {
     const scrapeId = randomUUID();
     // Zero-data-retention and lockdown requests leave no URL behind.
     const keepNothing = o.zeroDataRetention || o.lockdown;
+    noteLogIds(req, { scrapeId });
+    if (keepNothing) forgetUrlInLogs(req, o.url);
 
     const cached = await answerFromCache(deps.db, o, scrapeId);
     if (cached && !cached.worker) {
