@@ -23,10 +23,13 @@ function safeCause(e: Error): Error {
 export function toApplicationFailure(e: unknown): ApplicationFailure {
   if (e instanceof ApplicationFailure) return e;
   const err = toWdsError(e);
+  // A provider that said when to come back (Retry-After) is retried then, not on the policy's schedule.
+  const retryAfterMs = (err as { retryAfterMs?: number }).retryAfterMs;
   return ApplicationFailure.create({
     type: err.kind,
     message: err.message,
     nonRetryable: !err.retryable,
+    nextRetryDelay: err.retryable && retryAfterMs ? retryAfterMs : undefined,
     details: [{ code: err.code, details: err.details }],
     cause: err.kind === 'INTERNAL' && e instanceof Error ? safeCause(e) : undefined,
   });

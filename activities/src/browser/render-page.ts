@@ -1,11 +1,12 @@
-import { mayStoreInCache, type ScrapeOptions } from '@wds/contracts';
-import { completeScrapeJob, loadScrapeJob, storeCachedPage, type Db } from '@wds/db';
+import { mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
+import { loadScrapeJob, storeCachedPage, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browser';
 import { buildDocumentAsync, type BuiltScrapeDocument, type PageContent } from '@wds/documents';
 import { scrapeCacheKey } from '@wds/fetch';
 import type { FileStore } from '@wds/storage';
 import type { RenderPageInput, RenderPageResult } from '@wds/workflows/scrape';
+import { finishScrapePage } from '../scrape/finish';
 import { hideUrlFromLogs } from '../log-privacy';
 import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
 import { storeActionResults, storeScreenshot, type DocumentActions } from './files';
@@ -86,7 +87,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
     }
 
     const page = renderedPage(o.url, r);
-    const built = await buildDocumentAsync(page, o, { scrapeId: jobId, engine: 'browser', cache: { state: 'miss' }, timeoutMs: Math.max(1, input.deadlineMs - Date.now()), signal });
+    const built = await buildDocumentAsync(page, withLlmInputs(o), { scrapeId: jobId, engine: 'browser', cache: { state: 'miss' }, timeoutMs: Math.max(1, input.deadlineMs - Date.now()), signal });
     const doc: BrowserDocument = built.document;
     const [shotUrl, actions] = await Promise.all([
       r.screenshot ? storeScreenshot(deps.files, jobId, r.screenshot) : undefined,
@@ -105,8 +106,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
       await profile.save(r.storageState ?? { cookies: [], origins: [] });
       saved = true;
     }
-    await completeScrapeJob(deps.db, jobId, doc, built.creditsUsed);
-    return { jobId, statusCode: page.statusCode };
+    return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, doc, built.creditsUsed)) };
   } finally {
     if (profile && !saved) await profile.release().catch(() => {});
     shown();
@@ -116,6 +116,5 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
 async function httpFallback(deps: BrowserActivityDeps, jobId: string, o: ScrapeOptions & { url: string }, deadlineMs: number, signal?: AbortSignal): Promise<RenderPageResult> {
   const options = { ...o, waitFor: 0, timeout: Math.max(1, deadlineMs - Date.now()) };
   const page = await scrapeOnePage(deps, { url: o.url, options, scrapeId: jobId, signal });
-  await completeScrapeJob(deps.db, jobId, page.document, page.creditsUsed);
-  return { jobId, statusCode: page.statusCode };
+  return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed)) };
 }

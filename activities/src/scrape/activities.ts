@@ -1,12 +1,13 @@
 import { Context } from '@temporalio/activity';
 import type { ScrapeDocument, ScrapeOptions } from '@wds/contracts';
-import { completeScrapeJob, loadScrapeJob } from '@wds/db';
+import { loadScrapeJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { creditsUsed } from '@wds/metrics';
 import { planEngine, type FetchPageInput, type FetchPageResult, type ScrapeActivities, type ScrapeCacheLookup } from '@wds/workflows/scrape';
 import type { BrowserAvailability } from '../browser/availability';
 import { clientRenderedPage } from '../browser/escalation';
 import { asActivity } from '../failures';
+import { finishScrapePage } from './finish';
 import { hideUrlFromLogs } from '../log-privacy';
 import { scrapeOrEscalate, type PageDeps } from './pipeline';
 
@@ -65,9 +66,9 @@ export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActiviti
           page.creditsUsed = 5;
           page.document.metadata.creditsUsed = 5;
         }
-        await completeScrapeJob(deps.db, jobId, page.document, page.creditsUsed);
+        const finished = await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed);
         creditsUsed.inc({ kind: 'scrape' }, page.creditsUsed);
-        return { jobId, statusCode: page.statusCode };
+        return { jobId, statusCode: page.statusCode, ...finished };
       }).finally(() => {
         clearInterval(beat);
         shown();

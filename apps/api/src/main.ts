@@ -1,5 +1,8 @@
 import { join, resolve } from 'node:path';
+import { llmEnvOf } from '@wds/config/common';
+import type { Deployment } from '@wds/contracts';
 import { connectDb, createKey, ensureTeam, listenForScrapeDone, migrateDb } from '@wds/db';
+import { resolveLlmConfig } from '@wds/llm';
 import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics } from '@wds/metrics';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
@@ -32,11 +35,16 @@ const fileStore = new LocalFileStore({
   defaultTtlSeconds: env.WDS_FILE_URL_TTL_SECONDS,
 });
 
+// The API never calls the model; it only needs to know whether the workers can (same env).
+const llm = resolveLlmConfig(llmEnvOf(env).env, llmEnvOf(env).settings);
+const deployment: Deployment = { llm: llm.ok ? { ok: true } : { ok: false, message: llm.message } };
+
 const app = await buildApp(
   {
     db: dbh.db,
     starters,
     scrapeDone,
+    deployment,
     async ready() {
       const [postgres, temporal] = await Promise.all([
         dbh.pool.query('SELECT 1').then(() => true, () => false),

@@ -100,7 +100,7 @@ try {
   apps.push(
     await supervised('worker', {
       ...childEnv,
-      WDS_WORKER_QUEUES: env.WDS_WORKER_QUEUES ?? 'wds-control,wds-fetch,wds-browser',
+      WDS_WORKER_QUEUES: env.WDS_WORKER_QUEUES ?? 'wds-control,wds-fetch,wds-browser,wds-llm',
       WDS_PUBLIC_URL: env.WDS_PUBLIC_URL ?? api.url!,
     }),
   );

@@ -1,6 +1,8 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
 import { ConfigError, exitOnConfigError } from '@wds/config';
+import { llmEnvOf } from '@wds/config/common';
+import { createLlmClient, resolveLlmConfig } from '@wds/llm';
 import { connectDb, migrateDb } from '@wds/db';
 import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics, observeBrowserPool, serveMetrics } from '@wds/metrics';
@@ -68,12 +70,16 @@ if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
     if (env.WDS_WORKER_QUEUES.length === 1) process.exit(78);
   }
 }
-const resources = { db: dbh.db, browserAvailable: temporalBrowserAvailability(connection, env.TEMPORAL_NAMESPACE), browser };
+// Model calls: one client per process (keep-alive pool, what it learned about the model).
+const llmConfig = resolveLlmConfig(llmEnvOf(env).env, llmEnvOf(env).settings);
+const llm = env.WDS_WORKER_QUEUES.includes('wds-llm') && llmConfig.ok ? createLlmClient(llmConfig.config) : undefined;
+if (env.WDS_WORKER_QUEUES.includes('wds-llm') && !llmConfig.ok) log.warn({ queue: 'wds-llm' }, `not serving wds-llm: ${llmConfig.message}`);
+const resources = { db: dbh.db, browserAvailable: temporalBrowserAvailability(connection, env.TEMPORAL_NAMESPACE), browser, llm };
 const workers: Worker[] = [];
 for (const queue of env.WDS_WORKER_QUEUES) {
   const opts = queueOptions(queue, env, resources);
   if (!opts) {
-    log.warn({ queue }, 'queue has no activities in this version; not serving it');
+    if (queue !== 'wds-llm') log.warn({ queue }, 'queue has no activities in this version; not serving it');
     continue;
   }
   workers.push(

@@ -101,3 +101,14 @@ export async function storeCachedPage(db: Db, cacheKey: string, page: Omit<Cache
 export async function deleteScrapeJob(db: Db, id: string) {
   await db.delete(scrapeJobs).where(eq(scrapeJobs.id, id));
 }
+
+/**
+ * The page of a scrape whose model-made formats come next (wds-llm): stored without completing the
+ * job, with its base credits, so the LLM step reads it by id and completes the job. Idempotent.
+ */
+export async function storeScrapeDraft(db: Db, id: string, document: unknown, creditsUsed: number) {
+  await db
+    .update(scrapeJobs)
+    .set({ document: sql`${JSON.stringify(document)}::jsonb`, creditsUsed })
+    .where(and(eq(scrapeJobs.id, id), eq(scrapeJobs.status, 'pending')));
+}

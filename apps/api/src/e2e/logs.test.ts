@@ -138,5 +138,7 @@ test('job routes log their route pattern and the job id; health probes only at d
   assert.equal(status?.jobId, job.id);
   assert.equal(status?.status, 200);
   assert.equal(status?.teamId, stack.teamId);
-  assert.equal(lines.find((l) => l.route === '/health')?.level, 'debug');
+  // The request line is written after the response is sent: wait for it rather than race it.
+  const health = await until(() => apiLog.lines().find((l) => l.msg === 'request' && l.route === '/health'), 'the /health request line', { timeoutMs: 5_000, everyMs: 20 });
+  assert.equal(health.level, 'debug');
 });

@@ -36,7 +36,7 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
       throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
     }
     const { urls: rawUrls, webhook, maxConcurrency, ignoreInvalidURLs, appendToId: _a, origin: _o, integration: _i, ...scrapeOptions } = o;
-    checkScrapePolicy(scrapeOptions, req.auth);
+    checkScrapePolicy(scrapeOptions, req.auth, deps.deployment);
 
     const valid: string[] = [];
     const invalid: string[] = [];

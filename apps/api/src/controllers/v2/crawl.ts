@@ -32,7 +32,7 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
     if (o.zeroDataRetention && !req.auth.flags.zeroDataRetention) {
       throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
     }
-    checkScrapePolicy({ ...o.scrapeOptions, zeroDataRetention: o.zeroDataRetention || o.scrapeOptions.zeroDataRetention }, req.auth);
+    checkScrapePolicy({ ...o.scrapeOptions, zeroDataRetention: o.zeroDataRetention || o.scrapeOptions.zeroDataRetention }, req.auth, deps.deployment);
     o.limit = crawlLimitWithin(o.limit, (req.body as { limit?: unknown }).limit == null, cfg.maxCrawlLimit);
 
     const id = randomUUID();

@@ -27,7 +27,7 @@ export function scrapeController(deps: ApiDeps) {
     if (body && typeof body === 'object' && 'catalog' in body) return catalog(req);
 
     const o = validateBody(scrapeUrlRequestSchema, body);
-    checkScrapePolicy(o, req.auth);
+    checkScrapePolicy(o, req.auth, deps.deployment);
     const scrapeId = randomUUID();
     // Zero-data-retention and lockdown requests leave no URL behind.
     const keepNothing = o.zeroDataRetention || o.lockdown;
