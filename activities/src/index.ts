@@ -10,3 +10,4 @@ export { createBrowserActivities } from './browser/activities';
 export type { BrowserActivityDeps, BrowserDocument } from './browser/render-page';
 export { temporalBrowserAvailability, type BrowserAvailability } from './browser/availability';
 export { createLlmActivities, type LlmActivityDeps } from './llm/activities';
+export { createExtractFetchActivities, createExtractControlActivities, createExtractLlmActivities } from './extract/activities';

@@ -19,6 +19,8 @@ export const workflowIds = {
   batch: (jobId: string) => `batch-${jobId}`,
   map: (jobId: string) => `map-${jobId}`,
   parse: (jobId: string) => `parse-${jobId}`,
+  extract: (jobId: string) => `extract-${jobId}`,
+  crawlParams: (previewId: string) => `crawl-params-${previewId}`,
 };
 
 export interface JobRef {

@@ -4,3 +4,5 @@ export { scrapeWorkflow } from './scrape/workflow';
 export { crawlWorkflow } from './crawl/workflow';
 export { mapWorkflow } from './map/workflow';
 export { parseWorkflow } from './parse/workflow';
+export { extractWorkflow } from './extract/workflow';
+export { crawlParamsWorkflow } from './crawl-params/workflow';

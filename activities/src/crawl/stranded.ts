@@ -1,5 +1,6 @@
 import { failStrandedJob, runningJobsOlderThan, type Db } from '@wds/db';
 import { workflowIds } from '@wds/workflows/common';
+import { endExtract } from '../extract/finish';
 import { recordJobEvent } from '../webhooks/emit';
 import { loadJobOptions } from './job-options';
 
@@ -33,7 +34,7 @@ const RECHECK_MS = 5 * 60_000;
 const PER_SWEEP = 500;
 
 /**
- * Fails crawl and batch jobs that no workflow is running: the API stored the job and died before
+ * Fails crawl, batch and extract jobs that no workflow is running: the API stored the job and died before
  * starting its workflow, or the workflow was terminated (or timed out) before ending the job.
  * Without this such a job says `scraping` forever. Every control worker runs it; failing is
  * conditional on the job still running, so two sweepers never fail a job twice. Temporal being
@@ -45,8 +46,8 @@ export function startStrandedJobSweeper(o: StrandedJobSweeperOptions): { stop():
   let wake: (() => void) | null = null;
 
   /** 'running', 'missing' (never started or long gone) or 'ended' (closed without ending the job). */
-  async function workflowOf(job: { id: string; kind: 'crawl' | 'batch' }): Promise<'running' | 'missing' | 'ended'> {
-    const workflowId = job.kind === 'crawl' ? workflowIds.crawl(job.id) : workflowIds.batch(job.id);
+  async function workflowOf(job: { id: string; kind: 'crawl' | 'batch' | 'extract' }): Promise<'running' | 'missing' | 'ended'> {
+    const workflowId = workflowIds[job.kind](job.id);
     try {
       const d = await o.temporal.workflowService.describeWorkflowExecution({ namespace: o.namespace, execution: { workflowId } });
       return d.workflowExecutionInfo?.status === RUNNING ? 'running' : 'ended';
@@ -76,6 +77,11 @@ export function startStrandedJobSweeper(o: StrandedJobSweeperOptions): { stop():
           : 'The job failed: its workflow ended without finishing it (terminated or timed out).';
       if (await failStrandedJob(o.db, job.id, reason)) {
         o.onFailed?.(job.id, reason);
+        // An extract's frontier row: the extract job ends with it (extract jobs have no webhook events).
+        if (job.kind === 'extract') {
+          await endExtract(o.db, job.id, 'failed', reason);
+          continue;
+        }
         const loaded = await loadJobOptions(o.db, job.id).catch(() => null);
         if (loaded) await recordJobEvent(o.db, loaded, 'failed', { error: reason });
       }

@@ -39,6 +39,14 @@ export function loadApiEnv(source: Record<string, string | undefined> = process.
         WDS_MAX_CONCURRENT_SCRAPES: envInt(100, 0),
         /** Largest crawl `limit` accepted (400 above; an omitted limit, 10,000, is lowered to it). */
         WDS_MAX_CRAWL_LIMIT: envInt(100_000, 1, 1_000_000),
+        /** Pages one /v2/extract may fetch and read, named and wildcard-expanded together (400 above for named URLs). */
+        WDS_EXTRACT_MAX_PAGES: envInt(100, 1, 10_000),
+        /** Time the model steps of one extract may take; pages not read by then are left out (partial data, warning). */
+        WDS_EXTRACT_TIMEOUT_MS: envInt(15 * 60_000, 10_000, 24 * 3_600_000),
+        /** Pages one extract fetches at once. */
+        WDS_EXTRACT_CONCURRENCY: envInt(10, 1, 1000),
+        /** Time turning a crawl `prompt` (and POST /v2/crawl/params-preview) into options may take, retries included. */
+        WDS_CRAWL_PROMPT_TIMEOUT_MS: envInt(60_000, 5_000, 600_000),
         /** WebSocket watchers open at once per API key, per API process (429 above); 0 = no limit. */
         WDS_WS_CONNECTIONS_PER_KEY: envInt(50, 0),
         /**

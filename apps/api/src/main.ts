@@ -75,6 +75,8 @@ const app = await buildApp(
       },
     },
     maxCrawlLimit: env.WDS_MAX_CRAWL_LIMIT,
+    promptTimeoutMs: env.WDS_CRAWL_PROMPT_TIMEOUT_MS,
+    extract: { maxPages: env.WDS_EXTRACT_MAX_PAGES, timeoutMs: env.WDS_EXTRACT_TIMEOUT_MS, concurrency: env.WDS_EXTRACT_CONCURRENCY },
     streams: { connectionsPerKey: env.WDS_WS_CONNECTIONS_PER_KEY, maxBufferedBytes: env.WDS_WS_MAX_BUFFERED_BYTES, stallMs: env.WDS_WS_STALL_MS },
     publicUrl: env.WDS_PUBLIC_URL,
     parse: { maxUploadBytes: env.WDS_MAX_UPLOAD_BYTES, },

@@ -13,7 +13,7 @@ import {
 } from '@temporalio/client';
 
 import { WdsError, isErrorKind } from '@wds/errors';
-import type { crawlWorkflow, mapWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
+import type { crawlParamsWorkflow, crawlWorkflow, extractWorkflow, mapWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
 import { TaskQueues, workflowIds } from '@wds/workflows/common';
 import type { CrawlPlan } from '@wds/workflows/crawl';
 import type { ParseWorkflowResult } from '@wds/workflows/parse';
@@ -38,6 +38,10 @@ export interface Starters {
   runMap(input: { jobId: string; timeoutMs: number }): Promise<void>;
   /** POST /v2/parse: converts the stored upload; waits within the request's timeout. */
   runParse(input: { jobId: string; timeoutMs: number }): Promise<ParseWorkflowResult>;
+  /** Starts an extract job (idempotent per job id, like startCrawl); fails after START_DEADLINE_MS. */
+  startExtract(input: { jobId: string; plan: CrawlPlan; deadlineMs: number }): Promise<void>;
+  /** Crawl options from a prompt: one model step on wds-llm; waits within `timeoutMs`. */
+  runCrawlParams(input: { previewId: string; timeoutMs: number }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,12 +65,23 @@ export async function connectTemporal(
     return awaitResult(handle.result() as Promise<Awaited<ReturnType<W>>>, timeoutMs + graceMs, what);
   }
 
+  /** A job start bounded by START_DEADLINE_MS; a start of a job already started is a no-op. */
+  async function startOnce(start: () => Promise<unknown>): Promise<void> {
+    try {
+      // The gRPC deadline ends the call, but the client's retry backoff can sleep past it: the
+      // timer is what bounds the request.
+      await withinMs(client.withDeadline(Date.now() + START_DEADLINE_MS, start), START_DEADLINE_MS, 'Temporal did not accept the workflow start');
+    } catch (e) {
+      if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+    }
+  }
+
   const starters: Starters = {
     async runScrape({ jobId, timeoutMs }) {
       return runToCompletion<typeof scrapeWorkflow>('scrapeWorkflow', workflowIds.scrape(jobId), [{ jobId, timeoutMs, fetch: opts.scrapeFetch }], timeoutMs, 5_000);
     },
     async startCrawl({ jobId, kind, plan }) {
-      const start = () =>
+      await startOnce(() =>
         client.workflow.start<typeof crawlWorkflow>('crawlWorkflow', {
           taskQueue: TaskQueues.control,
           workflowId: kind === 'crawl' ? workflowIds.crawl(jobId) : workflowIds.batch(jobId),
@@ -74,14 +89,22 @@ export async function connectTemporal(
           // Running: the same run. Ended: never a second run of a job (it would redo its pages).
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        });
-      try {
-        // The gRPC deadline ends the call, but the client's retry backoff can sleep past it: the
-        // timer is what bounds the request.
-        await withinMs(client.withDeadline(Date.now() + START_DEADLINE_MS, start), START_DEADLINE_MS, 'Temporal did not accept the workflow start');
-      } catch (e) {
-        if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
-      }
+        }),
+      );
+    },
+    async startExtract({ jobId, plan, deadlineMs }) {
+      await startOnce(() =>
+        client.workflow.start<typeof extractWorkflow>('extractWorkflow', {
+          taskQueue: TaskQueues.control,
+          workflowId: workflowIds.extract(jobId),
+          args: [{ jobId, plan, deadlineMs }],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        }),
+      );
+    },
+    async runCrawlParams({ previewId, timeoutMs }) {
+      await runToCompletion<typeof crawlParamsWorkflow>('crawlParamsWorkflow', workflowIds.crawlParams(previewId), [{ previewId, timeoutMs }], timeoutMs, 5_000, 'crawl prompt');
     },
     async cancelCrawl({ jobId, kind }) {
       const id = kind === 'crawl' ? workflowIds.crawl(jobId) : workflowIds.batch(jobId);

@@ -3,6 +3,9 @@ import {
   createBrowserActivities,
   createCrawlActivities,
   createCrawlControlActivities,
+  createExtractControlActivities,
+  createExtractFetchActivities,
+  createExtractLlmActivities,
   createLlmActivities,
   createMapActivities,
   createParseActivities,
@@ -44,6 +47,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
         activities: {
           ...createStoreActivities({ db }),
           ...createCrawlControlActivities({ db }),
+          ...createExtractControlActivities({ db }),
           // For scrapes started with WDS_SCRAPE_FETCH=local, which fetch as local activities here
           // (converting on the transform threads when this process also serves wds-fetch, else inline).
           ...scrapeActivities(),
@@ -56,6 +60,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...scrapeActivities(),
           ...createCrawlActivities(pageDeps),
           ...createMapActivities(pageDeps),
+          ...createExtractFetchActivities(pageDeps),
           ...createParseActivities({ db }),
         },
         maxConcurrentActivityTaskExecutions: env.WDS_FETCH_CONCURRENCY,
@@ -71,7 +76,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
     case TaskQueues.llm:
       if (!res.llm) return null;
       return {
-        activities: createLlmActivities({ db, client: res.llm }),
+        activities: { ...createLlmActivities({ db, client: res.llm }), ...createExtractLlmActivities({ db, client: res.llm }) },
         // Model calls wait on the provider, not on this process: the slots bound what one worker
         // asks of the provider at once, and the task queue's rate (shared by every worker, enforced
         // by the Temporal server) bounds the deployment's requests per minute.

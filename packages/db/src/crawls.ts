@@ -46,7 +46,7 @@ export async function failStrandedJob(db: Db, jobId: string, error: string): Pro
 }
 
 /** Running jobs created more than `minAgeMs` ago, oldest first (candidates for the stranded-job sweep). */
-export async function runningJobsOlderThan(db: Db, minAgeMs: number, limit: number): Promise<{ id: string; kind: 'crawl' | 'batch' }[]> {
+export async function runningJobsOlderThan(db: Db, minAgeMs: number, limit: number): Promise<{ id: string; kind: 'crawl' | 'batch' | 'extract' }[]> {
   return db
     .select({ id: crawlJobs.id, kind: crawlJobs.kind })
     .from(crawlJobs)

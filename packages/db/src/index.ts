@@ -13,3 +13,4 @@ export * from './parse';
 export * from './profiles';
 export * from './limits';
 export { storable, storableText } from './text';
+export * from './extracts';

@@ -24,3 +24,5 @@ export { LLM_CREDITS, llmFormatCredits, tokenCredits } from './credits';
 export type { LlmFormatUse } from './credits';
 export { addUsage, emptyUsage } from './usage';
 export type { Usage } from './usage';
+export { askJson, crawlOptionsFromInstruction, chooseAmongValues } from './tasks';
+export type { AskJsonInput, AskJsonResult, CrawlOptionsInput, CrawlOptionsResult, ValueConflict, ChooseValuesInput } from './tasks';

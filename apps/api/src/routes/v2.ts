@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { batchScrapeController } from '../controllers/v2/batch';
+import { extractController, extractStatusController, type ExtractConfig } from '../controllers/v2/extract';
 import { activeCrawlsController, crawlController, paramsPreviewController, type CrawlConfig } from '../controllers/v2/crawl';
 import { jobControllers } from '../controllers/v2/jobs';
 import { mapController } from '../controllers/v2/map';
@@ -16,6 +17,7 @@ export interface RouteConfig extends CrawlConfig {
   /** Per-team limits: the deployment's defaults and how long a scrape waits for a concurrency slot. */
   limits: LimitsConfig;
   parse: ParseConfig;
+  extract: ExtractConfig;
 }
 
 /** The v2 route table. Every route sits behind authentication. */
@@ -29,7 +31,7 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
   const crawl = jobControllers(deps, 'crawl', { pageBytes: cfg.statusPageBytes, publicUrl: cfg.publicUrl });
   app.post('/crawl', crawlController(deps, cfg));
   app.get('/crawl/active', activeCrawlsController(deps));
-  app.post('/crawl/params-preview', paramsPreviewController());
+  app.post('/crawl/params-preview', paramsPreviewController(deps, cfg));
   app.get('/crawl/:id', crawl.status);
   app.delete('/crawl/:id', crawl.cancel);
   app.get('/crawl/:id/errors', crawl.errors);
@@ -41,6 +43,8 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
   app.get('/batch/scrape/:id/errors', batch.errors);
 
   app.post('/map', mapController(deps));
+  app.post('/extract', extractController(deps, { ...cfg.extract, publicUrl: cfg.publicUrl }));
+  app.get('/extract/:id', extractStatusController(deps));
   await app.register(parseRoutes(deps, cfg.parse));
 
   const team = teamControllers(deps, limitsOf);

@@ -4,14 +4,15 @@ import { teams } from './teams';
 
 /**
  * Crawls and batch scrapes: one row per job with counters the status endpoint reads, the
- * frontier (crawl_urls, unique per normalised URL) and the documents (one per URL key).
+ * frontier (crawl_urls, unique per normalised URL) and the documents (one per URL key). An
+ * extract job (schema/extracts.ts) owns a row of kind `extract` for the pages it fetches.
  */
 export const crawlJobs = pgTable(
   'crawl_jobs',
   {
     id: uuid('id').primaryKey(),
     teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
-    kind: text('kind').$type<'crawl' | 'batch'>().notNull(),
+    kind: text('kind').$type<'crawl' | 'batch' | 'extract'>().notNull(),
     /** Start URL of a crawl; null for batches and zero-data-retention jobs. */
     url: text('url'),
     options: jsonb('options').notNull(),

@@ -10,6 +10,7 @@ import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
 import { startJobOrFail } from '../../services/job-start';
 import { checkScrapePolicy } from '../../services/scrape-policy';
+import { crawlOptionsFromPrompt, withPromptOptions } from '../../services/crawl-prompt';
 import { validateBody } from './validate';
 
 export interface CrawlConfig {
@@ -19,16 +20,20 @@ export interface CrawlConfig {
   publicUrl?: string;
   /** Largest crawl `limit` accepted (WDS_MAX_CRAWL_LIMIT); absent = the schema's bound. */
   maxCrawlLimit?: number;
+  /** How long turning a crawl `prompt` into options may take (WDS_CRAWL_PROMPT_TIMEOUT_MS). */
+  promptTimeoutMs?: number;
 }
-
-const LLM_NEEDED = "is not available in this deployment: it needs an LLM, which is not configured.";
 
 /** POST /v2/crawl: validate, store the job, start its workflow (or fail both: see startJobOrFail), answer with its id. */
 export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     requireScope(req, 'crawl');
-    const o = validateBody(crawlRequestSchema, req.body);
-    if (o.prompt) throw new WdsError('FEATURE_NOT_AVAILABLE', { code: 'FEATURE_NOT_AVAILABLE', message: `'prompt' ${LLM_NEEDED}` });
+    let o = validateBody(crawlRequestSchema, req.body);
+    if (o.prompt) {
+      // The model proposes options; the request's own fields win; the crawl schema checks the result.
+      const derived = await crawlOptionsFromPrompt(deps, req, { url: o.url, prompt: o.prompt, timeoutMs: cfg.promptTimeoutMs }, 'prompt');
+      o = withPromptOptions(req.body as Record<string, unknown>, derived);
+    }
     if (o.zeroDataRetention && !req.auth.flags.zeroDataRetention) {
       throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
     }
@@ -75,11 +80,15 @@ export function activeCrawlsController(deps: ApiDeps) {
   };
 }
 
-/** POST /v2/crawl/params-preview: turning a prompt into crawl options needs an LLM. */
-export function paramsPreviewController() {
-  return async (req: FastifyRequest) => {
+/**
+ * POST /v2/crawl/params-preview: the options a crawl `prompt` turns into, in Firecrawl's answer
+ * shape (`data`: the URL and the options the model set), already validated as crawl options.
+ */
+export function paramsPreviewController(deps: ApiDeps, cfg: CrawlConfig) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
     requireScope(req, 'crawl');
-    validateBody(crawlParamsPreviewSchema, req.body);
-    throw new WdsError('FEATURE_NOT_AVAILABLE', { code: 'FEATURE_NOT_AVAILABLE', message: `Crawl params preview ${LLM_NEEDED}` });
+    const o = validateBody(crawlParamsPreviewSchema, req.body);
+    const derived = await crawlOptionsFromPrompt(deps, req, { url: o.url, prompt: o.prompt, timeoutMs: cfg.promptTimeoutMs }, 'Crawl params preview');
+    return reply.send({ success: true, data: { url: o.url, ...derived } });
   };
 }

@@ -1,0 +1,37 @@
+import { crawlRequestSchema, issuesToDetails } from '@wds/contracts';
+import { completeCrawlParamPreview, loadCrawlParamPreview, type Db } from '@wds/db';
+import { WdsError } from '@wds/errors';
+import { crawlOptionsFromInstruction, isLlmError, LlmCodes, type LlmClient } from '@wds/llm';
+import type { CrawlParamsWorkflowResult } from '@wds/workflows/crawl-params';
+import { observedStep } from './job';
+
+/**
+ * Crawl options from a prompt (wds-llm). The model's answer is checked by the crawl's own
+ * request schema, with the start URL, before it is stored: an answer the schema refuses gets
+ * one repair turn naming the problems, then a 422 that says what was wrong. Never a crawl with
+ * options its own validation would not accept.
+ */
+export async function deriveCrawlParams(deps: { db: Db; client: LlmClient }, previewId: string, signal: AbortSignal): Promise<CrawlParamsWorkflowResult> {
+  const row = await loadCrawlParamPreview(deps.db, previewId);
+  if (!row) throw new WdsError('NOT_FOUND', { message: `Crawl params request ${previewId} not found` });
+  if (row.status === 'completed') return { fields: Object.keys((row.result as object | null) ?? {}).length };
+  const check = (options: Record<string, unknown>) => {
+    const r = crawlRequestSchema.safeParse({ url: row.url, ...options });
+    return r.success ? [] : issuesToDetails(r.error.issues).map((d) => `${d.path.join('.') || 'options'}: ${d.message}`);
+  };
+  try {
+    const r = await observedStep(deps.client.config.model, 'crawl_params', () => 0, () => crawlOptionsFromInstruction(deps.client, { url: row.url, instruction: row.prompt, check, signal }));
+    await completeCrawlParamPreview(deps.db, previewId, { result: r.options, warning: null, tokensUsed: r.usage.totalTokens });
+    return { fields: Object.keys(r.options).length };
+  } catch (e) {
+    if (isLlmError(e) && e.code === LlmCodes.CANNOT_CONFORM) {
+      const errors = ((e.details as { errors?: string[] } | undefined)?.errors ?? []).slice(0, 10);
+      throw new WdsError('UNPROCESSABLE', {
+        code: LlmCodes.CANNOT_CONFORM,
+        message: `The model could not turn the prompt into valid crawl options (${errors.join('; ') || 'no valid answer'}). Rephrase the prompt, or set the crawl options yourself.`,
+        details: { errors },
+      });
+    }
+    throw e;
+  }
+}

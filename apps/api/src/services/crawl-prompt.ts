@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { crawlRequestSchema, issuesToDetails, type CrawlRequest } from '@wds/contracts';
+import { insertCrawlParamPreview, loadCrawlParamPreview } from '@wds/db';
+import { WdsError } from '@wds/errors';
+import type { ApiDeps } from '../deps';
+
+/** How long turning a prompt into crawl options may take when the deployment sets nothing. */
+export const DEFAULT_CRAWL_PROMPT_TIMEOUT_MS = 60_000;
+
+/**
+ * Crawl options from a natural-language prompt: the URL and prompt are stored, a short workflow
+ * runs the model step on wds-llm (which validates the answer with the crawl's own schema), and
+ * the options are read back. The API process never calls the model. `what` names the feature in
+ * the 400 of a deployment without an LLM.
+ */
+export async function crawlOptionsFromPrompt(
+  deps: ApiDeps,
+  req: FastifyRequest,
+  o: { url: string; prompt: string; timeoutMs?: number },
+  what: string,
+): Promise<Record<string, unknown>> {
+  const llm = deps.deployment?.llm;
+  if (!llm?.ok) {
+    throw new WdsError('FEATURE_NOT_AVAILABLE', { code: 'FEATURE_NOT_AVAILABLE', message: `${what} is not available in this deployment: ${llm?.message ?? 'no LLM is configured'}.` });
+  }
+  const id = randomUUID();
+  await insertCrawlParamPreview(deps.db, { id, teamId: req.auth.teamId, url: o.url, prompt: o.prompt });
+  await deps.starters.runCrawlParams({ previewId: id, timeoutMs: o.timeoutMs ?? DEFAULT_CRAWL_PROMPT_TIMEOUT_MS });
+  const row = await loadCrawlParamPreview(deps.db, id);
+  if (!row || row.status !== 'completed') throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the crawl prompt finished without options' });
+  return (row.result ?? {}) as Record<string, unknown>;
+}
+
+/**
+ * The crawl request with the model's options under the caller's: a field the request sets
+ * (non-null) wins over the model's. The result is validated by the crawl schema again, since
+ * options valid alone can clash with the request's own (a 400 saying which came from the prompt).
+ */
+export function withPromptOptions(body: Record<string, unknown>, derived: Record<string, unknown>): CrawlRequest {
+  const merged: Record<string, unknown> = { ...derived };
+  for (const [k, v] of Object.entries(body)) if (v !== null && v !== undefined) merged[k] = v;
+  const r = crawlRequestSchema.safeParse(merged);
+  if (r.success) return r.data;
+  const fromPrompt = Object.keys(derived).filter((k) => !(k in body) || body[k] == null);
+  throw new WdsError('BAD_REQUEST', {
+    message: `Bad Request: the crawl options derived from 'prompt' (${fromPrompt.join(', ') || 'none'}) do not fit the request's own options. Set those options yourself.`,
+    details: issuesToDetails(r.error.issues),
+  });
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { webhookSchema } from './crawl';
+import { scrapeOptionsSchema, type ScrapeOptions } from './scrape';
+
+/**
+ * POST /v2/extract, as Firecrawl's v2 docs (api-reference/v2-openapi.json) and the JS SDK's
+ * `startExtract` define it. Upstream marks the endpoint deprecated in favour of /v2/agent; it
+ * keeps working here (the API says so in a `warning` and in Deprecation/Link headers).
+ *
+ * `urls` are checked one by one by the controller (like batch scrape), so that
+ * `ignoreInvalidURLs` can report the bad ones. A URL may end in a wildcard
+ * (`https://site/*`, `https://site/docs/*`): it is expanded through the map engine.
+ */
+export const extractRequestSchema = z
+  .strictObject({
+    urls: z.array(z.unknown()).max(1_000).optional(),
+    prompt: z.string().trim().min(1).max(10_000).optional(),
+    schema: z.record(z.string(), z.unknown()).optional(),
+    systemPrompt: z.string().trim().min(1).max(10_000).optional(),
+    enableWebSearch: z.boolean().default(false),
+    showSources: z.boolean().default(false),
+    scrapeOptions: scrapeOptionsSchema.nullable().optional(),
+    ignoreInvalidURLs: z.boolean().default(true),
+    /** Wildcard expansion: subdomains of the URL's host count as the site (map's includeSubdomains). */
+    includeSubdomains: z.boolean().default(true),
+    /** Wildcard expansion without the site's sitemap (map's sitemap: skip). */
+    ignoreSitemap: z.boolean().default(false),
+    allowExternalLinks: z.boolean().default(false),
+    /** FIRE-1: the agent issue's territory (/v2/agent); refused here with a pointer. */
+    agent: z.record(z.string(), z.unknown()).optional(),
+    webhook: webhookSchema.nullable().optional(),
+    threatProtection: z.record(z.string(), z.unknown()).optional(),
+    origin: z.string().max(200).optional(),
+    integration: z.string().max(200).nullable().optional(),
+  })
+  .refine((o) => o.prompt !== undefined || o.schema !== undefined, { message: "extract requires either 'prompt' or 'schema' (or both)", path: ['prompt'] });
+export type ExtractRequest = z.output<typeof extractRequestSchema>;
+
+/** What the API writes into extract_jobs.options (once); the activities read it by job id. */
+export interface StoredExtractOptions {
+  prompt?: string;
+  schema?: Record<string, unknown>;
+  systemPrompt?: string;
+  showSources: boolean;
+  /** How every page is fetched: the request's scrapeOptions with markdown as the only format. */
+  pageOptions: ScrapeOptions;
+  /** Wildcard URLs (`https://site/*`), expanded through map by the first step. */
+  wildcards: string[];
+  includeSubdomains: boolean;
+  ignoreSitemap: boolean;
+  /** Pages the job may fetch in all. */
+  maxPages: number;
+  /** Warnings decided at the request (e.g. options extract does not use), shown with the result. */
+  warnings: string[];
+}
+
+export const EXTRACT_STATUSES = ['processing', 'completed', 'failed', 'cancelled'] as const;
+export type ExtractStatus = (typeof EXTRACT_STATUSES)[number];
+
+/** A wildcard URL (`…/*`, or `*` anywhere in the path): expanded through map before scraping. */
+export const isWildcardUrl = (url: string) => {
+  try {
+    return new URL(url).pathname.includes('*');
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The crawl options a model may derive from a crawl `prompt` (POST /v2/crawl with `prompt`, and
+ * POST /v2/crawl/params-preview): the fields of Firecrawl's params-preview answer that this
+ * crawl takes. Each is validated by the crawl's own schema before use.
+ */
+export const PROMPT_CRAWL_FIELDS = [
+  'includePaths',
+  'excludePaths',
+  'maxDiscoveryDepth',
+  'crawlEntireDomain',
+  'allowExternalLinks',
+  'allowSubdomains',
+  'sitemap',
+  'ignoreQueryParameters',
+  'ignoreRobotsTxt',
+  'robotsUserAgent',
+  'deduplicateSimilarURLs',
+  'delay',
+  'limit',
+] as const;
+export type PromptCrawlField = (typeof PROMPT_CRAWL_FIELDS)[number];

@@ -1,0 +1,163 @@
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Db } from './client';
+import { enqueueUrls, type FrontierEntry } from './crawls';
+import { crawlJobs, crawlParamPreviews, extractJobs, extractPages } from './schema/index';
+import { storable, storableText } from './text';
+
+/**
+ * Extract jobs (schema/extracts.ts): the job row, its frontier row (crawl_jobs, kind
+ * `extract`, same id) and the per-page model results. Every write a worker makes is
+ * idempotent: a page result is keyed by its document, the job ends once.
+ */
+
+export interface NewExtractJob {
+  id: string;
+  teamId: string;
+  options: unknown;
+  /** Pages the job may fetch in all (named URLs plus what wildcards expand to). */
+  pageLimit: number;
+  /** Named (non-wildcard) URLs: the frontier's first entries. */
+  seeds: FrontierEntry[];
+}
+
+/** The job, its frontier row and its named URLs in one transaction: a job never exists without its frontier. */
+export async function insertExtractJob(db: Db, job: NewExtractJob): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.insert(extractJobs).values({ id: job.id, teamId: job.teamId, options: job.options });
+    await tx.insert(crawlJobs).values({ id: job.id, teamId: job.teamId, kind: 'extract', url: null, options: {}, pageLimit: job.pageLimit, zeroDataRetention: false });
+    if (job.seeds.length) await enqueueUrls(tx as unknown as Db, job.id, job.seeds);
+  });
+}
+
+export type ExtractJobRow = typeof extractJobs.$inferSelect;
+
+export async function loadExtractJob(db: Db, id: string): Promise<ExtractJobRow | null> {
+  const [row] = await db.select().from(extractJobs).where(eq(extractJobs.id, id));
+  return row ?? null;
+}
+
+export async function loadTeamExtractJob(db: Db, teamId: string, id: string): Promise<ExtractJobRow | null> {
+  const [row] = await db.select().from(extractJobs).where(and(eq(extractJobs.id, id), eq(extractJobs.teamId, teamId)));
+  return row ?? null;
+}
+
+/** Page documents of the job that the model step has not dealt with yet, in fetch order (their seqs only). */
+export async function extractDocsToDo(db: Db, jobId: string): Promise<number[]> {
+  const r = await db.execute<{ seq: string }>(sql`
+    SELECT d.seq FROM crawl_documents d
+    WHERE d.job_id = ${jobId} AND NOT EXISTS (SELECT 1 FROM extract_pages p WHERE p.job_id = d.job_id AND p.doc_seq = d.seq)
+    ORDER BY d.seq`);
+  return r.rows.map((x) => Number(x.seq));
+}
+
+/** A page document of the job with its frontier entry: depth 0 = a URL the request named. */
+export async function extractSourcePage(db: Db, jobId: string, docSeq: number): Promise<{ document: unknown; url: string; depth: number } | null> {
+  const r = await db.execute<{ document: unknown; url: string; depth: number }>(sql`
+    SELECT d.document, u.url, u.depth FROM crawl_documents d
+    JOIN crawl_urls u ON u.job_id = d.job_id AND u.url_key = d.url_key
+    WHERE d.job_id = ${jobId} AND d.seq = ${docSeq}`);
+  return r.rows[0] ?? null;
+}
+
+export type ExtractPageRow = typeof extractPages.$inferSelect;
+export type NewExtractPage = Omit<typeof extractPages.$inferInsert, 'createdAt'>;
+
+/** Stores a page's result once; false when a row for the page existed already (a retried step). */
+export async function storeExtractPage(db: Db, row: NewExtractPage): Promise<boolean> {
+  const out = await db
+    .insert(extractPages)
+    .values({ ...row, data: row.data === undefined || row.data === null ? null : storable(row.data), reason: row.reason == null ? null : storableText(row.reason) })
+    .onConflictDoNothing()
+    .returning({ seq: extractPages.docSeq });
+  return out.length > 0;
+}
+
+export async function loadExtractPage(db: Db, jobId: string, docSeq: number): Promise<ExtractPageRow | null> {
+  const [row] = await db.select().from(extractPages).where(and(eq(extractPages.jobId, jobId), eq(extractPages.docSeq, docSeq)));
+  return row ?? null;
+}
+
+export async function extractPageRows(db: Db, jobId: string): Promise<ExtractPageRow[]> {
+  return db.select().from(extractPages).where(eq(extractPages.jobId, jobId)).orderBy(asc(extractPages.docSeq));
+}
+
+/** What happened to the job's URLs: pages stored, URLs that failed to scrape, URLs never fetched. */
+export async function extractFrontierTally(db: Db, jobId: string): Promise<{ documents: number; failed: number; unfetched: number; failures: string[] }> {
+  const r = await db.execute<{ documents: number; failed: number; unfetched: number; failures: string[] | null }>(sql`
+    SELECT (SELECT count(*)::int FROM crawl_documents WHERE job_id = ${jobId}) AS documents,
+           count(*) FILTER (WHERE status = 'failed')::int AS failed,
+           count(*) FILTER (WHERE status IN ('queued', 'leased', 'cancelled'))::int AS unfetched,
+           (array_agg(url || ': ' || coalesce(error, 'failed') ORDER BY seq) FILTER (WHERE status = 'failed'))[1:3] AS failures
+    FROM crawl_urls WHERE job_id = ${jobId}`);
+  const row = r.rows[0]!;
+  return { documents: row.documents, failed: row.failed, unfetched: row.unfetched, failures: row.failures ?? [] };
+}
+
+export interface ExtractOutcome {
+  data: unknown;
+  sources: unknown;
+  warning: string | null;
+  tokensUsed: number;
+  creditsUsed: number;
+}
+
+/** Completes a running job with its answer; false when it had already ended (a retried step, a cancel). */
+export async function completeExtractJob(db: Db, id: string, o: ExtractOutcome): Promise<boolean> {
+  const rows = await db
+    .update(extractJobs)
+    .set({
+      status: 'completed',
+      data: storable(o.data ?? null),
+      sources: storable(o.sources ?? null),
+      warning: o.warning === null ? null : storableText(o.warning),
+      tokensUsed: o.tokensUsed,
+      creditsUsed: o.creditsUsed,
+      completedAt: new Date(),
+      // Results are kept 24 hours after the job ends (Firecrawl's documented retention).
+      expiresAt: sql`now() + interval '24 hours'`,
+    })
+    .where(and(eq(extractJobs.id, id), eq(extractJobs.status, 'processing')))
+    .returning({ id: extractJobs.id });
+  return rows.length > 0;
+}
+
+/** Ends a running job as failed or cancelled (its frontier row too); false when it had already ended. */
+export async function endExtractJob(db: Db, id: string, status: 'failed' | 'cancelled', error: string | null, totals: { tokensUsed: number; creditsUsed: number }): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(extractJobs)
+      .set({ status, error: error === null ? null : storableText(error), ...totals, completedAt: new Date(), expiresAt: sql`now() + interval '24 hours'` })
+      .where(and(eq(extractJobs.id, id), eq(extractJobs.status, 'processing')))
+      .returning({ id: extractJobs.id });
+    await tx
+      .update(crawlJobs)
+      .set({ status, error, completedAt: new Date() })
+      .where(and(eq(crawlJobs.id, id), eq(crawlJobs.status, 'scraping')));
+    return rows.length > 0;
+  });
+}
+
+/** Tokens the job's page and merge steps used (final figure for the job row). */
+export async function extractTokensUsed(db: Db, jobId: string): Promise<number> {
+  const r = await db.execute<{ n: number }>(sql`
+    SELECT coalesce(sum(prompt_tokens + completion_tokens), 0)::int AS n FROM extract_pages WHERE job_id = ${jobId}`);
+  return r.rows[0]!.n;
+}
+
+// ---- crawl params from a prompt ----
+
+export async function insertCrawlParamPreview(db: Db, row: { id: string; teamId: string; url: string; prompt: string }): Promise<void> {
+  await db.insert(crawlParamPreviews).values({ ...row, prompt: storableText(row.prompt) });
+}
+
+export async function loadCrawlParamPreview(db: Db, id: string) {
+  const [row] = await db.select().from(crawlParamPreviews).where(eq(crawlParamPreviews.id, id));
+  return row ?? null;
+}
+
+export async function completeCrawlParamPreview(db: Db, id: string, r: { result: unknown; warning: string | null; tokensUsed: number }): Promise<void> {
+  await db
+    .update(crawlParamPreviews)
+    .set({ status: 'completed', result: storable(r.result), warning: r.warning, tokensUsed: r.tokensUsed, completedAt: new Date() })
+    .where(eq(crawlParamPreviews.id, id));
+}
