@@ -286,6 +286,15 @@ describe('validation', () => {
     const b = await call(stack, 'POST', '/v2/crawl/params-preview', { url: 'http://a.test', prompt: 'x' });
     assert.equal(b.status, 400);
     assert.equal(b.json.code, 'FEATURE_NOT_AVAILABLE');
+    assert.match(b.json.error, /OPENAI_API_KEY/, 'the 400 names the variable to set');
+  });
+  test('extract needs an LLM → 400 naming the variable, nothing stored', async () => {
+    const r = await call(stack, 'POST', '/v2/extract', { urls: ['http://a.test/'], prompt: 'the title' });
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.json.code, 'FEATURE_NOT_AVAILABLE');
+    assert.match(r.json.error, /\/v2\/extract is not available in this deployment/);
+    assert.match(r.json.error, /OPENAI_API_KEY/);
+    assert.equal((await stack.db.pool.query('SELECT count(*)::int AS n FROM extract_jobs')).rows[0].n, 0);
   });
   test('zeroDataRetention without team enablement → 403', async () => {
     assert.equal((await call(stack, 'POST', '/v2/crawl', { url: 'http://a.test', zeroDataRetention: true })).status, 403);

@@ -11,6 +11,8 @@ const JOB_CLASS: Record<string, LimitClass> = {
   '/v2/batch/scrape': 'batch',
   '/v2/map': 'map',
   '/v2/parse': 'parse',
+  // An extract is a frontier job like a crawl: the same per-minute class, and 402 once credits are used up.
+  '/v2/extract': 'crawl',
 };
 
 export function limitClassOf(method: string, route: string | undefined): LimitClass {

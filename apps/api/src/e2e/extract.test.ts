@@ -1,0 +1,272 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import Firecrawl from '@mendable/firecrawl-js';
+import {
+  call,
+  html,
+  namespaceFor,
+  promptText,
+  runningActivities,
+  startFakeOpenAI,
+  startFixtureSite,
+  startStack,
+  until,
+  type FakeChatRequest,
+  type FakeOpenAI,
+  type FakeReply,
+  type FixtureSite,
+  type Stack,
+} from '@wds/test-utils';
+
+// POST /v2/extract and the crawl `prompt` (POST /v2/crawl, POST /v2/crawl/params-preview)
+// through the official JS SDK, against the real stack whose workers call a local
+// OpenAI-compatible server over HTTP.
+let stack: Stack;
+let site: FixtureSite;
+let model: FakeOpenAI;
+let fc: Firecrawl;
+
+const page = (title: string, body: string) => html(`<html><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`);
+
+/** Kind of model call, from its system prompt (packages/llm/src/prompts.ts and tasks.ts). */
+function kindOf(r: FakeChatRequest): 'page' | 'merge' | 'crawl' | 'other' {
+  const system = String(r.messages[0]?.content ?? '');
+  if (system.startsWith('You extract structured data')) return 'page';
+  if (system.startsWith('You reconcile data')) return 'merge';
+  if (system.startsWith('You configure a web crawler')) return 'crawl';
+  return 'other';
+}
+
+/** Per-page answers, keyed by a word only that page's text holds: proves the page text reached the model. */
+const PAGE_ANSWERS: Array<[RegExp, object]> = [
+  [/Rocket skates/, { company: 'Acme', founded: 1949, products: ['Rocket skates', 'Anvil'] }],
+  [/Giant magnet/, { company: 'ACME ', founded: null, products: ['anvil', 'Giant magnet'] }],
+  [/Earthquake pills/, { company: 'Acme', founded: 1951, products: ['Earthquake pills'] }],
+  [/Bird seed/, { company: 'Acme', founded: null, products: ['Bird seed'] }],
+];
+const overrides = new Map<string, (r: FakeChatRequest) => FakeReply | undefined>();
+function reply(r: FakeChatRequest): FakeReply | undefined {
+  const kind = kindOf(r);
+  const o = overrides.get(kind)?.(r);
+  if (o) return o;
+  if (kind === 'page') {
+    const text = promptText(r);
+    const hit = PAGE_ANSWERS.find(([re]) => re.test(text));
+    return { content: hit ? hit[1] : { company: null, founded: null, products: [] } };
+  }
+  if (kind === 'merge') return { content: { choices: [{ path: 'founded', index: 1 }] } };
+  if (kind === 'crawl') return { content: { includePaths: ['^/blog/.*'], limit: 3, sitemap: 'skip', excludePaths: null } };
+  return undefined;
+}
+
+const schema = {
+  type: 'object',
+  properties: { company: { type: 'string' }, founded: { type: ['integer', 'null'] }, products: { type: 'array', items: { type: 'string' } } },
+  required: ['company', 'products'],
+};
+
+before(async () => {
+  model = await startFakeOpenAI({ handler: reply });
+  site = await startFixtureSite({
+    '/about': page('About Acme', '<p>Acme makes Rocket skates and anvils. Founded 1949.</p>'),
+    '/shop': page('Shop', '<p>Giant magnet, anvil.</p>'),
+    '/catalog/': page('Catalog', '<p>Our catalog.</p><a href="/catalog/pills">Pills</a> <a href="/catalog/seed">Seed</a> <a href="/blog/a">Blog</a>'),
+    '/catalog/pills': page('Pills', '<p>Earthquake pills. Since 1951.</p>'),
+    '/catalog/seed': page('Seed', '<p>Bird seed, for roadrunners.</p>'),
+    '/': page('Home', '<a href="/blog/a">A</a> <a href="/blog/b">B</a> <a href="/blog/c">C</a> <a href="/blog/d">D</a> <a href="/about">About</a> <a href="/shop">Shop</a>'),
+    '/blog/a': page('Blog A', '<p>Post A</p>'),
+    '/blog/b': page('Blog B', '<p>Post B</p>'),
+    '/blog/c': page('Blog C', '<p>Post C</p>'),
+    '/blog/d': page('Blog D', '<p>Post D</p>'),
+  });
+  stack = await startStack({
+    namespace: namespaceFor(import.meta.url),
+    env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test-not-a-secret', MODEL_NAME: 'fake-model', WDS_LLM_CONCURRENCY: '4' },
+  });
+  fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
+});
+after(async () => {
+  await stack?.stop();
+  await site?.close();
+  await model?.close();
+});
+beforeEach(() => {
+  overrides.clear();
+  model.reset();
+});
+
+const ledger = async (jobId: string) =>
+  (await stack.db.pool.query("SELECT idempotency_key, amount FROM credit_ledger WHERE job_id = $1 AND entry = 'charge' ORDER BY idempotency_key", [jobId])).rows as { idempotency_key: string; amount: string }[];
+
+type ExtractResult = { success?: boolean; id?: string; status?: string; data?: any; sources?: Record<string, string[]>; creditsUsed?: number; expiresAt?: string; warning?: string; error?: string };
+
+describe('POST /v2/extract', () => {
+  test('a schema over named pages: every page reaches the model, one merged answer, credits by tokens', async () => {
+    const r = (await fc.extract({ urls: [site.url('/about'), site.url('/shop')], schema, prompt: 'The company and its products', pollInterval: 1 } as never)) as ExtractResult;
+    assert.equal(r.status, 'completed', JSON.stringify(r));
+    assert.equal(r.data.company, 'Acme');
+    assert.equal(r.data.founded, 1949, 'the value one page gave, the other page had none');
+    assert.deepEqual(r.data.products, ['Rocket skates', 'Anvil', 'Giant magnet'], 'arrays concatenated, duplicates (anvil) dropped');
+    const pages = model.chatRequests().filter((x) => kindOf(x) === 'page');
+    assert.equal(pages.length, 2);
+    assert.ok(pages.some((x) => /Rocket skates/.test(promptText(x))) && pages.some((x) => /Giant magnet/.test(promptText(x))), 'both page texts reached the model');
+    assert.ok(pages.every((x) => /The company and its products/.test(promptText(x))), "the request's prompt reached the model");
+    assert.equal(model.chatRequests().filter((x) => kindOf(x) === 'merge').length, 0, 'no conflict, no merge call');
+    assert.equal(r.sources, undefined, 'sources only with showSources');
+    const charges = await ledger(r.id!);
+    const billed = charges.reduce((n, c) => n + Number(c.amount), 0);
+    assert.ok(billed > 0);
+    assert.equal(r.creditsUsed, billed, 'creditsUsed is what the ledger holds');
+    assert.ok(Date.parse(r.expiresAt!) > Date.now() + 23 * 3_600_000);
+    assert.match(r.warning!, /deprecated/);
+  });
+
+  test('wildcard expansion through map, showSources, a conflict settled by one model call', async () => {
+    const r = (await fc.extract({ urls: [site.url('/about'), site.url('/catalog/*')], schema, showSources: true, pollInterval: 1 } as never)) as ExtractResult;
+    assert.equal(r.status, 'completed', JSON.stringify(r));
+    const read = model.chatRequests().filter((x) => kindOf(x) === 'page').map(promptText);
+    assert.ok(read.some((t) => /Earthquake pills/.test(t)) && read.some((t) => /Bird seed/.test(t)), 'pages under /catalog/ were found and read');
+    assert.ok(!read.some((t) => /Post A/.test(t)), 'a page outside the wildcard was not read');
+    assert.deepEqual(r.data.products, ['Rocket skates', 'Anvil', 'Earthquake pills', 'Bird seed']);
+    // /about (named) said 1949, /catalog/pills (found) 1951: the model was asked, and chose index 1.
+    const merges = model.chatRequests().filter((x) => kindOf(x) === 'merge');
+    assert.equal(merges.length, 1);
+    assert.match(promptText(merges[0]!), /1949[\s\S]*1951/);
+    assert.equal(r.data.founded, 1951);
+    assert.deepEqual(r.sources!.founded, [site.url('/catalog/pills')]);
+    assert.deepEqual(r.sources!['products[0]'], [site.url('/about')]);
+    assert.deepEqual(r.sources!['products[3]'], [site.url('/catalog/seed')]);
+  });
+
+  test('processing: data [] while the model works; Deprecation and Link headers', async () => {
+    overrides.set('page', () => ({ content: { company: 'Acme', founded: null, products: [] }, delayMs: 3_000 }));
+    const start = await call(stack, 'POST', '/v2/extract', { urls: [site.url('/about')], prompt: 'the company' });
+    assert.equal(start.status, 200, start.text);
+    assert.equal(start.headers.get('deprecation'), 'true');
+    assert.equal(start.headers.get('link'), '</v2/agent>; rel="successor-version"');
+    assert.match(start.json.url, new RegExp(`/v2/extract/${start.json.id}$`));
+    const first = await call(stack, 'GET', `/v2/extract/${start.json.id}`);
+    assert.equal(first.json.status, 'processing');
+    assert.deepEqual(first.json.data, []);
+    assert.equal(first.headers.get('deprecation'), 'true');
+    const done = await until(async () => {
+      const s = await call(stack, 'GET', `/v2/extract/${start.json.id}`);
+      return s.json.status === 'processing' ? undefined : s.json;
+    }, 'the extract to end', { timeoutMs: 60_000, everyMs: 500 });
+    assert.equal(done.status, 'completed');
+    assert.equal(done.data.company, 'Acme');
+  });
+
+  test('bad requests: invalid schema 422, neither prompt nor schema 400, bad URLs, unknown id', async () => {
+    const bad = await call(stack, 'POST', '/v2/extract', { urls: [site.url('/about')], schema: { type: 'object', properties: { a: { type: 'no-such-type' } } } });
+    assert.equal(bad.status, 422, bad.text);
+    assert.equal(bad.json.success, false);
+    assert.equal(bad.json.code, 'LLM_INVALID_SCHEMA');
+    const none = await call(stack, 'POST', '/v2/extract', { urls: [site.url('/about')] });
+    assert.equal(none.status, 400, none.text);
+    const strict = await call(stack, 'POST', '/v2/extract', { urls: ['not a url'], prompt: 'x', ignoreInvalidURLs: false });
+    assert.equal(strict.status, 400, strict.text);
+    const empty = await call(stack, 'POST', '/v2/extract', { urls: ['not a url'], prompt: 'x' });
+    assert.equal(empty.status, 400, empty.text);
+    assert.match(JSON.stringify(empty.json.details), /at least one valid URL/);
+    const search = await call(stack, 'POST', '/v2/extract', { urls: [site.url('/about')], prompt: 'x', enableWebSearch: true });
+    assert.equal(search.status, 400, search.text);
+    assert.equal(search.json.code, 'FEATURE_NOT_AVAILABLE');
+    assert.match(search.json.error, /enableWebSearch/);
+    assert.equal((await call(stack, 'GET', '/v2/extract/not-a-uuid')).status, 400);
+    assert.equal((await call(stack, 'GET', '/v2/extract/00000000-0000-4000-8000-000000000000')).status, 404);
+    assert.equal(model.chatRequests().length, 0, 'nothing reached the model');
+  });
+
+  test('a page the model cannot read is left out with a warning; all pages failing fails the job', async () => {
+    overrides.set('page', (r) => (/Giant magnet/.test(promptText(r)) ? { content: { company: 7 } } : undefined));
+    const r = (await fc.extract({ urls: [site.url('/about'), site.url('/shop'), site.url('/missing')], schema, pollInterval: 1 } as never)) as ExtractResult;
+    assert.equal(r.status, 'completed', JSON.stringify(r));
+    assert.deepEqual(r.data.products, ['Rocket skates', 'Anvil']);
+    assert.match(r.warning!, /could not extract from 1 page/);
+    assert.match(r.warning!, /\/missing/, 'the 404 page was left out, and said so');
+    overrides.set('page', () => ({ content: { company: 7 } }));
+    const all = (await fc.extract({ urls: [site.url('/about')], schema, pollInterval: 1 } as never)) as ExtractResult;
+    assert.equal(all.status, 'failed');
+    assert.match(all.error!, /found nothing to answer from/);
+  });
+
+  test('a worker SIGKILLed during a page step: the extract completes, each page billed once', { timeout: 180_000 }, async () => {
+    const second = await stack.addWorker();
+    const workers = [stack.worker, second];
+    let hung = false;
+    // The first call for /shop hangs until its worker is gone; the retry on the survivor answers.
+    overrides.set('page', (r) => {
+      if (!hung && /Giant magnet/.test(promptText(r))) {
+        hung = true;
+        return { content: 'never sent', delayMs: 120_000 };
+      }
+      return undefined;
+    });
+    const start = await fc.startExtract({ urls: [site.url('/about'), site.url('/shop')], schema } as never);
+    const id = start.id!;
+    await until(() => hung && model.inFlight > 0, 'the /shop model call in flight', { timeoutMs: 60_000, everyMs: 50 });
+    // The /about step answers at once: once it is done, the one page step running is the hung one.
+    const running = await until(
+      async () => {
+        const acts = (await runningActivities(stack.namespace, `extract-${id}`)).filter((a) => a.type === 'extractPage');
+        return acts.length === 1 ? acts[0] : undefined;
+      },
+      'the hung page step alone on a worker',
+      { timeoutMs: 30_000, everyMs: 100 },
+    );
+    const victim = workers.find((w) => w.child.pid === running.pid)!;
+    victim.child.kill('SIGKILL');
+    if (victim === stack.worker) stack.worker = second;
+    const done = await until(async () => {
+      const s = (await fc.getExtractStatus(id)) as ExtractResult;
+      return s.status === 'processing' ? undefined : s;
+    }, 'the extract to end', { timeoutMs: 150_000, everyMs: 1_000 });
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.deepEqual(done.data.products, ['Rocket skates', 'Anvil', 'Giant magnet']);
+    const shopCalls = model.chatRequests().filter((x) => kindOf(x) === 'page' && /Giant magnet/.test(promptText(x)));
+    assert.equal(shopCalls.length, 2, 'the hung call was made again by the survivor');
+    const keys = (await ledger(id)).map((c) => c.idempotency_key);
+    assert.equal(keys.length, 2, `one charge per page: ${keys.join(', ')}`);
+    assert.equal(new Set(keys).size, 2);
+    assert.equal(done.creditsUsed, (await ledger(id)).reduce((n, c) => n + Number(c.amount), 0));
+  });
+});
+
+describe('crawl prompt', () => {
+  test('params-preview: the options the prompt turns into, validated, in the SDK shape', async () => {
+    const data = (await fc.crawlParamsPreview(site.url('/'), 'Only the blog posts, at most three')) as Record<string, unknown>;
+    assert.deepEqual(data, { url: site.url('/'), includePaths: ['^/blog/.*'], limit: 3, sitemap: 'skip' });
+    const asked = model.chatRequests().filter((x) => kindOf(x) === 'crawl');
+    assert.equal(asked.length, 1);
+    assert.match(promptText(asked[0]!), /Only the blog posts, at most three/);
+    assert.match(promptText(asked[0]!), new RegExp(site.url('/').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  });
+
+  test('crawl with prompt: options derived, the crawl completes within them; explicit fields win', async () => {
+    const job = await fc.crawl(site.url('/'), { prompt: 'Only the blog posts', pollInterval: 1 } as never);
+    assert.equal(job.status, 'completed');
+    const urls = job.data.map((d) => new URL(String(d.metadata?.sourceURL ?? d.metadata?.url)).pathname);
+    assert.ok(urls.length > 0 && urls.length <= 3, `within the derived limit: ${urls.join(', ')}`);
+    assert.ok(urls.filter((p) => p !== '/').every((p) => p.startsWith('/blog/')), `only blog pages beyond the start: ${urls.join(', ')}`);
+    const explicit = await fc.crawl(site.url('/'), { prompt: 'Only the blog posts', limit: 1, pollInterval: 1 } as never);
+    assert.equal(explicit.data.length, 1, 'the request’s limit won over the model’s');
+  });
+
+  test('model output the crawl schema refuses: one repair, then a clear 422 and no crawl', async () => {
+    // A regular expression RE2 cannot compile passes the JSON Schema but not the crawl's validation.
+    overrides.set('crawl', () => ({ content: { includePaths: ['^/blog/(?=x)'] } }));
+    const before = (await stack.db.pool.query("SELECT count(*)::int AS n FROM crawl_jobs WHERE kind = 'crawl'")).rows[0].n as number;
+    const r = await call(stack, 'POST', '/v2/crawl', { url: site.url('/'), prompt: 'blog posts' });
+    assert.equal(r.status, 422, r.text);
+    assert.equal(r.json.success, false);
+    assert.match(r.json.error, /could not turn the prompt into valid crawl options/);
+    assert.match(r.json.error, /includePaths/);
+    assert.equal(model.chatRequests().filter((x) => kindOf(x) === 'crawl').length, 2, 'the answer and one repair');
+    assert.match(promptText(model.chatRequests().at(-1)!), /includePaths/, 'the repair turn named the problem');
+    const afterCount = (await stack.db.pool.query("SELECT count(*)::int AS n FROM crawl_jobs WHERE kind = 'crawl'")).rows[0].n as number;
+    assert.equal(afterCount, before, 'no crawl was started with garbage options');
+    const preview = await call(stack, 'POST', '/v2/crawl/params-preview', { url: site.url('/'), prompt: 'blog posts' });
+    assert.equal(preview.status, 422, preview.text);
+  });
+});
