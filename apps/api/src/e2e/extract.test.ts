@@ -249,8 +249,9 @@ describe('crawl prompt', () => {
     const urls = job.data.map((d) => new URL(String(d.metadata?.sourceURL ?? d.metadata?.url)).pathname);
     assert.ok(urls.length > 0 && urls.length <= 3, `within the derived limit: ${urls.join(', ')}`);
     assert.ok(urls.filter((p) => p !== '/').every((p) => p.startsWith('/blog/')), `only blog pages beyond the start: ${urls.join(', ')}`);
-    const explicit = await fc.crawl(site.url('/'), { prompt: 'Only the blog posts', limit: 1, pollInterval: 1 } as never);
-    assert.equal(explicit.data.length, 1, 'the request’s limit won over the model’s');
+    const explicit = await fc.crawl(site.url('/'), { prompt: 'Only the blog posts', includePaths: ['^/about$'], pollInterval: 1 } as never);
+    const paths = explicit.data.map((d) => new URL(String(d.metadata?.sourceURL ?? d.metadata?.url)).pathname);
+    assert.deepEqual(paths, ['/about'], 'the request’s includePaths won over the model’s');
   });
 
   test('model output the crawl schema refuses: one repair, then a clear 422 and no crawl', async () => {
