@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
+import { setTeamLimits } from '@wds/db';
 import {
   call,
   html,
@@ -189,6 +190,28 @@ describe('POST /v2/extract', () => {
     const all = (await fc.extract({ urls: [site.url('/about')], schema, pollInterval: 1 } as never)) as ExtractResult;
     assert.equal(all.status, 'failed');
     assert.match(all.error!, /found nothing to answer from/);
+  });
+
+  test("the team's credit limit stops the page steps: partial data with a warning, live credits within the limit", async () => {
+    const team = await stack.newTeam();
+    // One page step reserves ~190 credits (page tokens + prompt + expected reply, 15 tokens a credit): room for one.
+    await setTeamLimits(stack.db.db, team.teamId, { creditLimit: 250 });
+    overrides.set('page', (r) => {
+      const hit = PAGE_ANSWERS.find(([re]) => re.test(promptText(r)));
+      return { content: hit ? hit[1] : {}, delayMs: 1_500 };
+    });
+    const mine = new Firecrawl({ apiKey: team.apiKey, apiUrl: stack.url });
+    const r = (await mine.extract({ urls: [site.url('/about'), site.url('/shop')], schema, pollInterval: 1 } as never)) as ExtractResult;
+    assert.equal(r.status, 'completed', JSON.stringify(r));
+    assert.equal(r.data.products.length, 2, 'one page read');
+    assert.match(r.warning!, /1 page\(s\) were not read: the team's credit limit was reached; the data is partial/);
+    assert.equal(model.chatRequests().filter((x) => kindOf(x) === 'page').length, 1, 'the refused page never reached the model');
+    assert.ok(r.creditsUsed! > 0 && r.creditsUsed! <= 250, String(r.creditsUsed));
+    const open = await stack.db.pool.query(
+      "SELECT count(*)::int AS n FROM credit_ledger r WHERE r.job_id = $1 AND r.entry = 'reservation' AND NOT EXISTS (SELECT 1 FROM credit_ledger s WHERE s.reservation_key = r.idempotency_key)",
+      [r.id],
+    );
+    assert.equal(open.rows[0].n, 0, 'no reservation left open');
   });
 
   test('a worker SIGKILLed during a page step: the extract completes, each page billed once', { timeout: 180_000 }, async () => {
