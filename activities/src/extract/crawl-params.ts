@@ -1,4 +1,4 @@
-import { crawlRequestSchema, issuesToDetails } from '@wds/contracts';
+import { crawlRequestSchema, issuesToDetails, PROMPT_CRAWL_FIELDS } from '@wds/contracts';
 import { completeCrawlParamPreview, loadCrawlParamPreview, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { crawlOptionsFromInstruction, isLlmError, LlmCodes, type LlmClient } from '@wds/llm';
@@ -21,8 +21,10 @@ export async function deriveCrawlParams(deps: { db: Db; client: LlmClient }, pre
   };
   try {
     const r = await observedStep(deps.client.config.model, 'crawl_params', () => 0, () => crawlOptionsFromInstruction(deps.client, { url: row.url, instruction: row.prompt, check, signal }));
-    await completeCrawlParamPreview(deps.db, previewId, { result: r.options, warning: null, tokensUsed: r.usage.totalTokens });
-    return { fields: Object.keys(r.options).length };
+    // Only the fields a prompt may set reach the crawl (the reply's schema says so too).
+    const options = Object.fromEntries(PROMPT_CRAWL_FIELDS.filter((k) => k in r.options).map((k) => [k, r.options[k]]));
+    await completeCrawlParamPreview(deps.db, previewId, { result: options, warning: null, tokensUsed: r.usage.totalTokens });
+    return { fields: Object.keys(options).length };
   } catch (e) {
     if (isLlmError(e) && e.code === LlmCodes.CANNOT_CONFORM) {
       const errors = ((e.details as { errors?: string[] } | undefined)?.errors ?? []).slice(0, 10);

@@ -87,3 +87,50 @@ export const PROMPT_CRAWL_FIELDS = [
   'limit',
 ] as const;
 export type PromptCrawlField = (typeof PROMPT_CRAWL_FIELDS)[number];
+
+// ---- responses ----
+
+/** POST /v2/extract. */
+export const extractStartedResponseSchema = z.strictObject({
+  success: z.literal(true),
+  id: z.uuid(),
+  url: z.string().describe('Where to poll the job.'),
+  invalidURLs: z.array(z.string()).optional().describe('With ignoreInvalidURLs (the default): the entries of urls that were not valid URLs.'),
+  warning: z.string().optional().describe('The deprecation notice (extract is succeeded by /v2/agent), and options extract does not use.'),
+});
+
+/** GET /v2/extract/{id}. */
+export const extractStatusResponseSchema = z.strictObject({
+  success: z.literal(true),
+  id: z.uuid(),
+  status: z.enum(EXTRACT_STATUSES),
+  data: z.unknown().describe('The merged answer (conforming to the schema when one was given); [] while processing, as upstream.'),
+  sources: z.record(z.string(), z.array(z.string())).optional().describe("With showSources: each value's path (`a.b`, `list[2]`, `$` for the root) → the URLs it came from."),
+  error: z.string().optional(),
+  warning: z.string().optional().describe('The deprecation notice, and what the answer is missing (pages not fetched or read, a time or credit budget reached).'),
+  creditsUsed: z.number().describe('Credits used so far (model tokens, 15 a credit), live while processing.'),
+  tokensUsed: z.int().optional().describe('Model tokens the job used, once it has ended.'),
+  expiresAt: z.iso.datetime(),
+});
+
+/** POST /v2/crawl/params-preview: the URL and the crawl options the prompt turned into (only those set). */
+export const crawlParamsPreviewResponseSchema = z.strictObject({
+  success: z.literal(true),
+  data: z.strictObject({
+    url: z.string(),
+    includePaths: z.array(z.string()).optional(),
+    excludePaths: z.array(z.string()).optional(),
+    maxDiscoveryDepth: z.int().optional(),
+    crawlEntireDomain: z.boolean().optional(),
+    allowExternalLinks: z.boolean().optional(),
+    allowSubdomains: z.boolean().optional(),
+    sitemap: z.enum(['include', 'skip', 'only']).optional(),
+    ignoreQueryParameters: z.boolean().optional(),
+    ignoreRobotsTxt: z.boolean().optional(),
+    robotsUserAgent: z.string().optional(),
+    deduplicateSimilarURLs: z.boolean().optional(),
+    delay: z.number().optional(),
+    limit: z.int().optional(),
+  }),
+  warning: z.string().optional(),
+});
