@@ -1,4 +1,4 @@
-import { failStrandedJob, runningJobsOlderThan, type Db } from '@wds/db';
+import { extractsPastFetchOlderThan, failStrandedJob, runningJobsOlderThan, type Db } from '@wds/db';
 import { workflowIds } from '@wds/workflows/common';
 import { endExtract } from '../extract/finish';
 import { recordJobEvent } from '../webhooks/emit';
@@ -60,7 +60,11 @@ export function startStrandedJobSweeper(o: StrandedJobSweeperOptions): { stop():
   async function sweep() {
     const now = Date.now();
     for (const [id, at] of seenRunning) if (now - at > RECHECK_MS) seenRunning.delete(id);
-    const jobs = await runningJobsOlderThan(o.db, o.graceMs, PER_SWEEP + seenRunning.size);
+    const jobs = [
+      ...(await runningJobsOlderThan(o.db, o.graceMs, PER_SWEEP + seenRunning.size)),
+      // Extracts past their fetch phase have no running frontier row, but still a workflow.
+      ...(await extractsPastFetchOlderThan(o.db, o.graceMs, PER_SWEEP + seenRunning.size)),
+    ];
     const live = new Set(jobs.map((j) => j.id));
     for (const id of seenRunning.keys()) if (!live.has(id)) seenRunning.delete(id);
     for (const job of jobs.filter((j) => !seenRunning.has(j.id)).slice(0, PER_SWEEP)) {
@@ -75,13 +79,13 @@ export function startStrandedJobSweeper(o: StrandedJobSweeperOptions): { stop():
         state === 'missing'
           ? 'The job failed: its workflow was never started (the API stopped before starting it). Retry the request.'
           : 'The job failed: its workflow ended without finishing it (terminated or timed out).';
+      if (job.kind === 'extract') {
+        // The extract job and its frontier row end together (extract jobs have no webhook events).
+        if (await endExtract(o.db, job.id, 'failed', reason)) o.onFailed?.(job.id, reason);
+        continue;
+      }
       if (await failStrandedJob(o.db, job.id, reason)) {
         o.onFailed?.(job.id, reason);
-        // An extract's frontier row: the extract job ends with it (extract jobs have no webhook events).
-        if (job.kind === 'extract') {
-          await endExtract(o.db, job.id, 'failed', reason);
-          continue;
-        }
         const loaded = await loadJobOptions(o.db, job.id).catch(() => null);
         if (loaded) await recordJobEvent(o.db, loaded, 'failed', { error: reason });
       }

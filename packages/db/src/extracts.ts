@@ -144,6 +144,19 @@ export async function extractTokensUsed(db: Db, jobId: string): Promise<number> 
   return r.rows[0]!.n;
 }
 
+/**
+ * Extract jobs still processing past their fetch phase (their frontier row has ended), created
+ * more than `minAgeMs` ago: candidates for the stranded-job sweep, which fails those no workflow
+ * runs any more (the frontier row is swept as a crawl's while the pages are fetched).
+ */
+export async function extractsPastFetchOlderThan(db: Db, minAgeMs: number, limit: number): Promise<{ id: string; kind: 'extract' }[]> {
+  const r = await db.execute<{ id: string }>(sql`
+    SELECT e.id FROM extract_jobs e JOIN crawl_jobs c ON c.id = e.id
+    WHERE e.status = 'processing' AND c.status <> 'scraping' AND e.created_at < now() - make_interval(secs => ${minAgeMs / 1000})
+    ORDER BY e.created_at LIMIT ${limit}`);
+  return r.rows.map((x) => ({ id: x.id, kind: 'extract' as const }));
+}
+
 // ---- crawl params from a prompt ----
 
 export async function insertCrawlParamPreview(db: Db, row: { id: string; teamId: string; url: string; prompt: string }): Promise<void> {

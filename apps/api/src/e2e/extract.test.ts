@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
+import { Client, Connection } from '@temporalio/client';
 import { setTeamLimits } from '@wds/db';
 import {
   call,
@@ -82,7 +83,15 @@ before(async () => {
   });
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
-    env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test-not-a-secret', MODEL_NAME: 'fake-model', WDS_LLM_CONCURRENCY: '4' },
+    env: {
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'sk-test-not-a-secret',
+      MODEL_NAME: 'fake-model',
+      WDS_LLM_CONCURRENCY: '4',
+      // The stranded-job sweep looks at jobs this old (a running workflow is never swept).
+      WDS_STRANDED_JOB_GRACE_MS: '5000',
+      WDS_STRANDED_JOB_SWEEP_MS: '500',
+    },
   });
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
 });
@@ -253,6 +262,24 @@ describe('POST /v2/extract', () => {
     assert.equal(keys.length, 2, `one charge per page: ${keys.join(', ')}`);
     assert.equal(new Set(keys).size, 2);
     assert.equal(done.creditsUsed, (await ledger(id)).reduce((n, c) => n + Number(c.amount), 0));
+  });
+
+  test('an extract whose workflow was terminated while the model read its pages is failed by the workers', async () => {
+    overrides.set('page', () => ({ content: {}, delayMs: 30_000 }));
+    const { id } = await fc.startExtract({ urls: [site.url('/about')], schema } as never);
+    await until(async () => (await runningActivities(stack.namespace, `extract-${id}`)).some((a) => a.type === 'extractPage'), 'the page step', { timeoutMs: 60_000, everyMs: 100 });
+    const connection = await Connection.connect({ address: stack.env.TEMPORAL_ADDRESS! });
+    try {
+      await new Client({ connection, namespace: stack.namespace }).workflow.getHandle(`extract-${id}`).terminate('an operator stopped it');
+    } finally {
+      await connection.close();
+    }
+    const ended = await until(async () => {
+      const s = (await fc.getExtractStatus(id!)) as ExtractResult;
+      return s.status === 'processing' ? undefined : s;
+    }, 'the extract to be failed', { timeoutMs: 60_000, everyMs: 250 });
+    assert.equal(ended.status, 'failed');
+    assert.match(ended.error!, /ended without finishing/);
   });
 });
 
