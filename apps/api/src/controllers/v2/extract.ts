@@ -25,7 +25,8 @@ export interface ExtractConfig {
 
 /**
  * Upstream marks /extract deprecated in favour of /agent and keeps it working: so do we, and say
- * so the standard way (RFC 9745's Deprecation, RFC 8288's successor-version link) and in words.
+ * so in words and in headers: `Deprecation: true` (the IETF draft's form; upstream published no
+ * date for RFC 9745's `@epoch` form) and an RFC 8288 successor-version link.
  */
 export const EXTRACT_DEPRECATION =
   'The extract endpoint is deprecated in favour of /v2/agent (as upstream); it keeps working. See https://docs.firecrawl.dev/developer-guides/usage-guides/choosing-the-data-extractor.';
