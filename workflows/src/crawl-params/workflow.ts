@@ -1,10 +1,11 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, TimeoutFailure } from '@temporalio/workflow';
 import { NON_RETRYABLE_KINDS, TaskQueues } from '../common';
 import type { CrawlParamsActivities, CrawlParamsWorkflowInput, CrawlParamsWorkflowResult } from './contracts';
 
 /**
  * One model step on wds-llm, within the request's budget: retried (a provider's 429 or 5xx)
- * until the budget ends; a model answer the crawl schema refuses is a non-retryable 422.
+ * until the budget ends, which is a 408 saying so; a model answer the crawl schema refuses is a
+ * non-retryable 422.
  */
 export async function crawlParamsWorkflow(input: CrawlParamsWorkflowInput): Promise<CrawlParamsWorkflowResult> {
   const { deriveCrawlParams } = proxyActivities<CrawlParamsActivities>({
@@ -13,5 +14,17 @@ export async function crawlParamsWorkflow(input: CrawlParamsWorkflowInput): Prom
     startToCloseTimeout: input.timeoutMs,
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', nonRetryableErrorTypes: [...NON_RETRYABLE_KINDS] },
   });
-  return deriveCrawlParams({ jobId: input.previewId });
+  try {
+    return await deriveCrawlParams({ jobId: input.previewId });
+  } catch (err) {
+    if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {
+      throw ApplicationFailure.create({
+        type: 'REQUEST_TIMEOUT',
+        nonRetryable: true,
+        message: `Request Timeout: the model did not turn the prompt into crawl options within ${Math.round(input.timeoutMs / 1000)} s (the provider was slow or failing). Retry, or set the crawl options yourself.`,
+        details: [{ code: 'LLM_TIMEOUT' }],
+      });
+    }
+    throw err;
+  }
 }

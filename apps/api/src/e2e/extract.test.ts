@@ -91,6 +91,7 @@ before(async () => {
       // The stranded-job sweep looks at jobs this old (a running workflow is never swept).
       WDS_STRANDED_JOB_GRACE_MS: '5000',
       WDS_STRANDED_JOB_SWEEP_MS: '500',
+      WDS_CRAWL_PROMPT_TIMEOUT_MS: '8000',
     },
   });
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
@@ -319,5 +320,15 @@ describe('crawl prompt', () => {
     assert.equal(afterCount, before, 'no crawl was started with garbage options');
     const preview = await call(stack, 'POST', '/v2/crawl/params-preview', { url: site.url('/'), prompt: 'blog posts' });
     assert.equal(preview.status, 422, preview.text);
+  });
+
+  test('a provider failing for longer than the prompt budget: retried meanwhile, then 408 saying so', async () => {
+    overrides.set('crawl', () => ({ error: { status: 503, message: 'overloaded', type: 'server_error' } }));
+    const t0 = Date.now();
+    const r = await call(stack, 'POST', '/v2/crawl/params-preview', { url: site.url('/'), prompt: 'blog posts' });
+    assert.equal(r.status, 408, r.text);
+    assert.match(r.json.error, /did not turn the prompt into crawl options within 8 s/);
+    assert.ok(Date.now() - t0 >= 7_000, 'failed only at the budget');
+    assert.ok(model.chatRequests().filter((x) => kindOf(x) === 'crawl').length >= 2, 'retried while waiting');
   });
 });
