@@ -56,7 +56,7 @@ function refuse(socket: Duplex, status: number, text: string) {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${JSON.stringify({ success: false, error: text })}`);
 }
 
-export function attachJobStreams(app: FastifyInstance, deps: ApiDeps) {
+export function attachJobStreams(app: FastifyInstance, deps: ApiDeps, opts: { onMessage?: (message: unknown) => void } = {}) {
   const wss = new WebSocketServer({ noServer: true, handleProtocols: (protocols) => protocols.values().next().value ?? false });
 
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -79,7 +79,10 @@ export function attachJobStreams(app: FastifyInstance, deps: ApiDeps) {
     let open = true;
     ws.on('close', () => (open = false));
     ws.on('error', () => (open = false));
-    const send = (msg: unknown) => open && ws.send(JSON.stringify(msg));
+    const send = (msg: unknown) => {
+      opts.onMessage?.(msg);
+      if (open) ws.send(JSON.stringify(msg));
+    };
 
     const cursor = new DocumentCursor(deps.db, jobId);
     const first = await cursor.next(BATCH);

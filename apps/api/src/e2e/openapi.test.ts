@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { namespaceFor, ResponseMismatchError, startStack, type Stack } from '@wds/test-utils';
+
+let stack: Stack;
+let stopped = false;
+
+before(async () => {
+  stack = await startStack({ namespace: namespaceFor(import.meta.url) });
+});
+after(async () => {
+  if (!stopped) await stack?.stop();
+});
+
+test('GET /v2/openapi.json: no auth, a valid OpenAPI 3.1 document of every route', async () => {
+  const res = await fetch(`${stack.url}/v2/openapi.json`);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+  const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+  assert.equal(doc.openapi, '3.1.0');
+  const v = new Validator();
+  const r = await v.validate(doc as never);
+  assert.equal(r.valid, true, JSON.stringify(r.errors)?.slice(0, 2000));
+  for (const p of ['/v2/scrape', '/v2/scrape/{id}', '/v2/crawl', '/v2/crawl/{id}', '/v2/crawl/{id}/errors', '/v2/crawl/active', '/v2/batch/scrape', '/v2/map', '/v2/parse', '/v2/files/{path}', '/health', '/ready', '/metrics', '/v2/openapi.json']) {
+    assert.ok(doc.paths[p], p);
+  }
+  // The route check at the API's start compared these paths with the routes it registered; a
+  // difference would be in the mismatch file and fail stop() below.
+});
+
+test('a response that does not match the document fails the test file when the stack stops', async () => {
+  // What the API process appends when an answer breaks its schema (apps/api/src/response-check.ts).
+  const health = await fetch(`${stack.url}/health`);
+  assert.equal(health.status, 200);
+  const file = stack.env.WDS_RESPONSE_CHECK_FILE!;
+  assert.equal(existsSync(file) ? readFileSync(file, 'utf8') : '', '', 'the real answers so far all matched');
+  appendFileSync(file, `${JSON.stringify({ method: 'GET', url: '/health', status: 200, problem: 'the body does not match its schema' })}\n`);
+  stopped = true;
+  await assert.rejects(stack.stop(), (e) => e instanceof ResponseMismatchError && /GET \/health|"\/health"/.test(e.message));
+});
