@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, migrateDb, newKey } from '@wds/db';
 import { resolveSigningSecret } from '@wds/storage';
-import { leaveSignalsToLauncher, spawnApp, startEmbeddedPostgres, startTemporalDevServer, stopChild, type AppProcess, type Stoppable } from '@wds/launch';
+import { findTemporalCli, leaveSignalsToLauncher, spawnApp, startEmbeddedPostgres, startTemporalDevServer, stopChild, type AppProcess, type Stoppable } from '@wds/launch';
 import { loadServerEnv } from './env';
 
 /**
@@ -30,6 +30,28 @@ async function shutdown(code: number) {
 }
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => void shutdown(0));
 
+/** What a machine without the Temporal CLI is told, in one line: what is missing and how to get it. */
+const GET_TEMPORAL =
+  'install it with `go install github.com/temporalio/cli/cmd/temporal@v1.5.1` (or `brew install temporal`) and put it on PATH or in TEMPORAL_CLI_PATH, or set TEMPORAL_ADDRESS to a running Temporal server';
+
+/** A missing tool, said in one line before anything starts (no stack trace, nothing left running). */
+function missingTemporal(): string | null {
+  if (env.TEMPORAL_ADDRESS) return null;
+  let cli: string | null;
+  try {
+    cli = findTemporalCli(env.TEMPORAL_CLI_PATH);
+  } catch {
+    return `the Temporal CLI is missing: TEMPORAL_CLI_PATH=${env.TEMPORAL_CLI_PATH} does not exist; ${GET_TEMPORAL}`;
+  }
+  if (cli || env.WDS_TEMPORAL_DOWNLOAD) return null;
+  return `the Temporal CLI is missing (looked at TEMPORAL_CLI_PATH, PATH and ~/go/bin/temporal; WDS_TEMPORAL_DOWNLOAD=false); ${GET_TEMPORAL}`;
+}
+const missing = missingTemporal();
+if (missing) {
+  process.stderr.write(`wds: cannot start: ${missing}\n`);
+  process.exit(1);
+}
+
 try {
   let databaseUrl = env.DATABASE_URL;
   if (!databaseUrl) {
@@ -41,13 +63,17 @@ try {
   }
   let temporalAddress = env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
-    log('starting Temporal dev server');
+    const download = !findTemporalCli(env.TEMPORAL_CLI_PATH);
+    log(download ? 'no Temporal CLI found: downloading the Temporal dev server (needs internet)' : 'starting Temporal dev server');
     const t = await startTemporalDevServer({
       dataDir,
       port: env.WDS_EMBEDDED_TEMPORAL_PORT,
       uiPort: env.WDS_EMBEDDED_TEMPORAL_UI_PORT || undefined,
       cliPath: env.TEMPORAL_CLI_PATH,
       sqliteSync: env.WDS_EMBEDDED_TEMPORAL_SYNC,
+    }).catch((e: Error) => {
+      if (!download) throw e;
+      throw new Error(`the Temporal CLI is missing and downloading its dev server failed (${firstLine(e.message)}); ${GET_TEMPORAL}`);
     });
     infra.push(t);
     temporalAddress = t.address;
@@ -87,6 +113,11 @@ try {
   log(`ready: ${api.url}  (API key: ${apiKey})`);
   log(`try: curl -s ${api.url}/v2/scrape -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' -d '{"url":"https://example.com"}'`);
 } catch (e) {
-  process.stderr.write(`wds: failed to start: ${(e as Error).message}\n`);
+  // One line: the cause, not a stack trace (the detail of a child's failure was echoed above it).
+  process.stderr.write(`wds: failed to start: ${firstLine((e as Error).message)}\n`);
   await shutdown(1);
+}
+
+function firstLine(s: string): string {
+  return s.split('\n').map((l) => l.trim()).find(Boolean) ?? 'unknown error';
 }

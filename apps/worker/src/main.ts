@@ -57,7 +57,7 @@ if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
     observeBrowserPool(browser.pool, browserPages(env));
   } catch (e) {
     // Like a queue without activities: said once, the other queues are still served.
-    process.stderr.write(`wds-worker: cannot serve wds-browser: ${(e as Error).message}\n`);
+    process.stderr.write(`wds-worker: not serving wds-browser (requests that need a browser answer 503 until it is): ${(e as Error).message.split('\n')[0]}\n`);
     if (env.WDS_WORKER_QUEUES.length === 1) process.exit(78);
   }
 }
