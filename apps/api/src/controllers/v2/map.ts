@@ -22,7 +22,6 @@ export function mapController(deps: ApiDeps) {
     await deps.starters.runMap({ jobId: id, timeoutMs: o.timeout ?? DEFAULT_MAP_TIMEOUT_MS });
     const job = await loadMapJob(deps.db, id);
     if (!job || job.status !== 'completed') throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the map finished without links' });
-    // Firecrawl's v2 shape: link objects ({url, title?, description?}); both SDKs also read bare strings.
-    return reply.send({ success: true, id, links: (job.links as string[]).map((url) => ({ url })) });
+    return reply.send({ success: true, id, links: job.links });
   };
 }
