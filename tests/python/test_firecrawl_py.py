@@ -31,7 +31,7 @@ def test_crawl_with_polling(fc: Firecrawl, site: str):
 
 
 def test_start_crawl_then_status_and_errors(fc: Firecrawl, site: str):
-    started = fc.start_crawl(f"{site}/docs/alpha", limit=2, sitemap="skip")
+    started = fc.start_crawl(f"{site}/", limit=2, sitemap="skip")
     assert started.id
     deadline = time.time() + 120
     status = fc.get_crawl_status(started.id)

@@ -112,7 +112,7 @@ const JOB_FAILURES = [404, 408, 409, 422, 502, 503, 504];
 
 const uuidParam = (what: string) => ({ id: { description: `The ${what}'s id.`, schema: { type: 'string', format: 'uuid' } } });
 const skipQuery = {
-  skip: { description: 'Documents to skip: the `next` link sets it.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  skip: { description: 'Documents to skip: the `next` link sets it.', schema: { type: 'string', pattern: '^[0-9]{1,15}$' } },
 };
 const WEBSOCKET = (what: string) => ({
   description:
@@ -162,7 +162,7 @@ export const API_ROUTES: ApiRoute[] = [
     method: 'GET', path: '/v2/scrape/:id', operationId: 'getScrape', tag: 'Scraping', auth: 'bearer',
     summary: "The stored result of one of the team's scrapes", params: uuidParam('scrape'),
     description: 'A failed scrape answers with the status and error body it failed with.',
-    responses: { ...ok('ScrapeStatusResponse'), ...errors(400, ...AUTHED, ...JOB_FAILURES) },
+    responses: { ...ok('ScrapeStatusResponse'), ...errors(400, 413, 415, ...AUTHED, ...JOB_FAILURES) },
   },
   {
     method: 'POST', path: '/v2/crawl', operationId: 'crawl', tag: 'Crawling', auth: 'bearer',

@@ -2,15 +2,17 @@ import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { namespaceFor, ResponseMismatchError, startStack, type Stack } from '@wds/test-utils';
+import { call, html, namespaceFor, ResponseMismatchError, startFixtureSite, startStack, type FixtureSite, type Stack } from '@wds/test-utils';
 
 let stack: Stack;
+let site: FixtureSite;
 let stopped = false;
 
 before(async () => {
-  stack = await startStack({ namespace: namespaceFor(import.meta.url) });
+  [stack, site] = await Promise.all([startStack({ namespace: namespaceFor(import.meta.url) }), startFixtureSite({ '/a': html('<html><body><p>a</p></body></html>') })]);
 });
 after(async () => {
+  await site?.close();
   if (!stopped) await stack?.stop();
 });
 
@@ -28,6 +30,17 @@ test('GET /v2/openapi.json: no auth, a valid OpenAPI 3.1 document of every route
   }
   // The route check at the API's start compared these paths with the routes it registered; a
   // difference would be in the mismatch file and fail stop() below.
+});
+
+test('skip takes digits only, as the document says (schemathesis: negative data must be refused)', async () => {
+  const batch = await call(stack, 'POST', '/v2/batch/scrape', { urls: [site.url('/a')] });
+  assert.equal(batch.status, 200, batch.text);
+  for (const skip of ['', '%205', '0x10', '1e3', '-1']) {
+    const r = await call(stack, 'GET', `/v2/batch/scrape/${batch.json.id}?skip=${skip}`);
+    assert.equal(r.status, 400, `skip=${skip}: ${r.text}`);
+    assert.equal(r.json.success, false);
+  }
+  assert.equal((await call(stack, 'GET', `/v2/batch/scrape/${batch.json.id}?skip=0`)).status, 200);
 });
 
 test('a response that does not match the document fails the test file when the stack stops', async () => {
