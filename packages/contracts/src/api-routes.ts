@@ -4,7 +4,7 @@ import { parseOptionsSchema } from './parse';
 import {
   activeCrawlsResponseSchema, batchStartedResponseSchema, concurrencyCheckResponseSchema, creditUsageResponseSchema,
   errorBodySchema, healthResponseSchema, jobCancelledResponseSchema, jobErrorsResponseSchema, jobStartedResponseSchema,
-  jobStatusResponseSchema, jobStreamMessageSchema, mapResponseSchema, queueStatusResponseSchema, readyResponseSchema,
+  jobStatusResponseSchema, jobStreamMessageSchema, mapResponseSchema, parseDocumentSchema, queueStatusResponseSchema, readyResponseSchema,
   scrapeDocumentSchema, scrapeResponseSchema, scrapeStatusResponseSchema,
 } from './responses';
 import { scrapeCatalogRequestSchema, scrapeUrlRequestSchema } from './scrape';
@@ -40,7 +40,7 @@ export const RESPONSE_SCHEMAS = {
   JobErrorsResponse: jobErrorsResponseSchema,
   ActiveCrawlsResponse: activeCrawlsResponseSchema,
   MapResponse: mapResponseSchema,
-  ParseResponse: z.strictObject({ success: z.literal(true), data: scrapeDocumentSchema }),
+  ParseResponse: z.strictObject({ success: z.literal(true), data: parseDocumentSchema }),
   CreditUsageResponse: creditUsageResponseSchema,
   QueueStatusResponse: queueStatusResponseSchema,
   ConcurrencyCheckResponse: concurrencyCheckResponseSchema,
@@ -139,7 +139,8 @@ function jobRoutes(kind: 'crawl' | 'batch'): ApiRoute[] {
     {
       method: 'DELETE', path: `${base}/:id`, operationId: `cancel${name}`, tag, auth: 'bearer',
       summary: `Cancel a ${label}`, params: uuidParam(label),
-      responses: { ...ok('JobCancelledResponse'), ...errors(400, 404, 409, ...AUTHED) },
+      // A DELETE carrying a body is parsed like any other: malformed JSON 400, too large 413, not JSON 415.
+      responses: { ...ok('JobCancelledResponse'), ...errors(...JSON_BODY, 404, 409, ...AUTHED) },
     },
     {
       method: 'GET', path: `${base}/:id/errors`, operationId: `get${name}Errors`, tag, auth: 'bearer',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { API_ROUTES, REQUEST_SCHEMAS, RESPONSE_SCHEMAS, type ApiRoute, type RouteResponse } from './api-routes';
+import { httpUrl } from './scrape';
 
 /**
  * `GET /v2/openapi.json`: an OpenAPI 3.1 document built from the zod schemas that validate
@@ -26,10 +27,20 @@ export function openApiPath(route: string): string {
   return route.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{path}');
 }
 
+/**
+ * What a refinement checks, said in JSON Schema where it can be: `url` fields must be absolute
+ * http(s) URLs (zod trims first, hence the leading blanks).
+ */
+function override(ctx: { zodSchema: unknown; jsonSchema: JsonObject }) {
+  if (ctx.zodSchema === httpUrl) Object.assign(ctx.jsonSchema, { format: 'uri', pattern: '^\\s*[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]' });
+}
+
 function toComponents(schemas: Record<string, z.ZodType>, io: 'input' | 'output'): Record<string, JsonObject> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
-  const out = z.toJSONSchema(registry, { target: 'draft-2020-12', io, unrepresentable: 'any', uri: (id) => `${REF}${id}` });
+  const out = z.toJSONSchema(registry, {
+    target: 'draft-2020-12', io, unrepresentable: 'any', uri: (id) => `${REF}${id}`, override: override as never,
+  });
   const components: Record<string, JsonObject> = {};
   for (const [id, schema] of Object.entries(out.schemas)) {
     const { $schema: _s, $id: _i, ...rest } = schema as JsonObject;

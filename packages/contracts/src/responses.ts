@@ -25,12 +25,12 @@ export const documentMetadataSchema = z.looseObject({
   description: textOrList.optional(),
   keywords: textOrList.optional(),
   language: textOrList.nullable().optional(),
-  sourceURL: z.string().optional(),
-  url: z.string().optional(),
-  statusCode: z.int().optional(),
+  sourceURL: z.string().describe('The URL as requested.'),
+  url: z.string().describe('The URL after redirects.'),
+  statusCode: z.int(),
   contentType: z.string().optional(),
   error: z.string().nullable().optional(),
-  scrapeId: z.string().optional(),
+  scrapeId: z.string(),
   cacheState: z.enum(['hit', 'miss']).optional(),
   cachedAt: z.string().optional(),
   creditsUsed: z.number().optional(),
@@ -88,6 +88,11 @@ export const scrapeDocumentSchema = z.strictObject({
   tools: z.array(z.unknown()).optional().describe('Present (empty) when the request set domainTools.'),
   warning: z.string().optional(),
   metadata: documentMetadataSchema,
+});
+
+/** POST /v2/parse: an upload has no URL, status or scrape id. */
+export const parseDocumentSchema = scrapeDocumentSchema.extend({
+  metadata: documentMetadataSchema.partial({ sourceURL: true, url: true, statusCode: true, scrapeId: true }),
 });
 
 export const scrapeResponseSchema = z.strictObject({ success: z.literal(true), data: scrapeDocumentSchema });
