@@ -40,6 +40,7 @@ export const RESPONSE_SCHEMAS = {
   JobErrorsResponse: jobErrorsResponseSchema,
   ActiveCrawlsResponse: activeCrawlsResponseSchema,
   MapResponse: mapResponseSchema,
+  ParseDocument: parseDocumentSchema,
   ParseResponse: z.strictObject({ success: z.literal(true), data: parseDocumentSchema }),
   CreditUsageResponse: creditUsageResponseSchema,
   QueueStatusResponse: queueStatusResponseSchema,

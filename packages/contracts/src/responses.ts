@@ -50,9 +50,11 @@ const pdfBlock = z.strictObject({
   id: z.string(),
   type: z.string().describe('title, section_header, text, table, formula, figure, caption, page_number, page_header, page_footer; new types may appear.'),
   label: z.string().nullable(),
-  bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).nullable(),
+  // Fixed-length arrays rather than tuples: same JSON, and tools that predate JSON Schema 2020-12's
+  // prefixItems (schemathesis rewrites it to the old array form of items, then rejects that) read them.
+  bbox: z.array(z.number()).length(4).nullable().describe('[x0, y0, x1, y1], normalized 0–1.'),
   content: z.string(),
-  markdownSpan: z.tuple([z.int(), z.int()]).nullable(),
+  markdownSpan: z.array(z.int()).length(2).nullable().describe('[start, end) offsets into the markdown.'),
   readingOrder: z.int(),
   source: z.string().nullable(),
   confidence: z.strictObject({ layout: z.number().nullable(), ocr: z.number().nullable() }),

@@ -43,6 +43,17 @@ test('skip takes digits only, as the document says (schemathesis: negative data 
   assert.equal((await call(stack, 'GET', `/v2/batch/scrape/${batch.json.id}?skip=0`)).status, 200);
 });
 
+test('schemathesis findings stay fixed', async () => {
+  // A malformed x-request-id is refused in URL mode too, not ignored.
+  const bad = await call(stack, 'POST', '/v2/scrape', { url: site.url('/a') }, { 'x-request-id': 'cKjEr!-g' });
+  assert.equal(bad.status, 400, bad.text);
+  assert.deepEqual(bad.json.details[0].path, ['x-request-id']);
+  // A method no route answers is 404, even one whose body Fastify checks before routing.
+  const query = await fetch(`${stack.url}/health`, { method: 'QUERY' });
+  assert.equal(query.status, 404);
+  assert.equal(((await query.json()) as { success: boolean }).success, false);
+});
+
 test('a response that does not match the document fails the test file when the stack stops', async () => {
   // What the API process appends when an answer breaks its schema (apps/api/src/response-check.ts).
   const health = await fetch(`${stack.url}/health`);
