@@ -30,7 +30,19 @@ export async function startBenchStack(opts: { temporalInMemory?: boolean; nodeAr
   await migrateDb(dbh);
   const { key } = await createKey(dbh.db, await ensureTeam(dbh.db, 'bench'));
   await dbh.close();
-  const env = { DATABASE_URL: pg.url, TEMPORAL_ADDRESS: temporal.address, PORT: '0', HOST: '127.0.0.1', WDS_ALLOW_PRIVATE_NETWORK: 'true', LOG_LEVEL: 'warn', WDS_METRICS_PORT: '0', WDS_TEMPORAL_METRICS_PORT: '0' };
+  const env = {
+    DATABASE_URL: pg.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    WDS_ALLOW_PRIVATE_NETWORK: 'true',
+    LOG_LEVEL: 'warn',
+    WDS_METRICS_PORT: '0',
+    WDS_TEMPORAL_METRICS_PORT: '0',
+    // Benchmarks measure throughput: the default per-team limits (600 scrapes a minute, ...) would cap it.
+    ...Object.fromEntries(['SCRAPE', 'CRAWL', 'BATCH', 'MAP', 'PARSE', 'STATUS', 'OTHER'].map((c) => [`WDS_RATE_LIMIT_${c}`, '0'])),
+    WDS_MAX_CONCURRENT_SCRAPES: '0',
+  };
   // BENCH_PROFILE_DIR: CPU profiles of the API and worker (written when they stop) for Chrome DevTools.
   const prof = process.env.BENCH_PROFILE_DIR;
   const nodeArgs = [...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...(opts.nodeArgs ?? [])];

@@ -4,6 +4,7 @@ export { toApplicationFailure } from './failures';
 export { createCrawlActivities, createCrawlControlActivities } from './crawl/activities';
 export { createMapActivities } from './map/activities';
 export { startWebhookDispatcher, signWebhookBody } from './webhooks/dispatcher';
+export { startStrandedJobSweeper, type WorkflowDescriber } from './crawl/stranded';
 export { createParseActivities, type ParseActivityDeps } from './parse/activities';
 export { createBrowserActivities } from './browser/activities';
 export type { BrowserActivityDeps, BrowserDocument } from './browser/render-page';

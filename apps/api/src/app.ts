@@ -7,13 +7,15 @@ import { installMetrics } from './metrics';
 import { openApiController } from './controllers/v2/openapi';
 import { installResponseCheck, type Mismatch } from './response-check';
 import { v2Routes, type RouteConfig } from './routes/v2';
-import { attachJobStreams } from './ws/job-stream';
+import { attachJobStreams, type JobStreamConfig } from './ws/job-stream';
 
 export interface AppOptions extends RouteConfig {
   maxRequestBytes: number;
   logLevel: string;
   /** Serving of stored files (screenshots, action PDFs); absent = no files route. */
   files?: FilesConfig;
+  /** WebSocket watchers: connections per key and backpressure. */
+  streams: JobStreamConfig;
   /** Test suites: every response and WebSocket message is checked against the OpenAPI document; mismatches go here. */
   responseCheck?: (m: Mismatch) => void;
 }
@@ -43,7 +45,7 @@ export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<Fastify
   // Signed links instead of bearer auth, so it sits outside the authenticated v2 plugin.
   if (opts.files) app.get('/v2/files/*', filesController(opts.files));
   app.get('/v2/openapi.json', openApiController());
-  const streams = attachJobStreams(app, deps, { onMessage: checkMessage });
+  const streams = attachJobStreams(app, deps, { ...opts.streams, onMessage: checkMessage });
   // Before the server closes: it waits for every socket, and a WebSocket never ends by itself.
   app.addHook('preClose', () => streams.close());
   return app;

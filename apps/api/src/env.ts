@@ -25,6 +25,28 @@ export function loadApiEnv(source: Record<string, string | undefined> = process.
         WDS_STATUS_PAGE_BYTES: envInt(10 * 1024 * 1024, 1024),
         /** A scrape over its team's concurrency limit waits this long for a slot, then gets 429. */
         WDS_CONCURRENCY_QUEUE_MS: envInt(30_000, 0, 600_000),
+        /**
+         * Default limits of every team (a team_limits row overrides them field by field); 0 = none.
+         * Requests per minute per team by endpoint class, then scrapes running at once per team.
+         */
+        WDS_RATE_LIMIT_SCRAPE: envInt(600, 0),
+        WDS_RATE_LIMIT_CRAWL: envInt(60, 0),
+        WDS_RATE_LIMIT_BATCH: envInt(60, 0),
+        WDS_RATE_LIMIT_MAP: envInt(300, 0),
+        WDS_RATE_LIMIT_PARSE: envInt(120, 0),
+        WDS_RATE_LIMIT_STATUS: envInt(6_000, 0),
+        WDS_RATE_LIMIT_OTHER: envInt(1_200, 0),
+        WDS_MAX_CONCURRENT_SCRAPES: envInt(100, 0),
+        /** Largest crawl `limit` accepted (400 above; an omitted limit, 10,000, is lowered to it). */
+        WDS_MAX_CRAWL_LIMIT: envInt(100_000, 1, 1_000_000),
+        /** WebSocket watchers open at once per API key, per API process (429 above); 0 = no limit. */
+        WDS_WS_CONNECTIONS_PER_KEY: envInt(50, 0),
+        /**
+         * WebSocket backpressure: a watcher's stream holds back while more than this many bytes are
+         * unsent to it, and a watcher that leaves it so for WDS_WS_STALL_MS is disconnected.
+         */
+        WDS_WS_MAX_BUFFERED_BYTES: envInt(4 * 1024 * 1024, 1024),
+        WDS_WS_STALL_MS: envInt(30_000, 100, 3_600_000),
         /** Where a scrape's HTTP fetch runs: an activity on wds-fetch, or a local activity of the control worker. */
         WDS_SCRAPE_FETCH: z.enum(['queue', 'local']).default('queue'),
         /** Tests only: check every response against the OpenAPI document and append mismatches to this file. */

@@ -5,7 +5,9 @@ import {
   Connection,
   TimeoutFailure,
   WorkflowFailedError,
+  WorkflowExecutionAlreadyStartedError,
   WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
   WorkflowNotFoundError,
   type Workflow,
 } from '@temporalio/client';
@@ -17,10 +19,20 @@ import type { CrawlPlan } from '@wds/workflows/crawl';
 import type { ParseWorkflowResult } from '@wds/workflows/parse';
 import type { ScrapeWorkflowResult } from '@wds/workflows/scrape';
 
+/**
+ * How long a job start may wait for Temporal before the request fails (and the job with it).
+ * Kept well under the workers' stranded-job grace (WDS_STRANDED_JOB_GRACE_MS), so the sweeper
+ * never fails a job whose start is still in flight.
+ */
+export const START_DEADLINE_MS = 10_000;
+
 /** Typed starters: the only place the API names workflows and queues. */
 export interface Starters {
   runScrape(input: { jobId: string; timeoutMs: number }): Promise<ScrapeWorkflowResult>;
-  /** Starts a crawl or batch job; a repeated start of the same job id is a no-op. */
+  /**
+   * Starts a crawl or batch job; a repeated start of the same job id is a no-op. Fails after
+   * START_DEADLINE_MS when Temporal does not answer.
+   */
   startCrawl(input: { jobId: string; kind: 'crawl' | 'batch'; plan: CrawlPlan }): Promise<void>;
   cancelCrawl(input: { jobId: string; kind: 'crawl' | 'batch' }): Promise<void>;
   runMap(input: { jobId: string; timeoutMs: number }): Promise<void>;
@@ -54,12 +66,22 @@ export async function connectTemporal(
       return runToCompletion<typeof scrapeWorkflow>('scrapeWorkflow', workflowIds.scrape(jobId), [{ jobId, timeoutMs, fetch: opts.scrapeFetch }], timeoutMs, 5_000);
     },
     async startCrawl({ jobId, kind, plan }) {
-      await client.workflow.start<typeof crawlWorkflow>('crawlWorkflow', {
-        taskQueue: TaskQueues.control,
-        workflowId: kind === 'crawl' ? workflowIds.crawl(jobId) : workflowIds.batch(jobId),
-        args: [{ jobId, kind, plan }],
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      });
+      const start = () =>
+        client.workflow.start<typeof crawlWorkflow>('crawlWorkflow', {
+          taskQueue: TaskQueues.control,
+          workflowId: kind === 'crawl' ? workflowIds.crawl(jobId) : workflowIds.batch(jobId),
+          args: [{ jobId, kind, plan }],
+          // Running: the same run. Ended: never a second run of a job (it would redo its pages).
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        });
+      try {
+        // The gRPC deadline ends the call, but the client's retry backoff can sleep past it: the
+        // timer is what bounds the request.
+        await withinMs(client.withDeadline(Date.now() + START_DEADLINE_MS, start), START_DEADLINE_MS, 'Temporal did not accept the workflow start');
+      } catch (e) {
+        if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+      }
     },
     async cancelCrawl({ jobId, kind }) {
       const id = kind === 'crawl' ? workflowIds.crawl(jobId) : workflowIds.batch(jobId);
@@ -80,6 +102,20 @@ export async function connectTemporal(
     close: () => connection.close(),
   };
   return { client, connection, starters };
+}
+
+/** `p`, or a rejection after `ms` (p's own outcome is then ignored). */
+async function withinMs<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  p.catch(() => {});
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function awaitResult<T>(p: Promise<T>, budgetMs: number, what: string): Promise<T> {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import Firecrawl from '@mendable/firecrawl-js';
 import { Client, Connection } from '@temporalio/client';
-import { exitOf, html, startFixtureSite, type FixtureSite } from '@wds/test-utils';
+import { exitOf, html, startFixtureSite, until, type FixtureSite } from '@wds/test-utils';
 import { freePort, spawnUntilReady } from '@wds/launch';
 
 // `npm start` as a new user runs it: embedded Postgres, the Temporal dev server on a SQLite
@@ -92,5 +92,54 @@ test('one command starts everything; a restart on the same data directory keeps 
     }
   } finally {
     await stop(second);
+  }
+});
+
+test('npm start supervises: a SIGKILLed worker is restarted and scrapes work again within 30 s; SIGTERM stops everything', async (t) => {
+  const app = await startEmbedded();
+  // The launcher's child running apps/<name>/src/main.ts, from the process table.
+  const pidOf = (name: 'api' | 'worker') => {
+    const rows = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(app.child.pid)], { encoding: 'utf8' }).split('\n');
+    return Number(rows.find((r) => r.includes(`/${name}/src/main.ts`))?.trim().split(/\s+/)[0] ?? NaN);
+  };
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  let stopped = false;
+  try {
+    const fc = new Firecrawl({ apiKey: app.key, apiUrl: app.url });
+    const apiPid = pidOf('api');
+    const killed = pidOf('worker');
+    assert.ok(apiPid > 0 && killed > 0, app.output());
+    process.kill(killed, 'SIGKILL');
+    const t0 = Date.now();
+    // Scrapes until one succeeds: the first ones may wait for a worker to come back.
+    const doc = await until(() => fc.scrape(site.url('/hello'), { formats: ['markdown'], maxAge: 0, timeout: 15_000 } as never).catch(() => null), 'a scrape to succeed', {
+      timeoutMs: 30_000,
+      everyMs: 250,
+    });
+    const took = Date.now() - t0;
+    t.diagnostic(`a scrape succeeded ${took} ms after the worker was killed`);
+    assert.match(doc.markdown!, /# Hello, embedded/);
+    assert.ok(took < 30_000, `scrapes work again ${took} ms after the kill`);
+    assert.match(app.output(), /wds: worker was killed by SIGKILL; restarting it in \d+ ms/);
+    const restarted = await until(() => pidOf('worker') || null, 'the new worker in the process table');
+    assert.ok(restarted !== killed && alive(restarted), 'a new worker process');
+    assert.ok(alive(apiPid), 'the API was left alone');
+
+    stopped = true;
+    await stop(app);
+    assert.ok(!alive(restarted) && !alive(apiPid), 'SIGTERM stopped the children');
+  } finally {
+    // After a failure: stopped without asserting, so the failure itself is what is reported.
+    if (!stopped) {
+      app.child.kill('SIGTERM');
+      await exitOf(app.child);
+    }
   }
 });

@@ -16,6 +16,8 @@ export function loadServerEnv(source: Record<string, string | undefined> = proce
         WDS_EMBEDDED_TEMPORAL_SYNC: z.enum(['normal', 'full']).default('normal'),
         /** Without a Temporal CLI on the machine, let the Temporal SDK download its dev server (needs internet). */
         WDS_TEMPORAL_DOWNLOAD: envBool(true),
+        /** A child (API, worker) that dies this many times within a minute is not restarted: npm start exits 1. */
+        WDS_CRASH_LOOP_LIMIT: envInt(5, 1, 1000),
       },
       source,
     );

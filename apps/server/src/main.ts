@@ -2,21 +2,22 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, migrateDb, newKey } from '@wds/db';
 import { resolveSigningSecret } from '@wds/storage';
-import { findTemporalCli, leaveSignalsToLauncher, spawnApp, startEmbeddedPostgres, startTemporalDevServer, stopChild, type AppProcess, type Stoppable } from '@wds/launch';
+import { findTemporalCli, leaveSignalsToLauncher, spawnApp, startEmbeddedPostgres, startTemporalDevServer, type Stoppable } from '@wds/launch';
 import { loadServerEnv } from './env';
+import { supervise, type Supervised } from './supervise';
 
 /**
  * `npm start`: the whole service on one machine. External Postgres/Temporal are used when
  * DATABASE_URL/TEMPORAL_ADDRESS are set; otherwise embedded ones are started with their data
  * under WDS_DATA_DIR. The API and one worker then run as child processes, the same programs
- * `npm run api` and `npm run worker` start on a fleet.
+ * `npm run api` and `npm run worker` start on a fleet; a child that dies is restarted.
  */
 const env = loadServerEnv();
 const dataDir = resolve(env.WDS_DATA_DIR);
 mkdirSync(dataDir, { recursive: true });
 const log = (m: string) => process.stdout.write(`wds: ${m}\n`);
 const infra: Stoppable[] = [];
-const apps: AppProcess[] = [];
+const apps: Supervised[] = [];
 let stopping = false;
 
 async function shutdown(code: number) {
@@ -24,10 +25,11 @@ async function shutdown(code: number) {
   stopping = true;
   // The API first: its in-flight requests need the worker to finish. Each gets its drain time
   // (WDS_SHUTDOWN_GRACE_MS) and a margin before SIGKILL.
-  for (const a of apps) await stopChild(a.child, env.WDS_SHUTDOWN_GRACE_MS + 15_000);
+  for (const a of apps) await a.stop();
   for (const s of infra.reverse()) await s.stop().catch(() => {});
   process.exit(code);
 }
+// Only these stop the stack; a child that dies is restarted (see supervise.ts).
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => void shutdown(0));
 
 /** What a machine without the Temporal CLI is told, in one line: what is missing and how to get it. */
@@ -51,6 +53,18 @@ if (missing) {
   process.stderr.write(`wds: cannot start: ${missing}\n`);
   process.exit(1);
 }
+
+/** The API or the worker, restarted when it dies; a crash loop stops everything with exit code 1. */
+const supervised = (name: 'api' | 'worker', childEnv: Record<string, string>) =>
+  supervise({
+    name,
+    start: () => spawnApp(name, childEnv, { echo: true }),
+    log,
+    maxCrashes: env.WDS_CRASH_LOOP_LIMIT,
+    windowMs: 60_000,
+    stopGraceMs: env.WDS_SHUTDOWN_GRACE_MS + 15_000,
+    onGiveUp: () => void shutdown(1),
+  });
 
 try {
   let databaseUrl = env.DATABASE_URL;
@@ -97,18 +111,20 @@ try {
     PORT: String(env.PORT),
     WDS_FILE_SIGNING_SECRET: resolveSigningSecret(env.WDS_FILE_SIGNING_SECRET, dataDir),
   };
-  const api = await spawnApp('api', childEnv, { echo: true });
-  apps.push(api);
+  const apiProc = await supervised('api', childEnv);
+  apps.push(apiProc);
+  const api = apiProc.current();
+  // A restarted API listens where the first one did (PORT=0 picked a port once).
+  childEnv.PORT = new URL(api.url!).port;
   // The one embedded worker serves every queue with activities, the browser included (it skips
   // wds-browser with a warning when no Chromium is installed); file links point at the API.
   apps.push(
-    await spawnApp(
-      'worker',
-      { ...childEnv, WDS_WORKER_QUEUES: env.WDS_WORKER_QUEUES ?? 'wds-control,wds-fetch,wds-browser', WDS_PUBLIC_URL: env.WDS_PUBLIC_URL ?? api.url },
-      { echo: true },
-    ),
+    await supervised('worker', {
+      ...childEnv,
+      WDS_WORKER_QUEUES: env.WDS_WORKER_QUEUES ?? 'wds-control,wds-fetch,wds-browser',
+      WDS_PUBLIC_URL: env.WDS_PUBLIC_URL ?? api.url!,
+    }),
   );
-  for (const a of apps) a.child.once('exit', (c) => !stopping && (log(`a child process exited (${c}); stopping`), void shutdown(1)));
 
   log(`ready: ${api.url}  (API key: ${apiKey})`);
   log(`try: curl -s ${api.url}/v2/scrape -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' -d '{"url":"https://example.com"}'`);

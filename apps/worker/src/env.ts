@@ -59,6 +59,12 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_TEMPORAL_METRICS_PORT: envInt(9465, 0, 65535),
         /** Bind address of both metrics ports. */
         WDS_METRICS_HOST: envStr('0.0.0.0'),
+        /**
+         * Control workers fail crawl/batch jobs that no workflow runs (the API died between storing
+         * and starting one): a job is looked at once it is this old, every WDS_STRANDED_JOB_SWEEP_MS.
+         */
+        WDS_STRANDED_JOB_GRACE_MS: envInt(30_000, 1_000, 3_600_000),
+        WDS_STRANDED_JOB_SWEEP_MS: envInt(15_000, 100, 3_600_000),
       },
       source,
     );

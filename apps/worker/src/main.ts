@@ -1,5 +1,5 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
-import { startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
+import { startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { connectDb, migrateDb } from '@wds/db';
 import { collectProcessMetrics, observeBrowserPool, serveMetrics } from '@wds/metrics';
@@ -84,6 +84,17 @@ for (const queue of env.WDS_WORKER_QUEUES) {
 const dispatcher = env.WDS_WORKER_QUEUES.includes('wds-control')
   ? startWebhookDispatcher({ db: dbh.db, secret: env.WDS_WEBHOOK_SECRET, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK })
   : null;
+// ...and fail crawl/batch jobs whose workflow never started (an API that died mid-request).
+const sweeper = env.WDS_WORKER_QUEUES.includes('wds-control')
+  ? startStrandedJobSweeper({
+      db: dbh.db,
+      temporal: connection,
+      namespace: env.TEMPORAL_NAMESPACE,
+      graceMs: env.WDS_STRANDED_JOB_GRACE_MS,
+      everyMs: env.WDS_STRANDED_JOB_SWEEP_MS,
+      onFailed: (jobId, reason) => process.stderr.write(`wds-worker: job ${jobId} failed: ${reason}\n`),
+    })
+  : null;
 // SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for
 // WDS_SHUTDOWN_GRACE_MS, then activities are cancelled, which Temporal records as retryable
 // failures and retries on another worker. Worker.run resolves once they have all returned; it
@@ -109,6 +120,7 @@ try {
   exitCode = 1;
 }
 await dispatcher?.stop();
+await sweeper?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
 await browser?.stop();
 await closeTransformThreads();

@@ -81,6 +81,9 @@ async function firstMatch(host: ActionHost, selector: string, index: number, typ
   return loc;
 }
 
+type ActionOf<T extends Action['type']> = Extract<Action, { type: T }>;
+
+/** Runs one action; page-changing ones are followed by the automatic settle. */
 async function runOne(host: ActionHost, a: Action, i: number, out: ActionsResult): Promise<void> {
   const { page } = host;
   switch (a.type) {
@@ -92,26 +95,10 @@ async function runOne(host: ActionHost, a: Action, i: number, out: ActionsResult
       host.checkMainFrame();
       out.screenshots.push(await host.screenshot({ fullPage: a.fullPage ?? false, quality: a.quality, viewport: a.viewport }));
       return;
-    case 'click': {
-      if (a.all) {
-        const loc = page.locator(a.selector);
-        const n = await loc.count();
-        for (let k = 0; k < n; k++) {
-          const el = loc.nth(k);
-          try {
-            await el.click({ timeout: budget(host, CLICK_ALL_TIMEOUT_MS) });
-          } catch {
-            // Hidden, covered or gone (an earlier click re-rendered the list): best effort.
-            await el.evaluate((e) => (e as unknown as { click(): void }).click(), undefined, { timeout: budget(host, CLICK_ALL_TIMEOUT_MS) }).catch(() => {});
-          }
-        }
-      } else {
-        const loc = await firstMatch(host, a.selector, i, a.type);
-        await loc.click({ timeout: budget(host, CLICK_TIMEOUT_MS) });
-      }
+    case 'click':
+      await click(host, a, i);
       await host.settle();
       return;
-    }
     case 'write':
       await page.keyboard.type(a.text);
       return;
@@ -119,49 +106,18 @@ async function runOne(host: ActionHost, a: Action, i: number, out: ActionsResult
       await page.keyboard.press(a.key);
       await host.settle();
       return;
-    case 'scroll': {
-      const sign = a.direction === 'up' ? -1 : 1;
-      if (a.selector !== undefined) {
-        const loc = await firstMatch(host, a.selector, i, a.type);
-        await loc.evaluate(
-          (e, s) => e.scrollBy({ top: s * (e.clientHeight || window.innerHeight), behavior: 'instant' }),
-          sign,
-          { timeout: budget(host) },
-        );
-      } else {
-        const moved = await page.evaluate((s) => {
-          const before = window.scrollY;
-          window.scrollBy({ top: s * window.innerHeight, behavior: 'instant' });
-          return window.scrollY !== before;
-        }, sign);
-        if (!moved) {
-          // The document itself does not scroll (app shells scroll an inner element): send a
-          // wheel event to the middle of the viewport so whatever scrolls there does.
-          const vp = page.viewportSize() ?? { width: 800, height: 600 };
-          await page.mouse.move(vp.width / 2, vp.height / 2);
-          await page.mouse.wheel(0, sign * vp.height);
-        }
-      }
+    case 'scroll':
+      await scroll(host, a, i);
       await host.settle();
       return;
-    }
     case 'scrape':
       host.checkMainFrame();
       out.scrapes.push({ url: page.url(), html: await page.content() });
       return;
-    case 'executeJavascript': {
-      let ret: { type: string; value: unknown };
-      try {
-        ret = (await page.evaluate(wrapScript(a.script))) as { type: string; value: unknown };
-      } catch (e) {
-        // A script that navigates away destroys its own context: that is a result, not an error.
-        if (/Execution context was destroyed|navigat/i.test(playwrightMessage(e))) ret = { type: 'undefined', value: null };
-        else throw e;
-      }
-      out.javascriptReturns.push(ret);
+    case 'executeJavascript':
+      out.javascriptReturns.push(await executeJavascript(host, a));
       await host.settle();
       return;
-    }
     case 'pdf':
       host.checkMainFrame();
       out.pdfs.push(
@@ -172,6 +128,63 @@ async function runOne(host: ActionHost, a: Action, i: number, out: ActionsResult
       const t = (a as { type?: unknown }).type;
       throw actionError(i, String(t), 'unknown action type');
     }
+  }
+}
+
+/** `all: true` clicks every match and never fails on none; otherwise the first match must appear and be clickable. */
+async function click(host: ActionHost, a: ActionOf<'click'>, i: number): Promise<void> {
+  if (!a.all) {
+    const loc = await firstMatch(host, a.selector, i, a.type);
+    await loc.click({ timeout: budget(host, CLICK_TIMEOUT_MS) });
+    return;
+  }
+  const loc = host.page.locator(a.selector);
+  const n = await loc.count();
+  for (let k = 0; k < n; k++) {
+    const el = loc.nth(k);
+    try {
+      await el.click({ timeout: budget(host, CLICK_ALL_TIMEOUT_MS) });
+    } catch {
+      // Hidden, covered or gone (an earlier click re-rendered the list): best effort.
+      await el.evaluate((e) => (e as unknown as { click(): void }).click(), undefined, { timeout: budget(host, CLICK_ALL_TIMEOUT_MS) }).catch(() => {});
+    }
+  }
+}
+
+/** One viewport (or element) height up or down. */
+async function scroll(host: ActionHost, a: ActionOf<'scroll'>, i: number): Promise<void> {
+  const { page } = host;
+  const sign = a.direction === 'up' ? -1 : 1;
+  if (a.selector !== undefined) {
+    const loc = await firstMatch(host, a.selector, i, a.type);
+    await loc.evaluate(
+      (e, s) => e.scrollBy({ top: s * (e.clientHeight || window.innerHeight), behavior: 'instant' }),
+      sign,
+      { timeout: budget(host) },
+    );
+    return;
+  }
+  const moved = await page.evaluate((s) => {
+    const before = window.scrollY;
+    window.scrollBy({ top: s * window.innerHeight, behavior: 'instant' });
+    return window.scrollY !== before;
+  }, sign);
+  if (!moved) {
+    // The document itself does not scroll (app shells scroll an inner element): send a
+    // wheel event to the middle of the viewport so whatever scrolls there does.
+    const vp = page.viewportSize() ?? { width: 800, height: 600 };
+    await page.mouse.move(vp.width / 2, vp.height / 2);
+    await page.mouse.wheel(0, sign * vp.height);
+  }
+}
+
+async function executeJavascript(host: ActionHost, a: ActionOf<'executeJavascript'>): Promise<{ type: string; value: unknown }> {
+  try {
+    return (await host.page.evaluate(wrapScript(a.script))) as { type: string; value: unknown };
+  } catch (e) {
+    // A script that navigates away destroys its own context: that is a result, not an error.
+    if (/Execution context was destroyed|navigat/i.test(playwrightMessage(e))) return { type: 'undefined', value: null };
+    throw e;
   }
 }
 

@@ -1,5 +1,7 @@
 /** WdsErrors raised by the browser engine, named once. */
 import { WdsError, ScrapeCodes } from '@wds/errors';
+import { ssrfBlockedError } from '@wds/fetch';
+import type { Block } from './proxy';
 
 export const BrowserCodes = {
   CRASHED: 'BROWSER_CRASHED',
@@ -60,6 +62,26 @@ export function dnsError(host: string, cause?: unknown): WdsError {
     message: `DNS resolution failed for ${host}`,
     details: { host },
     cause,
+  });
+}
+
+/** A request the policy refused (or could not connect), as the render's error: the preflight's and the proxy's verdicts. */
+export function blockError(b: Pick<Block, 'reason' | 'host' | 'ip'>): WdsError {
+  if (b.reason === 'ssrf') return ssrfBlockedError(b.host, b.ip ?? '?');
+  if (b.reason === 'dns') return dnsError(b.host);
+  if (b.reason === 'connect') {
+    return new WdsError('BAD_GATEWAY', {
+      code: ScrapeCodes.CONNECTION_FAILED,
+      retryable: true,
+      message: `Connection to ${b.host} failed`,
+      details: { host: b.host },
+    });
+  }
+  return new WdsError('URL_BLOCKED', {
+    code: BrowserCodes.AD_BLOCKED,
+    retryable: false,
+    message: `URL blocked: the page navigated to ${b.host}, which is on the ad/tracker block list (set blockAds: false to allow it)`,
+    details: { host: b.host },
   });
 }
 

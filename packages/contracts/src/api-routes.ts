@@ -95,7 +95,7 @@ const ERROR_TEXT: Record<number, string> = {
   429: 'Rate limit exceeded (with `Retry-After`) or Concurrency limit reached.',
   500: 'Internal Server Error.',
   502: 'Bad Gateway: the target could not be reached or answered invalid HTTP (DNS, TLS, connection).',
-  503: 'Service Unavailable: a needed worker (e.g. the browser engine) is not running.',
+  503: 'Service Unavailable: a needed worker (e.g. the browser engine) is not running, or the workflow service did not accept the job.',
   504: 'Gateway Timeout.',
 };
 
@@ -110,6 +110,8 @@ const AUTHED = [401, 403, 429, 500];
 const JSON_BODY = [400, 413, 415];
 /** What a job that ran on a worker can fail with (activity errors crossing Temporal keep their status). */
 const JOB_FAILURES = [404, 408, 409, 422, 502, 503, 504];
+/** Crawl and batch jobs whose workflow Temporal did not accept are failed at once (apps/api/src/services/job-start.ts). */
+const JOB_NOT_STARTED = 503;
 
 const uuidParam = (what: string) => ({ id: { description: `The ${what}'s id.`, schema: { type: 'string', format: 'uuid' } } });
 const skipQuery = {
@@ -121,7 +123,7 @@ const WEBSOCKET = (what: string) => ({
     'The API key goes in the `Sec-WebSocket-Protocol` header (as the SDK sends it) or as `Authorization: Bearer`. ' +
     'Messages: `catchup` (status and documents so far), `document` per new page, `status` when counters move, then `done` ' +
     '(completed) or a last `status` (failed/cancelled); the server then closes with 1000 (1001 when it shuts down). ' +
-    'Refused upgrades are answered 401 or 404 with the error body.',
+    'Refused upgrades are answered with the error body: 401 (key), 403 (scope), 404 (job), 429 (too many watchers for the key).',
   message: 'JobStreamMessage' as const,
 });
 
@@ -169,7 +171,7 @@ export const API_ROUTES: ApiRoute[] = [
   {
     method: 'POST', path: '/v2/crawl', operationId: 'crawl', tag: 'Crawling', auth: 'bearer',
     summary: 'Start a crawl', body: { json: 'CrawlRequest' },
-    responses: { ...ok('JobStartedResponse'), ...errors(...JSON_BODY, 402, ...AUTHED) },
+    responses: { ...ok('JobStartedResponse'), ...errors(...JSON_BODY, 402, ...AUTHED, JOB_NOT_STARTED) },
   },
   {
     method: 'GET', path: '/v2/crawl/active', operationId: 'getActiveCrawls', tag: 'Crawling', auth: 'bearer',
@@ -185,7 +187,7 @@ export const API_ROUTES: ApiRoute[] = [
     method: 'POST', path: '/v2/batch/scrape', operationId: 'batchScrape', tag: 'Scraping', auth: 'bearer',
     summary: 'Start a batch scrape', body: { json: 'BatchScrapeRequest' },
     headers: { 'x-idempotency-key': { description: 'A repeated request with the same key answers with the first job.', schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' } } },
-    responses: { ...ok('BatchStartedResponse'), ...errors(...JSON_BODY, 402, ...AUTHED) },
+    responses: { ...ok('BatchStartedResponse'), ...errors(...JSON_BODY, 402, ...AUTHED, JOB_NOT_STARTED) },
   },
   ...jobRoutes('batch'),
   {

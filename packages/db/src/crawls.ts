@@ -17,8 +17,40 @@ export interface NewCrawlJob {
   idempotencyKey?: string | null;
 }
 
-export async function insertCrawlJob(db: Db, job: NewCrawlJob) {
-  await db.insert(crawlJobs).values(job);
+/**
+ * Inserts a job and its seed URLs (a batch's list) in one transaction, so a job never exists
+ * without its frontier. Its workflow is started after the commit; a job whose start never
+ * happens is failed by the API (start refused) or by the workers' sweeper (API died first).
+ */
+export async function insertCrawlJob(db: Db, job: NewCrawlJob, seeds: FrontierEntry[] = []) {
+  await db.transaction(async (tx) => {
+    await tx.insert(crawlJobs).values(job);
+    if (seeds.length) await tx.execute(frontierInsert(job.id, seeds));
+  });
+}
+
+/**
+ * Fails a job whose workflow is not running it: its start failed, the API died before starting
+ * it, or the workflow ended without ending the job. Its idempotency key is released, so a retried
+ * request starts a fresh job. False when the job had already ended.
+ */
+export async function failStrandedJob(db: Db, jobId: string, error: string): Promise<boolean> {
+  const rows = await db
+    .update(crawlJobs)
+    .set({ status: 'failed', error, completedAt: new Date(), idempotencyKey: null })
+    .where(and(eq(crawlJobs.id, jobId), eq(crawlJobs.status, 'scraping')))
+    .returning({ id: crawlJobs.id });
+  return rows.length > 0;
+}
+
+/** Running jobs created more than `minAgeMs` ago, oldest first (candidates for the stranded-job sweep). */
+export async function runningJobsOlderThan(db: Db, minAgeMs: number, limit: number): Promise<{ id: string; kind: 'crawl' | 'batch' }[]> {
+  return db
+    .select({ id: crawlJobs.id, kind: crawlJobs.kind })
+    .from(crawlJobs)
+    .where(and(eq(crawlJobs.status, 'scraping'), sql`${crawlJobs.createdAt} < now() - make_interval(secs => ${minAgeMs / 1000})`))
+    .orderBy(asc(crawlJobs.createdAt))
+    .limit(limit);
 }
 
 export async function findJobByIdempotencyKey(db: Db, teamId: string, key: string) {

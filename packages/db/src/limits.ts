@@ -8,13 +8,24 @@ export type TeamLimits = {
   creditLimit: number | null;
 };
 
-/** The team's limits; a team without a row has none. */
-export async function getTeamLimits(db: Db, teamId: string): Promise<TeamLimits> {
+/** The deployment's limits for every team (env); a team_limits row overrides them field by field. */
+export type LimitDefaults = Pick<TeamLimits, 'ratePerMinute' | 'maxConcurrency'>;
+export const NO_LIMITS: LimitDefaults = { ratePerMinute: {}, maxConcurrency: null };
+
+/**
+ * The team's effective limits: each field of its team_limits row (each class of its
+ * rate_per_minute) where set, else the deployment default. 0 means no limit, in a row as in the
+ * defaults, so a row can lift a default for one team; the result carries no limit as absent/null.
+ */
+export async function getTeamLimits(db: Db, teamId: string, defaults: LimitDefaults = NO_LIMITS): Promise<TeamLimits> {
   const [row] = await db.select().from(teamLimits).where(sql`${teamLimits.teamId} = ${teamId}`);
-  return { ratePerMinute: row?.ratePerMinute ?? {}, maxConcurrency: row?.maxConcurrency ?? null, creditLimit: row?.creditLimit ?? null };
+  const merged = { ...defaults.ratePerMinute, ...(row?.ratePerMinute ?? {}) };
+  const ratePerMinute = Object.fromEntries(Object.entries(merged).filter(([, n]) => typeof n === 'number' && n > 0));
+  const maxConcurrency = row?.maxConcurrency ?? defaults.maxConcurrency;
+  return { ratePerMinute, maxConcurrency: maxConcurrency ? maxConcurrency : null, creditLimit: row?.creditLimit ?? null };
 }
 
-/** Operator/test entry point: replace a team's limits. */
+/** Operator/test entry point: replace a team's limits (null or absent fields fall back to the defaults). */
 export async function setTeamLimits(db: Db, teamId: string, l: Partial<TeamLimits>): Promise<void> {
   const v = { ratePerMinute: l.ratePerMinute ?? {}, maxConcurrency: l.maxConcurrency ?? null, creditLimit: l.creditLimit ?? null };
   await db

@@ -207,6 +207,7 @@ function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** GET, following redirects by hand so that every hop goes through the address policy and the credential rule. */
 async function followRedirects(
   req: FetchRequest,
   startUrl: URL,
@@ -216,76 +217,91 @@ async function followRedirects(
 ): Promise<FetchedPage> {
   let headers = buildHeaders(req);
   const maxRedirects = req.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
-  const maxBytes = Number.isFinite(req.maxBodyBytes) && req.maxBodyBytes >= 0 ? req.maxBodyBytes : Infinity;
   const chain: string[] = [];
   let url = startUrl;
 
   for (let redirects = 0; ; redirects++) {
     chain.push(url.href);
-
-    // Literal IPs never reach the connector's DNS lookup, so refuse them before connecting.
-    // (The connector checks them again; this just fails fast with the URL's own host.)
-    const literal = ipLiteral(url.hostname);
-    if (isForbidden && literal !== null && isForbidden(literal)) throw ssrfBlockedError(url.hostname, literal);
-
-    let res: Dispatcher.ResponseData;
-    try {
-      // Always GET: this also covers the 301/302/303 "POST becomes GET" rule.
-      res = await request(url, { dispatcher: agent, method: 'GET', headers, signal });
-    } catch (err) {
-      throw mapNetworkError(err, url);
-    }
-
+    const res = await requestOnce(url, agent, headers, isForbidden, signal);
     const location = first(res.headers['location']);
-    if (REDIRECT_STATUSES.has(res.statusCode) && location) {
-      // Drain so the connection can be reused; a failure only costs that connection.
-      await res.body.dump({ limit: REDIRECT_DRAIN_LIMIT, signal }).catch(() => {});
-      if (redirects >= maxRedirects) {
-        throw new WdsError('BAD_GATEWAY', {
-          code: ScrapeCodes.TOO_MANY_REDIRECTS,
-          retryable: false,
-          message: `Too many redirects: more than ${maxRedirects} starting from ${startUrl.href}`,
-          details: { maxRedirects, redirectChain: chain },
-        });
-      }
-      let next: URL;
-      try {
-        next = new URL(location, url); // relative Locations resolve against the current URL
-      } catch {
-        throw new WdsError('BAD_GATEWAY', {
-          retryable: false,
-          message: `Invalid redirect: ${url.href} redirected to an unparseable Location "${location}"`,
-          details: { redirectChain: chain, location },
-        });
-      }
-      const nextUrl = parseHttpUrl(next.href, `the redirect from ${url.href}`);
-      // Like browsers: the caller's credentials were meant for the origin they asked for.
-      if (nextUrl.origin !== url.origin) headers = withoutCredentials(headers);
-      url = nextUrl;
-      continue;
-    }
+    if (!REDIRECT_STATUSES.has(res.statusCode) || !location) return readPage(req, url, chain, res, signal);
 
-    const resHeaders = flattenHeaders(res.headers);
-    let body: Buffer;
-    try {
-      body = await readBody(res.body, {
-        contentEncoding: resHeaders['content-encoding'],
-        contentLength: resHeaders['content-length'],
-        maxBytes,
-        signal,
-      });
-    } catch (err) {
-      throw mapNetworkError(err, url);
-    }
-
-    return {
-      requestedUrl: req.url,
-      finalUrl: url.href,
-      redirectChain: chain,
-      statusCode: res.statusCode,
-      headers: resHeaders,
-      contentType: (resHeaders['content-type'] ?? '').split(';')[0].trim().toLowerCase(),
-      body,
-    };
+    // Drain so the connection can be reused; a failure only costs that connection.
+    await res.body.dump({ limit: REDIRECT_DRAIN_LIMIT, signal }).catch(() => {});
+    if (redirects >= maxRedirects) throw tooManyRedirectsError(maxRedirects, startUrl, chain);
+    const nextUrl = redirectTarget(location, url, chain);
+    // Like browsers: the caller's credentials were meant for the origin they asked for.
+    if (nextUrl.origin !== url.origin) headers = withoutCredentials(headers);
+    url = nextUrl;
   }
+}
+
+/** One GET of one hop. */
+async function requestOnce(
+  url: URL,
+  agent: Agent,
+  headers: Record<string, string>,
+  isForbidden: AddressPolicy | null,
+  signal: AbortSignal,
+): Promise<Dispatcher.ResponseData> {
+  // Literal IPs never reach the connector's DNS lookup, so refuse them before connecting.
+  // (The connector checks them again; this just fails fast with the URL's own host.)
+  const literal = ipLiteral(url.hostname);
+  if (isForbidden && literal !== null && isForbidden(literal)) throw ssrfBlockedError(url.hostname, literal);
+  try {
+    // Always GET: this also covers the 301/302/303 "POST becomes GET" rule.
+    return await request(url, { dispatcher: agent, method: 'GET', headers, signal });
+  } catch (err) {
+    throw mapNetworkError(err, url);
+  }
+}
+
+function tooManyRedirectsError(maxRedirects: number, startUrl: URL, chain: string[]): WdsError {
+  return new WdsError('BAD_GATEWAY', {
+    code: ScrapeCodes.TOO_MANY_REDIRECTS,
+    retryable: false,
+    message: `Too many redirects: more than ${maxRedirects} starting from ${startUrl.href}`,
+    details: { maxRedirects, redirectChain: chain },
+  });
+}
+
+/** Where a redirect goes: relative Locations resolve against the current URL; the target must be http(s). */
+function redirectTarget(location: string, url: URL, chain: string[]): URL {
+  let next: URL;
+  try {
+    next = new URL(location, url);
+  } catch {
+    throw new WdsError('BAD_GATEWAY', {
+      retryable: false,
+      message: `Invalid redirect: ${url.href} redirected to an unparseable Location "${location}"`,
+      details: { redirectChain: chain, location },
+    });
+  }
+  return parseHttpUrl(next.href, `the redirect from ${url.href}`);
+}
+
+/** The final response: its body read (decoded, capped at maxBodyBytes) into the page. */
+async function readPage(req: FetchRequest, url: URL, chain: string[], res: Dispatcher.ResponseData, signal: AbortSignal): Promise<FetchedPage> {
+  const maxBytes = Number.isFinite(req.maxBodyBytes) && req.maxBodyBytes >= 0 ? req.maxBodyBytes : Infinity;
+  const resHeaders = flattenHeaders(res.headers);
+  let body: Buffer;
+  try {
+    body = await readBody(res.body, {
+      contentEncoding: resHeaders['content-encoding'],
+      contentLength: resHeaders['content-length'],
+      maxBytes,
+      signal,
+    });
+  } catch (err) {
+    throw mapNetworkError(err, url);
+  }
+  return {
+    requestedUrl: req.url,
+    finalUrl: url.href,
+    redirectChain: chain,
+    statusCode: res.statusCode,
+    headers: resHeaders,
+    contentType: (resHeaders['content-type'] ?? '').split(';')[0].trim().toLowerCase(),
+    body,
+  };
 }

@@ -3,4 +3,5 @@ export * from './stack';
 export * from './crawl-site';
 export * from './temporal';
 export * from './wait';
+export * from './tcp-proxy';
 export * from './fake-openai';

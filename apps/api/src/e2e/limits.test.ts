@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import Firecrawl from '@mendable/firecrawl-js';
 import { setTeamLimits } from '@wds/db';
 import { call, html, namespaceFor, startFixtureSite, startStack, type FixtureSite, type Stack } from '@wds/test-utils';
 
@@ -11,6 +12,11 @@ let site: FixtureSite;
 before(async () => {
   site = await startFixtureSite({
     '/page': html('<html><body><p>Limits page</p></body></html>'),
+    // A chain of pages: /chain?n=0 links /chain?n=1, and so on up to n=19.
+    '/chain': (q, r) => {
+      const n = Number(new URL(q.url!, 'http://x').searchParams.get('n') ?? 0);
+      r.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body><p>Chain ${n}</p>${n < 19 ? `<a href="/chain?n=${n + 1}">next</a>` : ''}</body></html>`);
+    },
     '/slow': async (_q, r) => {
       await new Promise((res) => setTimeout(res, 1200));
       r.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><p>Slow page</p></body></html>');
@@ -87,5 +93,52 @@ describe('limits', () => {
     assert.ok(Number(refused[0]!.headers.get('retry-after')) >= 1);
     const served = many.filter((r) => r.status === 200);
     assert.ok(served.length >= 2 && served.length <= 4, many.map((r) => r.status).join(','));
+  });
+});
+
+// The deployment's defaults (API env), for teams without a team_limits row or with fields unset.
+// Another API process on the same stack, with small defaults: the one above keeps the shipped ones.
+describe('default limits', () => {
+  let api: { url: string };
+  before(async () => {
+    const a = await stack.addApi({ WDS_RATE_LIMIT_SCRAPE: '2', WDS_MAX_CONCURRENT_SCRAPES: '7', WDS_MAX_CRAWL_LIMIT: '5' });
+    api = { url: a.url! };
+  });
+
+  test('a team without a row is rate limited at the default; a row overrides it field by field (0 = no limit)', async () => {
+    const [plain, higher, unlimited] = [await stack.newTeam(), await stack.newTeam(), await stack.newTeam()];
+    await setTeamLimits(stack.db.db, higher.teamId, { ratePerMinute: { scrape: 3 } });
+    await setTeamLimits(stack.db.db, unlimited.teamId, { ratePerMinute: { scrape: 0 }, maxConcurrency: 3 });
+    const scrapes = async (key: string, n: number) => {
+      const codes: number[] = [];
+      for (let i = 0; i < n; i++) codes.push((await call({ url: api.url, apiKey: key }, 'POST', '/v2/scrape', { url: site.url('/page') })).status);
+      return codes;
+    };
+    while (new Date().getSeconds() > 45) await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(await scrapes(plain.apiKey, 3), [200, 200, 429], 'the default: 2 per minute');
+    const limited = await call({ url: api.url, apiKey: plain.apiKey }, 'POST', '/v2/scrape', { url: site.url('/page') });
+    assert.match(limited.json.error, /^Rate limit exceeded: 2 scrape requests per minute/);
+    assert.deepEqual(await scrapes(higher.apiKey, 4), [200, 200, 200, 429], 'the row: 3 per minute');
+    assert.deepEqual(await scrapes(unlimited.apiKey, 4), [200, 200, 200, 200], 'the row: none');
+    // Concurrency: the default where the row leaves it unset, the row's where it sets it.
+    assert.equal((await call({ url: api.url, apiKey: plain.apiKey }, 'GET', '/v2/concurrency-check')).json.maxConcurrency, 7);
+    assert.equal((await call({ url: api.url, apiKey: higher.apiKey }, 'GET', '/v2/concurrency-check')).json.maxConcurrency, 7);
+    assert.equal((await call({ url: api.url, apiKey: unlimited.apiKey }, 'GET', '/v2/team/queue-status')).json.maxConcurrency, 3);
+  });
+
+  test('crawl limit ceiling: above it 400 naming the field; an omitted limit is lowered to it', async () => {
+    const team = await stack.newTeam();
+    const as = { url: api.url, apiKey: team.apiKey };
+    const over = await call(as, 'POST', '/v2/crawl', { url: site.url('/chain?n=0'), limit: 6 });
+    assert.equal(over.status, 400, over.text);
+    assert.equal(over.json.error, 'Bad Request');
+    assert.deepEqual(over.json.details[0].path, ['limit']);
+    assert.match(over.json.details[0].message, /at most 5/);
+    const fc = new Firecrawl({ apiKey: team.apiKey, apiUrl: api.url });
+    const job = await fc.crawl(site.url('/chain?n=0'), { pollInterval: 1 } as never);
+    assert.equal(job.status, 'completed');
+    assert.equal(job.data.length, 5, 'the default limit (10,000) lowered to the ceiling');
+    const exact = await fc.crawl(site.url('/chain?n=0'), { limit: 5, pollInterval: 1 } as never);
+    assert.equal(exact.data.length, 5);
   });
 });

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { acquireConcurrencySlot, countRequest, getTeamLimits, releaseConcurrencySlot, teamCreditsUsed, type Db, type TeamLimits } from '@wds/db';
+import { acquireConcurrencySlot, countRequest, getTeamLimits, releaseConcurrencySlot, teamCreditsUsed, type Db, type LimitDefaults, type TeamLimits } from '@wds/db';
 import { WdsError } from '@wds/errors';
 
 type LimitClass = 'scrape' | 'crawl' | 'batch' | 'map' | 'parse' | 'status' | 'other';
@@ -22,6 +22,8 @@ export function limitClassOf(method: string, route: string | undefined): LimitCl
 export interface LimitsConfig {
   /** Longest a scrape waits for a free concurrency slot before 429 Concurrency limit reached. */
   concurrencyQueueMs: number;
+  /** Every team's limits unless its team_limits row says otherwise (WDS_RATE_LIMIT_*, WDS_MAX_CONCURRENT_SCRAPES). */
+  defaults: LimitDefaults;
 }
 
 declare module 'fastify' {
@@ -31,23 +33,28 @@ declare module 'fastify' {
   }
 }
 
-/**
- * Per-team limits (team_limits in Postgres, so every API process enforces the same ones):
- * requests per minute per endpoint class (429 + Retry-After), credits (402 on job routes once the
- * team's credit limit is used up) and concurrent scrapes (wait for a slot up to
- * `concurrencyQueueMs`, then 429). Limits are re-read every few seconds; counts always from Postgres.
- */
-export function enforceLimits(db: Db, cfg: LimitsConfig) {
+/** A team's effective limits (defaults + its row), re-read every few seconds. */
+export type TeamLimitsReader = (teamId: string) => Promise<TeamLimits>;
+
+export function teamLimitsReader(db: Db, defaults: LimitDefaults): TeamLimitsReader {
   const cache = new Map<string, { at: number; limits: TeamLimits }>();
-  async function limitsOf(teamId: string): Promise<TeamLimits> {
+  return async (teamId) => {
     const hit = cache.get(teamId);
     if (hit && Date.now() - hit.at < 5_000) return hit.limits;
-    const limits = await getTeamLimits(db, teamId);
+    const limits = await getTeamLimits(db, teamId, defaults);
     if (cache.size > 10_000) cache.clear();
     cache.set(teamId, { at: Date.now(), limits });
     return limits;
-  }
+  };
+}
 
+/**
+ * Per-team limits (the deployment's defaults, overridden by team_limits rows in Postgres, so every
+ * API process enforces the same ones): requests per minute per endpoint class (429 + Retry-After),
+ * credits (402 on job routes once the team's credit limit is used up) and concurrent scrapes (wait
+ * for a slot up to `concurrencyQueueMs`, then 429). Counts always come from Postgres.
+ */
+export function enforceLimits(db: Db, cfg: LimitsConfig, limitsOf: TeamLimitsReader) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     if (!req.auth) return;
     const cls = limitClassOf(req.method, req.routeOptions.url);

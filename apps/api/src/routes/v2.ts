@@ -8,20 +8,21 @@ import { scrapeController } from '../controllers/v2/scrape';
 import { scrapeStatusController } from '../controllers/v2/scrape-status';
 import type { ApiDeps } from '../deps';
 import { authenticate } from '../middleware/auth';
-import { enforceLimits, type LimitsConfig } from '../middleware/limits';
+import { enforceLimits, teamLimitsReader, type LimitsConfig } from '../middleware/limits';
 import { teamControllers } from '../controllers/v2/team';
 
 export interface RouteConfig extends CrawlConfig {
   statusPageBytes: number;
-  /** Per-team limits; absent = defaults (scrapes wait up to 30 s for a concurrency slot). */
-  limits?: LimitsConfig;
+  /** Per-team limits: the deployment's defaults and how long a scrape waits for a concurrency slot. */
+  limits: LimitsConfig;
   parse: ParseConfig;
 }
 
 /** The v2 route table. Every route sits behind authentication. */
 export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteConfig) {
   app.addHook('onRequest', authenticate(deps.db));
-  app.addHook('onRequest', enforceLimits(deps.db, cfg.limits ?? { concurrencyQueueMs: 30_000 }));
+  const limitsOf = teamLimitsReader(deps.db, cfg.limits.defaults);
+  app.addHook('onRequest', enforceLimits(deps.db, cfg.limits, limitsOf));
   app.post('/scrape', scrapeController(deps));
   app.get('/scrape/:id', scrapeStatusController(deps));
 
@@ -42,7 +43,7 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
   app.post('/map', mapController(deps));
   await app.register(parseRoutes(deps, cfg.parse));
 
-  const team = teamControllers(deps);
+  const team = teamControllers(deps, limitsOf);
   app.get('/team/credit-usage', team.creditUsage);
   app.get('/team/queue-status', team.queueStatus);
   app.get('/concurrency-check', team.concurrencyCheck);

@@ -52,63 +52,115 @@ export class DocumentCursor {
   }
 }
 
-function refuse(socket: Duplex, status: number, text: string) {
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${JSON.stringify({ success: false, error: text })}`);
+const REASONS = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error' } as const;
+
+function refuse(socket: Duplex, status: keyof typeof REASONS, body: { error: string; details?: unknown }) {
+  const json = JSON.stringify({ success: false, ...body });
+  socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`);
 }
 
-export function attachJobStreams(app: FastifyInstance, deps: ApiDeps, opts: { onMessage?: (message: unknown) => void } = {}) {
+/** The same scope the job's HTTP routes require (see controllers/v2/jobs.ts). */
+const SCOPE = { crawl: 'crawl', batch: 'scrape' } as const;
+
+export interface JobStreamConfig {
+  /** Watchers open at once per API key in this process; 0 = no limit (WDS_WS_CONNECTIONS_PER_KEY). */
+  connectionsPerKey: number;
+  /** The stream holds back while more than this is unsent to a watcher (WDS_WS_MAX_BUFFERED_BYTES)... */
+  maxBufferedBytes: number;
+  /** ...and disconnects a watcher that leaves it so for this long (WDS_WS_STALL_MS). */
+  stallMs: number;
+  /** Test suites: each message is checked against the OpenAPI document (response-check.ts). */
+  onMessage?: (message: unknown) => void;
+}
+
+export function attachJobStreams(app: FastifyInstance, deps: ApiDeps, cfg: JobStreamConfig) {
   const wss = new WebSocketServer({ noServer: true, handleProtocols: (protocols) => protocols.values().next().value ?? false });
+  const openPerKey = new Map<string, number>();
 
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     void (async () => {
       const m = PATH.exec(req.url ?? '');
-      if (!m) return refuse(socket, 404, 'Not Found');
+      if (!m) return refuse(socket, 404, { error: 'Not Found' });
       const kind = m[1] === 'crawl' ? 'crawl' : 'batch';
       const protocol = String(req.headers['sec-websocket-protocol'] ?? '').split(',')[0]!.trim();
       const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
       const key = bearer ?? protocol;
       const auth = key ? await findActiveKey(deps.db, key) : null;
-      if (!auth) return refuse(socket, 401, 'Unauthorized: Invalid token');
+      if (!auth) return refuse(socket, 401, { error: 'Unauthorized: Invalid token' });
+      if (auth.scopes && !auth.scopes.includes(SCOPE[kind])) {
+        return refuse(socket, 403, { error: 'Forbidden', details: { reason: `This API key is not allowed to use '${SCOPE[kind]}'` } });
+      }
       const job = await loadTeamCrawlJob(deps.db, auth.teamId, m[2]!, kind);
-      if (!job) return refuse(socket, 404, 'Not Found');
+      if (!job) return refuse(socket, 404, { error: 'Not Found' });
+      const open = openPerKey.get(auth.keyId) ?? 0;
+      if (cfg.connectionsPerKey && open >= cfg.connectionsPerKey) {
+        return refuse(socket, 429, { error: `Too Many Requests: at most ${cfg.connectionsPerKey} WebSocket connections per API key; close one or poll the status route` });
+      }
+      // Counted from here (not from the upgrade's end), so concurrent upgrades cannot overshoot.
+      openPerKey.set(auth.keyId, open + 1);
+      const release = () => {
+        const n = (openPerKey.get(auth.keyId) ?? 1) - 1;
+        if (n > 0) openPerKey.set(auth.keyId, n);
+        else openPerKey.delete(auth.keyId);
+      };
+      socket.once('close', release);
       wss.handleUpgrade(req, socket, head, (ws) => void stream(ws, job.id).catch(() => ws.close(1011)));
-    })().catch(() => refuse(socket, 500, 'Internal Server Error'));
+    })().catch(() => refuse(socket, 500, { error: 'Internal Server Error' }));
   });
 
   async function stream(ws: WebSocket, jobId: string) {
     let open = true;
     ws.on('close', () => (open = false));
     ws.on('error', () => (open = false));
-    const send = (msg: unknown) => {
-      opts.onMessage?.(msg);
-      if (open) ws.send(JSON.stringify(msg));
+    /**
+     * Backpressure: messages queue in this process while the watcher does not read, so above the
+     * bound the stream waits for it; a watcher that reads nothing for `stallMs` is cut off (its
+     * job is unaffected: it runs in the workers, and the SDK's watcher can fall back to polling).
+     */
+    const send = async (msg: unknown) => {
+      cfg.onMessage?.(msg);
+      if (!open) return;
+      ws.send(JSON.stringify(msg));
+      if (ws.bufferedAmount <= cfg.maxBufferedBytes) return;
+      const deadline = Date.now() + cfg.stallMs;
+      while (open && ws.bufferedAmount > cfg.maxBufferedBytes) {
+        if (Date.now() >= deadline) {
+          process.stderr.write(`wds-api: WebSocket watcher of job ${jobId} disconnected: ${ws.bufferedAmount} bytes unread for ${cfg.stallMs} ms\n`);
+          open = false;
+          ws.terminate();
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 25));
+      }
     };
 
     const cursor = new DocumentCursor(deps.db, jobId);
     const first = await cursor.next(BATCH);
     let job = (await loadCrawlJob(deps.db, jobId))!;
     let fields = await statusFields(deps.db, job);
-    send({ type: 'catchup', data: { ...fields, data: first } });
+    await send({ type: 'catchup', data: { ...fields, data: first } });
     let lastCounters = `${fields.status}/${fields.completed}/${fields.total}`;
 
     while (open) {
       const docs = await cursor.next(BATCH);
-      for (const d of docs) send({ type: 'document', data: d });
+      for (const d of docs) await send({ type: 'document', data: d });
+      if (!open) return;
       job = (await loadCrawlJob(deps.db, jobId))!;
       if (job.status !== 'scraping' && docs.length < BATCH) {
         // Documents written just before the status flipped are read once more before ending.
         for (let tail = await cursor.next(BATCH); tail.length; tail = await cursor.next(BATCH)) {
-          for (const d of tail) send({ type: 'document', data: d });
+          for (const d of tail) await send({ type: 'document', data: d });
+          if (!open) return;
         }
         fields = await statusFields(deps.db, job);
-        if (job.status === 'completed') send({ type: 'done', data: { ...fields, data: [] } });
-        else send({ type: 'status', data: { ...fields, data: [] } });
+        if (job.status === 'completed') await send({ type: 'done', data: { ...fields, data: [] } });
+        else await send({ type: 'status', data: { ...fields, data: [] } });
         ws.close(1000);
         return;
       }
       fields = await statusFields(deps.db, job);
       const counters = `${fields.status}/${fields.completed}/${fields.total}`;
-      if (counters !== lastCounters) send({ type: 'status', data: { ...fields, data: [] } });
+      if (counters !== lastCounters) await send({ type: 'status', data: { ...fields, data: [] } });
       lastCounters = counters;
       if (docs.length < BATCH) await new Promise((r) => setTimeout(r, POLL_MS));
     }

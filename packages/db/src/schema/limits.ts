@@ -5,8 +5,9 @@ import { teams } from './teams';
 export type LimitClass = 'scrape' | 'crawl' | 'batch' | 'map' | 'parse' | 'status' | 'other';
 
 /**
- * Per-team limits set by an operator (a team without a row has none). Kept in Postgres so every
- * API process enforces the same numbers. null = unlimited.
+ * Per-team limits set by an operator, overriding the deployment's defaults (API env) field by
+ * field: null (or a class absent from rate_per_minute) = the default, 0 = no limit. Kept in
+ * Postgres so every API process enforces the same numbers. credit_limit has no default (null = none).
  */
 export const teamLimits = pgTable('team_limits', {
   teamId: uuid('team_id').primaryKey().references(() => teams.id, { onDelete: 'cascade' }),

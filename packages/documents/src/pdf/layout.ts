@@ -278,9 +278,56 @@ function linePitch(lines: Line[]): (size: number) => number {
   };
 }
 
+/** The block being built, and the horizontal extent of its lines so far. */
+interface OpenBlock {
+  block: RawBlock;
+  minX: number;
+  maxX: number;
+  /** x of the list marker (list items' continuation lines are indented past it). */
+  markerX: number;
+}
+
+/** What a region looks like as a whole: the usual line pitch per size, its left and right edges. */
+interface RegionShape {
+  pitch: (size: number) => number;
+  right: number;
+  width: number;
+}
+
+/** A region's lines → tables, list items and paragraphs, in order. */
 function regionBlocks(lines: Line[], source: 'text-layer' | 'ocr'): RawBlock[] {
   const out: RawBlock[] = [];
-  const pitch = linePitch(lines);
+  const shape = regionShape(lines);
+  let cur: OpenBlock | null = null;
+  let i = 0;
+  while (i < lines.length) {
+    const table = tableAt(lines, i, source);
+    if (table) {
+      if (cur) out.push(cur.block);
+      cur = null;
+      out.push(table);
+      i += table.lines.length;
+      continue;
+    }
+    const l = lines[i];
+    const marker = listMarker(lineText(l));
+    const prev = i > 0 ? lines[i - 1] : null;
+    if (!cur || !prev || startsBlock(l, prev, !!marker, cur, shape)) {
+      if (cur) out.push(cur.block);
+      const block: RawBlock = { kind: marker ? 'list' : 'para', lines: [l], size: l.size, source, marker: marker?.marker };
+      cur = { block, minX: l.segs[0].x0, maxX: l.segs[l.segs.length - 1].x1, markerX: l.segs[0].x0 };
+    } else {
+      cur.block.lines.push(l);
+      cur.minX = Math.min(cur.minX, l.segs[0].x0);
+      cur.maxX = Math.max(cur.maxX, l.segs[l.segs.length - 1].x1);
+    }
+    i++;
+  }
+  if (cur) out.push(cur.block);
+  return out;
+}
+
+function regionShape(lines: Line[]): RegionShape {
   let right = -Infinity;
   let left = Infinity;
   for (const l of lines) {
@@ -289,80 +336,48 @@ function regionBlocks(lines: Line[], source: 'text-layer' | 'ocr'): RawBlock[] {
       left = Math.min(left, s.x0);
     }
   }
-  const regionWidth = right - left;
+  return { pitch: linePitch(lines), right, width: right - left };
+}
 
-  let i = 0;
-  let cur: RawBlock | null = null;
-  let curMinX = 0;
-  let curMaxX = 0;
-  let curMarkerX = 0;
-  const close = () => {
-    if (cur) out.push(cur);
-    cur = null;
-  };
+/** A run of lines with several aligned segments, starting at line `i`, is a table. */
+function tableAt(lines: Line[], i: number, source: 'text-layer' | 'ocr'): RawBlock | null {
+  if (lines[i].segs.length < 2) return null;
+  let j = i;
+  while (
+    j + 1 < lines.length &&
+    lines[j + 1].segs.length >= 2 &&
+    lines[j + 1].baseline - lines[j].baseline <= 3 * Math.max(lines[j].size, lines[j + 1].size) &&
+    Math.abs(lines[j + 1].size - lines[j].size) <= 0.25 * lines[j].size
+  ) j++;
+  if (j === i) return null;
+  const run = lines.slice(i, j + 1);
+  const cols = tableColumns(run);
+  if (!cols) return null;
+  return { kind: 'table', lines: run, rows: tableRows(run, cols), size: median(run.map((r) => r.size)), source };
+}
 
-  while (i < lines.length) {
-    const l = lines[i];
-    // A run of lines with several aligned segments is a table.
-    if (l.segs.length >= 2) {
-      let j = i;
-      while (
-        j + 1 < lines.length &&
-        lines[j + 1].segs.length >= 2 &&
-        lines[j + 1].baseline - lines[j].baseline <= 3 * Math.max(lines[j].size, lines[j + 1].size) &&
-        Math.abs(lines[j + 1].size - lines[j].size) <= 0.25 * lines[j].size
-      ) j++;
-      if (j > i) {
-        const run = lines.slice(i, j + 1);
-        const cols = tableColumns(run);
-        if (cols) {
-          close();
-          out.push({ kind: 'table', lines: run, rows: tableRows(run, cols), size: median(run.map((r) => r.size)), source });
-          i = j + 1;
-          continue;
-        }
-      }
-    }
-
-    const text = lineText(l);
-    const marker = listMarker(text);
-    const prev = i > 0 ? lines[i - 1] : null;
-    let fresh = !cur || !prev;
-    if (!fresh && cur && prev) {
-      const c: RawBlock = cur;
-      const d = l.baseline - prev.baseline;
-      const sizeJump = Math.abs(l.size - prev.size) > Math.max(0.5, 0.08 * prev.size);
-      const gap = d > Math.max(pitch(l.size) * 1.3, l.size * 1.45) || d < 0.3 * l.size;
-      const lx0 = l.segs[0].x0;
-      const lx1 = l.segs[l.segs.length - 1].x1;
-      const px1 = prev.segs[prev.segs.length - 1].x1;
-      const disjoint = lx0 > curMaxX || lx1 < curMinX;
-      let split = sizeJump || gap || disjoint || !!marker || c.kind === 'table';
-      if (!split && c.kind === 'list') {
-        // Continuation lines of a list item are indented past its marker.
-        split = lx0 < curMarkerX + 0.5 * l.size;
-      } else if (!split && c.kind === 'para') {
-        const indented = lx0 > curMinX + 1.0 * l.size && lx0 < curMinX + 8 * l.size;
-        const prevShort = regionWidth > 0 && px1 < right - 0.3 * regionWidth && SENTENCE_END.test(lineText(prev));
-        split = indented || prevShort;
-      }
-      fresh = split;
-    }
-    if (fresh) {
-      close();
-      cur = { kind: marker ? 'list' : 'para', lines: [l], size: l.size, source, marker: marker?.marker };
-      curMinX = l.segs[0].x0;
-      curMaxX = l.segs[l.segs.length - 1].x1;
-      curMarkerX = l.segs[0].x0;
-    } else if (cur) {
-      (cur as RawBlock).lines.push(l);
-      curMinX = Math.min(curMinX, l.segs[0].x0);
-      curMaxX = Math.max(curMaxX, l.segs[l.segs.length - 1].x1);
-    }
-    i++;
+/**
+ * Whether line `l` starts a new block instead of continuing `cur` (whose last line is `prev`):
+ * a size change, a vertical gap, no horizontal overlap, or a list marker always split; a list
+ * item goes on with lines indented past its marker; a paragraph ends before a first-line indent
+ * or after a short line ending a sentence.
+ */
+function startsBlock(l: Line, prev: Line, hasMarker: boolean, cur: OpenBlock, region: RegionShape): boolean {
+  const d = l.baseline - prev.baseline;
+  const sizeJump = Math.abs(l.size - prev.size) > Math.max(0.5, 0.08 * prev.size);
+  const gap = d > Math.max(region.pitch(l.size) * 1.3, l.size * 1.45) || d < 0.3 * l.size;
+  const lx0 = l.segs[0].x0;
+  const lx1 = l.segs[l.segs.length - 1].x1;
+  const disjoint = lx0 > cur.maxX || lx1 < cur.minX;
+  if (sizeJump || gap || disjoint || hasMarker || cur.block.kind === 'table') return true;
+  if (cur.block.kind === 'list') return lx0 < cur.markerX + 0.5 * l.size;
+  if (cur.block.kind === 'para') {
+    const px1 = prev.segs[prev.segs.length - 1].x1;
+    const indented = lx0 > cur.minX + 1.0 * l.size && lx0 < cur.minX + 8 * l.size;
+    const prevShort = region.width > 0 && px1 < region.right - 0.3 * region.width && SENTENCE_END.test(lineText(prev));
+    return indented || prevShort;
   }
-  close();
-  return out;
+  return false;
 }
 
 /** Join wrapped lines; "exam-" + "ple" → "example". */
@@ -463,35 +478,49 @@ function isHeadingCandidate(b: RawBlock, body: number): boolean {
 /** The whole pass: pages of lines → markdown, per-page markdown and blocks. */
 export function layoutDocument(pages: PageLines[], opts: LayoutOptions): LayoutResult {
   const furniture = findFurniture(pages);
-  const perPage: RawBlock[][] = pages.map((p) => {
-    const blocks: RawBlock[] = [];
-    const head: RawBlock[] = [];
-    const foot: RawBlock[] = [];
-    for (const l of p.lines) for (const s of l.segs) {
-      const kind = furniture.get(s);
-      if (!kind) continue;
-      const b: RawBlock = { kind, lines: [lineOf([s])], size: s.size, source: p.source };
-      (s.y0 < p.height / 2 ? head : foot).push(b);
-    }
-    const regs = regions(p.lines, furniture);
-    for (const lines of regs) {
-      const rb = regionBlocks(lines, p.source);
-      // A paragraph running on from the previous column: merge it.
-      const last = blocks[blocks.length - 1];
-      const first = rb[0];
-      if (
-        last && first && last.kind === 'para' && first.kind === 'para' && Math.abs(last.size - first.size) < 0.5 &&
-        !SENTENCE_END.test(lineText(last.lines[last.lines.length - 1])) && /^\p{Ll}/u.test(lineText(first.lines[0]))
-      ) {
-        last.lines.push(...first.lines);
-        rb.shift();
-      }
-      blocks.push(...rb);
-    }
-    return [...head, ...blocks, ...foot];
-  });
+  const perPage = pages.map((p) => pageBlocks(p, furniture));
+  const headings = headingLevels(perPage);
+  const firstHeading = labelBlocks(perPage, headings);
+  const result = assemble(pages, perPage, opts);
+  if (firstHeading) result.firstHeading = firstHeading;
+  return result;
+}
 
-  // Heading levels from the distinct sizes of heading-like blocks, largest first.
+/** One page's blocks in reading order: running header first, content by region, page furniture at the bottom last. */
+function pageBlocks(p: PageLines, furniture: Map<Segment, Kind>): RawBlock[] {
+  const blocks: RawBlock[] = [];
+  const head: RawBlock[] = [];
+  const foot: RawBlock[] = [];
+  for (const l of p.lines) for (const s of l.segs) {
+    const kind = furniture.get(s);
+    if (!kind) continue;
+    const b: RawBlock = { kind, lines: [lineOf([s])], size: s.size, source: p.source };
+    (s.y0 < p.height / 2 ? head : foot).push(b);
+  }
+  for (const lines of regions(p.lines, furniture)) {
+    const rb = regionBlocks(lines, p.source);
+    // A paragraph running on from the previous column: merge it.
+    const last = blocks[blocks.length - 1];
+    const first = rb[0];
+    if (
+      last && first && last.kind === 'para' && first.kind === 'para' && Math.abs(last.size - first.size) < 0.5 &&
+      !SENTENCE_END.test(lineText(last.lines[last.lines.length - 1])) && /^\p{Ll}/u.test(lineText(first.lines[0]))
+    ) {
+      last.lines.push(...first.lines);
+      rb.shift();
+    }
+    blocks.push(...rb);
+  }
+  return [...head, ...blocks, ...foot];
+}
+
+/** The body size, and heading levels from the distinct sizes of heading-like blocks, largest first. */
+interface Headings {
+  body: number;
+  levelOf(size: number): number;
+}
+
+function headingLevels(perPage: RawBlock[][]): Headings {
   const body = bodySize(perPage.flat().filter((b) => b.kind === 'para' || b.kind === 'list'));
   const headingSizes: number[] = [];
   for (const b of perPage.flat()) {
@@ -503,7 +532,14 @@ export function layoutDocument(pages: PageLines[], opts: LayoutOptions): LayoutR
     const idx = headingSizes.findIndex((s) => Math.abs(s - size) < 0.6);
     return Math.min(3, (idx < 0 ? headingSizes.length : idx) + 1);
   };
+  return { body, levelOf };
+}
 
+/**
+ * Gives every block its type, label and markdown (page furniture: its text, no markdown). The
+ * first level-1 heading on page 1 is the title. Returns the first level-1 heading (a fallback title).
+ */
+function labelBlocks(perPage: RawBlock[][], headings: Headings): string | undefined {
   let firstHeading: string | undefined;
   let titleGiven = false;
   for (let pi = 0; pi < perPage.length; pi++) {
@@ -518,14 +554,14 @@ export function layoutDocument(pages: PageLines[], opts: LayoutOptions): LayoutR
         b.type = 'table';
         b.label = 'table';
         b.markdown = renderTable(b.rows);
-      } else if (b.kind === 'list' && !isHeadingCandidate(b, body)) {
+      } else if (b.kind === 'list' && !isHeadingCandidate(b, headings.body)) {
         const joined = joinLines(texts);
         const m = listMarker(joined);
         b.type = 'text';
         b.label = 'list_item';
         b.markdown = `${b.marker ?? m?.marker ?? '-'} ${m ? m.rest : joined}`;
-      } else if (isHeadingCandidate(b, body)) {
-        const level = levelOf(b.size);
+      } else if (isHeadingCandidate(b, headings.body)) {
+        const level = headings.levelOf(b.size);
         const text = joinLines(texts);
         b.type = level === 1 && !titleGiven && pi === 0 ? 'title' : 'section_header';
         if (b.type === 'title') titleGiven = true;
@@ -540,24 +576,18 @@ export function layoutDocument(pages: PageLines[], opts: LayoutOptions): LayoutR
       }
     }
   }
+  return firstHeading;
+}
 
-  // Assemble the markdown and record each block's span in it.
+/** The document's markdown (pages joined, with markers on request), pages and blocks with each block's span in it. */
+function assemble(pages: PageLines[], perPage: RawBlock[][], opts: LayoutOptions): LayoutResult {
   let md = '';
   const pageOut: PdfPage[] = [];
   const blockOut: PdfPageBlocks[] = [];
   for (let pi = 0; pi < pages.length; pi++) {
     const p = pages[pi];
     const blocks = perPage[pi];
-    const inMd = blocks.filter((b) => b.markdown);
-    let pageMd = '';
-    const offsets = new Map<RawBlock, number>();
-    let prev: RawBlock | null = null;
-    for (const b of inMd) {
-      if (prev) pageMd += prev.label === 'list_item' && b.label === 'list_item' ? '\n' : '\n\n';
-      offsets.set(b, pageMd.length);
-      pageMd += b.markdown;
-      prev = b;
-    }
+    const { pageMd, offsets } = pageMarkdown(blocks);
     let base = -1;
     if (pageMd) {
       if (md) md += opts.pageMarkers ? `\n\n---\n\n<!-- page ${p.pageNumber} -->\n\n` : '\n\n';
@@ -565,28 +595,43 @@ export function layoutDocument(pages: PageLines[], opts: LayoutOptions): LayoutR
       md += pageMd;
     }
     if (opts.pages) pageOut.push({ pageNumber: p.pageNumber, markdown: pageMd });
-    if (opts.blocks) {
-      const items: PdfBlock[] = blocks.map((b, idx) => {
-        const off = offsets.get(b);
-        const content = b.markdown ? b.markdown : (b.text ?? '');
-        return {
-          id: `p${p.pageNumber}.b${idx}`,
-          type: b.type ?? 'text',
-          label: b.label ?? null,
-          bbox: bboxOf(b.lines, p.width, p.height),
-          content,
-          markdownSpan: off !== undefined && base >= 0 ? [base + off, base + off + content.length] : null,
-          readingOrder: idx,
-          source: b.source,
-          confidence: { layout: null, ocr: b.source === 'ocr' ? ocrConfidence(b.lines) : null },
-        };
-      });
-      blockOut.push({ pageNumber: p.pageNumber, width: p.pxWidth, height: p.pxHeight, status: p.status, items });
-    }
+    if (opts.blocks) blockOut.push({ pageNumber: p.pageNumber, width: p.pxWidth, height: p.pxHeight, status: p.status, items: blockItems(p, blocks, offsets, base) });
   }
   const result: LayoutResult = { markdown: md };
   if (opts.pages) result.pages = pageOut;
   if (opts.blocks) result.blocks = blockOut;
-  if (firstHeading) result.firstHeading = firstHeading;
   return result;
+}
+
+/** A page's markdown (consecutive list items one line apart) and each block's offset in it. */
+function pageMarkdown(blocks: RawBlock[]): { pageMd: string; offsets: Map<RawBlock, number> } {
+  let pageMd = '';
+  const offsets = new Map<RawBlock, number>();
+  let prev: RawBlock | null = null;
+  for (const b of blocks.filter((x) => x.markdown)) {
+    if (prev) pageMd += prev.label === 'list_item' && b.label === 'list_item' ? '\n' : '\n\n';
+    offsets.set(b, pageMd.length);
+    pageMd += b.markdown;
+    prev = b;
+  }
+  return { pageMd, offsets };
+}
+
+/** The spec's block items of a page; `base` is where the page's markdown starts in the document (-1: not in it). */
+function blockItems(p: PageLines, blocks: RawBlock[], offsets: Map<RawBlock, number>, base: number): PdfBlock[] {
+  return blocks.map((b, idx) => {
+    const off = offsets.get(b);
+    const content = b.markdown ? b.markdown : (b.text ?? '');
+    return {
+      id: `p${p.pageNumber}.b${idx}`,
+      type: b.type ?? 'text',
+      label: b.label ?? null,
+      bbox: bboxOf(b.lines, p.width, p.height),
+      content,
+      markdownSpan: off !== undefined && base >= 0 ? [base + off, base + off + content.length] : null,
+      readingOrder: idx,
+      source: b.source,
+      confidence: { layout: null, ocr: b.source === 'ocr' ? ocrConfidence(b.lines) : null },
+    };
+  });
 }

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { batchScrapeRequestSchema, httpUrl } from '@wds/contracts';
-import { enqueueUrls, findJobByIdempotencyKey, insertCrawlJob } from '@wds/db';
+import { findJobByIdempotencyKey, insertCrawlJob, jobStatus } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { crawlUrlKey } from '@wds/crawl';
 import type { ApiDeps } from '../../deps';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
+import { startJobOrFail } from '../../services/job-start';
 import { checkScrapePolicy } from '../../services/scrape-policy';
 import type { CrawlConfig } from './crawl';
 import { validateBody } from './validate';
@@ -15,8 +16,8 @@ import { validateBody } from './validate';
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * POST /v2/batch/scrape: the URL list goes into the job's frontier in Postgres before the
- * workflow starts (the workflow gets only the job id). Invalid URLs are reported in
+ * POST /v2/batch/scrape: the job and its URL list go into Postgres in one transaction before the
+ * workflow starts (the workflow gets only the job id); a failed start fails the job and the request. Invalid URLs are reported in
  * `invalidURLs` with ignoreInvalidURLs (default), else the request is refused naming them.
  */
 export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
@@ -51,24 +52,33 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
     if (!valid.length) throw new WdsError('INVALID_URL', { message: 'Invalid URL: no valid URL in urls', details });
 
     const base = baseUrl(req, cfg.publicUrl);
+    const plan = planCrawl({ maxConcurrency }, cfg.defaultConcurrency, cfg.batchesPerRun);
     if (idem) {
       const existing = await findJobByIdempotencyKey(deps.db, req.auth.teamId, idem);
-      if (existing) return reply.send({ success: true, id: existing, url: `${base}/v2/batch/scrape/${existing}`, ...(ignoreInvalidURLs ? { invalidURLs: invalid } : {}) });
+      if (existing) {
+        // The first request may have died between storing the job and starting it: starting
+        // again is a no-op for a running or ended workflow, and rescues a job never started.
+        if ((await jobStatus(deps.db, existing)) === 'scraping') await startJobOrFail(deps, { jobId: existing, kind: 'batch', plan });
+        return reply.send({ success: true, id: existing, url: `${base}/v2/batch/scrape/${existing}`, ...(ignoreInvalidURLs ? { invalidURLs: invalid } : {}) });
+      }
     }
 
     const id = randomUUID();
-    await insertCrawlJob(deps.db, {
-      id,
-      teamId: req.auth.teamId,
-      kind: 'batch',
-      url: null,
-      options: { ...scrapeOptions, webhook: webhook ?? null, maxConcurrency: maxConcurrency ?? null },
-      pageLimit: valid.length,
-      zeroDataRetention: o.zeroDataRetention,
-      idempotencyKey: idem ?? null,
-    });
-    await enqueueUrls(deps.db, id, valid.map((url) => ({ url, key: crawlUrlKey(url), depth: 0, external: false })));
-    await deps.starters.startCrawl({ jobId: id, kind: 'batch', plan: planCrawl({ maxConcurrency }, cfg.defaultConcurrency, cfg.batchesPerRun) });
+    await insertCrawlJob(
+      deps.db,
+      {
+        id,
+        teamId: req.auth.teamId,
+        kind: 'batch',
+        url: null,
+        options: { ...scrapeOptions, webhook: webhook ?? null, maxConcurrency: maxConcurrency ?? null },
+        pageLimit: valid.length,
+        zeroDataRetention: o.zeroDataRetention,
+        idempotencyKey: idem ?? null,
+      },
+      valid.map((url) => ({ url, key: crawlUrlKey(url), depth: 0, external: false })),
+    );
+    await startJobOrFail(deps, { jobId: id, kind: 'batch', plan });
     return reply.send({ success: true, id, url: `${base}/v2/batch/scrape/${id}`, ...(ignoreInvalidURLs ? { invalidURLs: invalid } : {}) });
   };
 }

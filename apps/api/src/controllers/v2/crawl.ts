@@ -7,6 +7,7 @@ import type { ApiDeps } from '../../deps';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
+import { startJobOrFail } from '../../services/job-start';
 import { checkScrapePolicy } from '../../services/scrape-policy';
 import { validateBody } from './validate';
 
@@ -15,11 +16,13 @@ export interface CrawlConfig {
   /** Batches per crawl workflow run before it continues as new (WDS_CRAWL_BATCHES_PER_RUN). */
   batchesPerRun?: number;
   publicUrl?: string;
+  /** Largest crawl `limit` accepted (WDS_MAX_CRAWL_LIMIT); absent = the schema's bound. */
+  maxCrawlLimit?: number;
 }
 
 const LLM_NEEDED = "is not available in this deployment: it needs an LLM, which is not configured.";
 
-/** POST /v2/crawl: validate, store the job, start its workflow, answer with its id. */
+/** POST /v2/crawl: validate, store the job, start its workflow (or fail both: see startJobOrFail), answer with its id. */
 export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     requireScope(req, 'crawl');
@@ -29,6 +32,7 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
       throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
     }
     checkScrapePolicy({ ...o.scrapeOptions, zeroDataRetention: o.zeroDataRetention || o.scrapeOptions.zeroDataRetention }, req.auth);
+    o.limit = crawlLimitWithin(o.limit, (req.body as { limit?: unknown }).limit == null, cfg.maxCrawlLimit);
 
     const id = randomUUID();
     const { url, ...options } = o;
@@ -41,9 +45,22 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
       pageLimit: o.limit,
       zeroDataRetention: o.zeroDataRetention,
     });
-    await deps.starters.startCrawl({ jobId: id, kind: 'crawl', plan: planCrawl(o, cfg.defaultConcurrency, cfg.batchesPerRun) });
+    await startJobOrFail(deps, { jobId: id, kind: 'crawl', plan: planCrawl(o, cfg.defaultConcurrency, cfg.batchesPerRun) });
     return reply.send({ success: true, id, url: `${baseUrl(req, cfg.publicUrl)}/v2/crawl/${id}` });
   };
+}
+
+/**
+ * The deployment's ceiling on a crawl's page count. Asked for more, the request is refused rather
+ * than quietly doing less (as Firecrawl refuses a limit its credits cannot cover); an omitted
+ * limit (Firecrawl's default, 10,000) is lowered to the ceiling instead.
+ */
+function crawlLimitWithin(limit: number, omitted: boolean, max: number | undefined): number {
+  if (max === undefined || limit <= max) return limit;
+  if (omitted) return max;
+  throw new WdsError('BAD_REQUEST', {
+    details: [{ code: 'too_big', path: ['limit'], message: `limit must be at most ${max} in this deployment (WDS_MAX_CRAWL_LIMIT); split the crawl or ask the operator to raise it` }],
+  });
 }
 
 /** GET /v2/crawl/active: the team's running crawls. */

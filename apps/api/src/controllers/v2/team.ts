@@ -1,20 +1,21 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { getTeamLimits, heldConcurrencySlots, teamCreditsUsed, teamQueue } from '@wds/db';
+import { heldConcurrencySlots, teamCreditsUsed, teamQueue } from '@wds/db';
 import type { ApiDeps } from '../../deps';
+import type { TeamLimitsReader } from '../../middleware/limits';
 
 /** Without a configured limit these report a large number, as a self-hosted Firecrawl does. */
 const UNLIMITED = 99_999_999;
 
 /** GET /v2/team/credit-usage, /v2/team/queue-status, /v2/concurrency-check (Firecrawl's shapes). */
-export function teamControllers(deps: ApiDeps) {
+export function teamControllers(deps: ApiDeps, limitsOf: TeamLimitsReader) {
   return {
     async creditUsage(req: FastifyRequest) {
-      const [limits, used] = await Promise.all([getTeamLimits(deps.db, req.auth.teamId), teamCreditsUsed(deps.db, req.auth.teamId)]);
+      const [limits, used] = await Promise.all([limitsOf(req.auth.teamId), teamCreditsUsed(deps.db, req.auth.teamId)]);
       const plan = limits.creditLimit ?? UNLIMITED;
       return { success: true, data: { remainingCredits: Math.max(0, plan - used), planCredits: plan, billingPeriodStart: null, billingPeriodEnd: null } };
     },
     async queueStatus(req: FastifyRequest) {
-      const [limits, q] = await Promise.all([getTeamLimits(deps.db, req.auth.teamId), teamQueue(deps.db, req.auth.teamId)]);
+      const [limits, q] = await Promise.all([limitsOf(req.auth.teamId), teamQueue(deps.db, req.auth.teamId)]);
       const max = limits.maxConcurrency ?? UNLIMITED;
       const active = Math.min(q.active, max);
       return {
@@ -27,7 +28,7 @@ export function teamControllers(deps: ApiDeps) {
       };
     },
     async concurrencyCheck(req: FastifyRequest, _reply: FastifyReply) {
-      const [limits, held, q] = await Promise.all([getTeamLimits(deps.db, req.auth.teamId), heldConcurrencySlots(deps.db, req.auth.teamId), teamQueue(deps.db, req.auth.teamId)]);
+      const [limits, held, q] = await Promise.all([limitsOf(req.auth.teamId), heldConcurrencySlots(deps.db, req.auth.teamId), teamQueue(deps.db, req.auth.teamId)]);
       // Slots exist only for teams with a limit; otherwise the running scrapes.
       return { success: true, concurrency: limits.maxConcurrency === null ? q.activeScrapes : held, maxConcurrency: limits.maxConcurrency ?? UNLIMITED };
     },
