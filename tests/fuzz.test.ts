@@ -25,7 +25,9 @@ let site: FixtureSite;
 let browserWorker: AppProcess;
 
 before(async () => {
-  [stack, site] = await Promise.all([startStack({ namespace: namespaceFor(import.meta.url) }), startEcosystemSite()]);
+  // No per-team rate limits: thousands of requests a minute must reach the handlers, not the 429 (limits.test.ts covers those).
+  const unlimited = Object.fromEntries(['SCRAPE', 'CRAWL', 'BATCH', 'MAP', 'PARSE', 'STATUS', 'OTHER'].map((c) => [`WDS_RATE_LIMIT_${c}`, '0']));
+  [stack, site] = await Promise.all([startStack({ namespace: namespaceFor(import.meta.url), env: unlimited }), startEcosystemSite()]);
   // A browser worker too: requests that need the browser (actions, screenshots) must be served, not answered 503.
   browserWorker = await stack.addWorker({ WDS_WORKER_QUEUES: 'wds-browser', WDS_PUBLIC_URL: stack.url, WDS_BROWSER_PAGES: '2' });
 });
