@@ -46,9 +46,10 @@ export interface EscalatedPage {
 
 /**
  * Decides on a freshly fetched page, before formats are built, whether the browser engine
- * should produce it instead (e.g. `looksClientRendered`). Never consulted for cache hits.
+ * should produce it instead (e.g. `looksClientRendered`), within `timeoutMs` (what is left of
+ * the request's budget). Never consulted for cache hits.
  */
-export type EscalateIf = (page: PageContent) => boolean;
+export type EscalateIf = (page: PageContent, timeoutMs: number) => Promise<boolean>;
 
 /** Request headers: the caller's, plus Accept-Language from `location` unless they set one. */
 export function requestHeaders(o: Pick<ScrapeOptions, 'headers' | 'location'>): Record<string, string> | undefined {
@@ -136,7 +137,7 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
   });
   const contentTypeHeader = page.headers['content-type'] ?? '';
   const content: PageContent = { requestedUrl: req.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentTypeHeader, body: page.body };
-  if (escalateIf?.(content)) return { needsBrowser: true, statusCode: page.statusCode };
+  if (escalateIf && (await escalateIf(content, Math.max(1, deadline - Date.now())))) return { needsBrowser: true, statusCode: page.statusCode };
   const built = await build(content, o, { scrapeId: req.scrapeId, engine: 'http', cache: { state: 'miss' }, collectLinks: req.collectLinks, signal: req.signal }, deadline);
   // Server errors are transient by nature: never serve them from the cache.
   if (mayStoreInCache(o) && page.statusCode < 500) {

@@ -29,6 +29,8 @@ export async function createBrowserResources(env: WorkerEnv, hostOverrides: Reco
     maxConcurrentPages: browserPages(env),
     recycleAfterPages: env.WDS_BROWSER_RECYCLE_AFTER,
     launchArgs: [...(rules ? [`--host-resolver-rules=${rules}`] : []), ...env.WDS_BROWSER_LAUNCH_ARGS],
+    // Chromium gets its own minimal environment (the pool's default), never this worker's secrets.
+    sandbox: env.WDS_BROWSER_SANDBOX,
     resolve: overrides.length
       ? async (host) => {
           const ip = match(host);

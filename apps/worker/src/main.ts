@@ -80,9 +80,16 @@ for (const queue of env.WDS_WORKER_QUEUES) {
     }),
   );
 }
-// Control workers also deliver the webhook outbox (they have the database and no heavy work).
+// Control workers also deliver webhooks (they have the database and no heavy work).
 const dispatcher = env.WDS_WORKER_QUEUES.includes('wds-control')
-  ? startWebhookDispatcher({ db: dbh.db, secret: env.WDS_WEBHOOK_SECRET, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK })
+  ? startWebhookDispatcher({
+      db: dbh.db,
+      secret: env.WDS_WEBHOOK_SECRET,
+      allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK,
+      timeoutMs: env.WDS_WEBHOOK_TIMEOUT_MS,
+      perOrigin: env.WDS_WEBHOOK_CONCURRENCY_PER_ORIGIN,
+      maxInFlight: env.WDS_WEBHOOK_MAX_IN_FLIGHT,
+    })
   : null;
 // ...and fail crawl/batch jobs whose workflow never started (an API that died mid-request).
 const sweeper = env.WDS_WORKER_QUEUES.includes('wds-control')

@@ -1,5 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from './client';
+import { chargeCtes } from './ledger';
 import { parseJobs } from './schema/index';
 
 export interface NewParseJob {
@@ -30,12 +31,17 @@ export async function loadParseResult(db: Db, teamId: string, id: string) {
   return row ?? null;
 }
 
-/** Idempotent: a retried activity rewrites the same row. The upload is dropped with it. */
+/**
+ * Idempotent: a retried activity rewrites the same row, and its credits are charged to the
+ * ledger once (key parse:<id>), in the same statement. The upload is dropped with it.
+ */
 export async function completeParseJob(db: Db, id: string, document: unknown, creditsUsed: number) {
-  await db
-    .update(parseJobs)
-    .set({ status: 'completed', document, creditsUsed, upload: null, completedAt: new Date(), error: null })
-    .where(eq(parseJobs.id, id));
+  await db.execute(sql`
+    WITH done AS (
+      UPDATE ${parseJobs} SET status = 'completed', document = ${JSON.stringify(document)}::jsonb, credits_used = ${creditsUsed}, upload = NULL, completed_at = now(), error = NULL
+      WHERE id = ${id} RETURNING id, team_id
+    ), ${chargeCtes(sql`SELECT team_id, id, 'parse', ${creditsUsed}::int, ${`parse:${id}`}::text FROM done`)}
+    SELECT 1`);
 }
 
 export async function failParseJob(db: Db, id: string, error: unknown) {

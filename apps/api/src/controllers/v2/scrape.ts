@@ -44,9 +44,8 @@ export function scrapeController(deps: ApiDeps) {
 
     const cached = await answerFromCache(deps.db, o, scrapeId);
     if (cached && !cached.worker) {
-      if (!keepNothing) {
-        await insertCompletedScrape(deps.db, { id: scrapeId, teamId: req.auth.teamId, url: o.url, options: o, document: cached.document, creditsUsed: cached.creditsUsed });
-      }
+      // The row (unless nothing may be kept) and the charge, which zero data retention keeps too.
+      await insertCompletedScrape(deps.db, { id: scrapeId, teamId: req.auth.teamId, url: o.url, options: o, document: cached.document, creditsUsed: cached.creditsUsed, keepRow: !keepNothing });
       creditsUsed.inc({ kind: 'scrape' }, cached.creditsUsed);
       return reply.send({ success: true, data: withQueueMetadata(req, cached.document) });
     }
