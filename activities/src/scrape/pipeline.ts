@@ -1,4 +1,4 @@
-import { mayStoreInCache, effectiveMaxAge, type ScrapeOptions } from '@wds/contracts';
+import { mayStoreInCache, effectiveMaxAge, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
 import { findCachedPage, storeCachedPage, type CachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { cacheLookups, startScrapeTimer } from '@wds/metrics';
@@ -60,7 +60,8 @@ export function requestHeaders(o: Pick<ScrapeOptions, 'headers' | 'location'>): 
 }
 
 /** Formats of a page; PDF conversion waits for a document slot, all within the request's remaining budget. */
-async function build(page: PageContent, o: ScrapeOptions, ctx: Omit<AsyncBuildContext, 'timeoutMs'>, deadline: number): Promise<BuiltDocument> {
+async function build(page: PageContent, requested: ScrapeOptions, ctx: Omit<AsyncBuildContext, 'timeoutMs'>, deadline: number): Promise<BuiltDocument> {
+  const o = withLlmInputs(requested);
   const left = () => Math.max(1, deadline - Date.now());
   if (!needsPdfConversion(page, o)) return buildDocumentAsync(page, o, { ...ctx, timeoutMs: left() });
   return withDocumentSlot(left(), ctx.signal, (timeoutMs) => buildDocumentAsync(page, o, { ...ctx, timeoutMs }));

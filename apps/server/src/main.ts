@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, migrateDb, newKey } from '@wds/db';
+import { createLogger } from '@wds/log';
 import { resolveSigningSecret } from '@wds/storage';
 import { findTemporalCli, leaveSignalsToLauncher, spawnApp, startEmbeddedPostgres, startTemporalDevServer, type Stoppable } from '@wds/launch';
 import { loadServerEnv } from './env';
@@ -15,7 +16,11 @@ import { supervise, type Supervised } from './supervise';
 const env = loadServerEnv();
 const dataDir = resolve(env.WDS_DATA_DIR);
 mkdirSync(dataDir, { recursive: true });
-const log = (m: string) => process.stdout.write(`wds: ${m}\n`);
+const logger = createLogger({ name: 'server', level: env.LOG_LEVEL });
+const log = (m: string) => logger.info(m);
+// The ready banner is for the person who ran `npm start` (it carries the bootstrap key), not a
+// log event: plain text, never through the logger, which would redact the key.
+const say = (m: string, to: NodeJS.WriteStream = process.stdout) => to.write(`wds: ${m}\n`);
 const infra: Stoppable[] = [];
 const apps: Supervised[] = [];
 let stopping = false;
@@ -48,9 +53,12 @@ function missingTemporal(): string | null {
   if (cli || env.WDS_TEMPORAL_DOWNLOAD) return null;
   return `the Temporal CLI is missing (looked at TEMPORAL_CLI_PATH, PATH and ~/go/bin/temporal; WDS_TEMPORAL_DOWNLOAD=false); ${GET_TEMPORAL}`;
 }
+/** A tool the machine lacks: said to the person who ran `npm start` in one plain line, not logged as a failure. */
+class MissingTool extends Error {}
+
 const missing = missingTemporal();
 if (missing) {
-  process.stderr.write(`wds: cannot start: ${missing}\n`);
+  say(`cannot start: ${missing}`, process.stderr);
   process.exit(1);
 }
 
@@ -87,7 +95,8 @@ try {
       sqliteSync: env.WDS_EMBEDDED_TEMPORAL_SYNC,
     }).catch((e: Error) => {
       if (!download) throw e;
-      throw new Error(`the Temporal CLI is missing and downloading its dev server failed (${firstLine(e.message)}); ${GET_TEMPORAL}`);
+      const cause = e.message.split('\n').map((l) => l.trim()).find(Boolean) ?? 'unknown error';
+      throw new MissingTool(`the Temporal CLI is missing and downloading its dev server failed (${cause}); ${GET_TEMPORAL}`);
     });
     infra.push(t);
     temporalAddress = t.address;
@@ -121,19 +130,16 @@ try {
   apps.push(
     await supervised('worker', {
       ...childEnv,
-      WDS_WORKER_QUEUES: env.WDS_WORKER_QUEUES ?? 'wds-control,wds-fetch,wds-browser',
+      WDS_WORKER_QUEUES: env.WDS_WORKER_QUEUES ?? 'wds-control,wds-fetch,wds-browser,wds-llm',
       WDS_PUBLIC_URL: env.WDS_PUBLIC_URL ?? api.url!,
     }),
   );
 
-  log(`ready: ${api.url}  (API key: ${apiKey})`);
-  log(`try: curl -s ${api.url}/v2/scrape -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' -d '{"url":"https://example.com"}'`);
+  say(`ready: ${api.url}  (API key: ${apiKey})`);
+  say(`try: curl -s ${api.url}/v2/scrape -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' -d '{"url":"https://example.com"}'`);
 } catch (e) {
-  // One line: the cause, not a stack trace (the detail of a child's failure was echoed above it).
-  process.stderr.write(`wds: failed to start: ${firstLine((e as Error).message)}\n`);
+  // A missing tool is the user's to fix: one plain line saying how. Anything else is a log event.
+  if (e instanceof MissingTool) say(`cannot start: ${e.message}`, process.stderr);
+  else logger.error({ err: e }, 'failed to start');
   await shutdown(1);
-}
-
-function firstLine(s: string): string {
-  return s.split('\n').map((l) => l.trim()).find(Boolean) ?? 'unknown error';
 }

@@ -6,7 +6,7 @@ const queuesVar = z
   .string()
   .optional()
   .transform((v, ctx) => {
-    if (!v) return ['wds-control', 'wds-fetch'] as TaskQueue[];
+    if (!v) return ['wds-control', 'wds-fetch', 'wds-llm'] as TaskQueue[];
     const list = v.split(',').map((s) => s.trim()).filter(Boolean);
     const bad = list.filter((q) => !(ALL_QUEUES as string[]).includes(q));
     if (bad.length || !list.length) {
@@ -73,6 +73,10 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
          */
         WDS_STRANDED_JOB_GRACE_MS: envInt(30_000, 1_000, 3_600_000),
         WDS_STRANDED_JOB_SWEEP_MS: envInt(15_000, 100, 3_600_000),
+        /** Model steps this worker runs at once (its wds-llm slots); each waits on the provider. */
+        WDS_LLM_CONCURRENCY: envInt(8, 1, 1000),
+        /** Model steps started per minute across the deployment (the wds-llm task queue's rate; 0 = unbounded). */
+        WDS_LLM_REQUESTS_PER_MINUTE: envInt(0, 0, 1_000_000),
       },
       source,
     );

@@ -88,6 +88,10 @@ export const scrapeDocumentSchema = z.strictObject({
   pages: z.array(pdfPage).optional(),
   blocks: z.array(pdfPageBlocks).optional(),
   tools: z.array(z.unknown()).optional().describe('Present (empty) when the request set domainTools.'),
+  json: z.unknown().optional().describe('The `json` format: data extracted by the model, conforming to the request\'s schema.'),
+  summary: z.string().optional().describe('The `summary` format.'),
+  answer: z.string().optional().describe('The `question` format: the answer.'),
+  highlights: z.string().optional().describe('The `highlights` format: verbatim passages of the page.'),
   warning: z.string().optional(),
   metadata: documentMetadataSchema,
 });

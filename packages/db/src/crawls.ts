@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
 import { crawlDocuments, crawlJobs, crawlRobots, crawlUrls } from './schema/index';
+import { storable, storableText } from './text';
 import { eventCtes, type EventWebhook } from './events';
 import { chargeCtes, boundedKey } from './ledger';
 import { pickOnce } from './pick';
@@ -206,7 +207,7 @@ export async function finishPage(db: Db, jobId: string, key: string, page: Finis
       ${frontierInsert(jobId, page.links)}
     ), doc AS (
       INSERT INTO crawl_documents (job_id, url_key, document, credits)
-      SELECT ${jobId}::uuid, ${key}::text, ${d ? JSON.stringify(d.body) : null}::jsonb, ${d?.credits ?? 0}::int
+      SELECT ${jobId}::uuid, ${key}::text, ${d ? JSON.stringify(storable(d.body)) : null}::jsonb, ${d?.credits ?? 0}::int
       WHERE ${!!d}::bool
       ON CONFLICT DO NOTHING
       RETURNING seq, credits
@@ -230,7 +231,7 @@ export async function finishPage(db: Db, jobId: string, key: string, page: Finis
 export async function failPage(db: Db, jobId: string, key: string, status: 'failed' | 'robots', error: string | null): Promise<void> {
   await db
     .update(crawlUrls)
-    .set({ status, error, doneAt: new Date(), leaseOwner: null, leaseUntil: null })
+    .set({ status, error: error === null ? null : storableText(error), doneAt: new Date(), leaseOwner: null, leaseUntil: null })
     .where(and(eq(crawlUrls.jobId, jobId), eq(crawlUrls.urlKey, key), inArray(crawlUrls.status, ['queued', 'leased'])));
 }
 
@@ -373,5 +374,5 @@ export async function loadRobots(db: Db, jobId: string, origin: string): Promise
 }
 
 export async function storeRobots(db: Db, jobId: string, origin: string, body: string | null) {
-  await db.insert(crawlRobots).values({ jobId, origin, body }).onConflictDoNothing();
+  await db.insert(crawlRobots).values({ jobId, origin, body: body === null ? null : storableText(body) }).onConflictDoNothing();
 }

@@ -12,3 +12,4 @@ export * from './maps';
 export * from './parse';
 export * from './profiles';
 export * from './limits';
+export { storable, storableText } from './text';

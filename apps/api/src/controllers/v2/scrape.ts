@@ -5,6 +5,7 @@ import { deleteScrapeJob, insertCompletedScrape, insertScrapeJob, loadScrapeJob 
 import { WdsError } from '@wds/errors';
 import { creditsUsed } from '@wds/metrics';
 import type { ApiDeps } from '../../deps';
+import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { answerFromCache } from '../../services/scrape-cache';
 import { checkScrapePolicy } from '../../services/scrape-policy';
@@ -37,10 +38,12 @@ export function scrapeController(deps: ApiDeps) {
     if (body && typeof body === 'object' && 'catalog' in body) return catalog(req);
 
     const o = validateBody(scrapeUrlRequestSchema, body);
-    checkScrapePolicy(o, req.auth);
+    checkScrapePolicy(o, req.auth, deps.deployment);
     const scrapeId = randomUUID();
     // Zero-data-retention and lockdown requests leave no URL behind.
     const keepNothing = o.zeroDataRetention || o.lockdown;
+    noteLogIds(req, { scrapeId });
+    if (keepNothing) forgetUrlInLogs(req, o.url);
 
     const cached = await answerFromCache(deps.db, o, scrapeId);
     if (cached && !cached.worker) {
