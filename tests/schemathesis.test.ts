@@ -10,10 +10,10 @@ import { requireVenv, runTool } from './venv';
  * generated valid and invalid requests to every operation (stateful links off), with a bounded
  * budget. It fails on any 5xx, any answer whose status, media type or body the document does
  * not allow, or a protected route answering without the key; the API's own response check
- * (stack.stop()) and the process checks below fail on the rest. tests/fuzz/hooks.py keeps
+ * (stack.stop()) and the process checks below fail on the rest. tests/schemathesis_hooks/hooks.py keeps
  * every generated URL on the local fixture site.
  */
-const MAX_EXAMPLES = process.env.WDS_FUZZ_MAX_EXAMPLES ?? '25';
+const MAX_EXAMPLES = process.env.WDS_SCHEMATHESIS_MAX_EXAMPLES ?? '25';
 /** The checks that state a rule of this API; the others assume REST conventions it does not follow (e.g. 405 for other methods). */
 const CHECKS = [
   'not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance',
@@ -48,12 +48,12 @@ test('schemathesis finds no failure against the OpenAPI document', async () => {
     '--max-examples', MAX_EXAMPLES,
     // One worker: Python 3.11.7's ast module is not thread-safe, and hypothesis parses lambdas with it (SystemError under --workers 2).
     '--workers', '1',
-    '--seed', process.env.WDS_FUZZ_SEED ?? '1',
+    '--seed', process.env.WDS_SCHEMATHESIS_SEED ?? '1',
     '--request-timeout', '90',
     '--suppress-health-check', 'all',
     '--no-color',
   ], {
-    SCHEMATHESIS_HOOKS: 'tests.fuzz.hooks',
+    SCHEMATHESIS_HOOKS: 'tests.schemathesis_hooks.hooks',
     PYTHONPATH: '.',
     WDS_FUZZ_TARGET: site.url('/'),
   }, 20 * 60_000);

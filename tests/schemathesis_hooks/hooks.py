@@ -1,4 +1,4 @@
-"""Schemathesis hooks for tests/fuzz.test.ts (loaded through SCHEMATHESIS_HOOKS=tests.fuzz.hooks).
+"""Schemathesis hooks for tests/schemathesis.test.ts (loaded through SCHEMATHESIS_HOOKS=tests.schemathesis_hooks.hooks).
 
 The fuzzer must never make WDS fetch anything but the local fixture site: every generated string
 that a URL parser could read as an http(s) URL (any string containing "http", in any case) is
