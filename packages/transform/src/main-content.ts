@@ -1,5 +1,5 @@
-import type { CheerioAPI } from 'cheerio';
-import type { AnyNode, Element } from 'domhandler';
+import type { AnyNode, Element, ParentNode } from 'domhandler';
+import { isTag, removeNode, replaceChildren, type Page } from './dom';
 
 /**
  * Deterministic boilerplate removal for onlyMainContent (fixed rules, no
@@ -10,8 +10,6 @@ import type { AnyNode, Element } from 'domhandler';
  * Thresholds were checked against /work/shared/bench/main-content.
  */
 
-const MAIN_SELECTOR = 'main, [role=main]';
-const CONTENT_SELECTOR = 'main, article, [role=main]';
 
 /** Always chrome, wherever they are (an <aside> in an article is a side box). */
 const CHROME_TAGS = new Set(['nav', 'aside', 'dialog']);
@@ -130,7 +128,7 @@ function measure(el: Element, stats: Map<Element, Stats>, inLink: boolean): Stat
       const n = c.data.replace(/\s+/g, ' ').trim().length;
       s.text += n;
       if (inLink || isLink) s.linkText += n;
-    } else if (c.type === 'tag') {
+    } else if (isTag(c)) {
       const cs = measure(c as Element, stats, inLink || isLink);
       s.text += cs.text;
       s.linkText += cs.linkText;
@@ -156,16 +154,31 @@ function isLinkBlock(el: Element, s: Stats | undefined): boolean {
   return s.linkText / s.text >= LINK_BLOCK_DENSITY;
 }
 
-/** The outermost elements of a selection (drops ones nested inside another). */
-function outermost($: CheerioAPI, selector: string): Element[] {
-  const all = $(selector).toArray() as Element[];
-  const set = new Set<AnyNode>(all);
-  return all.filter((el) => !$(el).parents().toArray().some((p) => set.has(p)));
+/** The outermost elements under `root` that satisfy `pred`, in document order. */
+function outermost(root: ParentNode, pred: (el: Element) => boolean): Element[] {
+  const out: Element[] = [];
+  const walk = (node: ParentNode) => {
+    for (const c of node.children) {
+      if (!isTag(c)) continue;
+      if (pred(c)) out.push(c);
+      else walk(c);
+    }
+  };
+  walk(root);
+  return out;
 }
 
-function paragraphTextLength($: CheerioAPI, el: Element): number {
+const isMain = (el: Element) => el.name === 'main' || el.attribs.role === 'main';
+const isArticle = (el: Element) => el.name === 'article';
+const isContent = (el: Element) => isMain(el) || isArticle(el);
+
+function paragraphTextLength(el: ParentNode): number {
   let n = 0;
-  $(el).find('p').each((_, p) => { n += textLength(p); });
+  for (const c of el.children) {
+    if (!isTag(c)) continue;
+    if (c.name === 'p') n += textLength(c);
+    else n += paragraphTextLength(c);
+  }
   return n;
 }
 
@@ -174,8 +187,8 @@ function paragraphTextLength($: CheerioAPI, el: Element): number {
  * paragraph text, at least 3x the runner-up (teaser cards and comments are
  * short and alike, so none of them dominates).
  */
-function dominantArticle($: CheerioAPI, articles: Element[]): Element | null {
-  const scored = articles.map((el) => ({ el, p: paragraphTextLength($, el) })).sort((a, b) => b.p - a.p);
+function dominantArticle(articles: Element[]): Element | null {
+  const scored = articles.map((el) => ({ el, p: paragraphTextLength(el) })).sort((a, b) => b.p - a.p);
   const [best, second] = scored;
   if (best && best.p >= 500 && best.p >= 3 * (second?.p ?? 0)) return best.el;
   return null;
@@ -187,37 +200,40 @@ function dominantArticle($: CheerioAPI, articles: Element[]): Element | null {
  * single <article>, else a dominant one among several. An empty candidate
  * (a shell waiting for JavaScript) is not worth preferring.
  */
-function preferredRoot($: CheerioAPI): Element | null {
+function preferredRoot(body: Element): Element | null {
   const hasText = (el: Element) => textLength(el) > 0;
-  const mains = outermost($, MAIN_SELECTOR);
+  const mains = outermost(body, isMain);
   if (mains.length === 1 && hasText(mains[0])) {
-    const inner = outermost($, 'article').filter((a) => $(a).closest(mains[0]).length > 0);
-    return (inner.length > 1 && dominantArticle($, inner)) || mains[0];
+    const inner = outermost(mains[0], isArticle);
+    return (inner.length > 1 && dominantArticle(inner)) || mains[0];
   }
-  const articles = outermost($, 'article');
+  const articles = outermost(body, isArticle);
   if (articles.length === 1) return hasText(articles[0]) ? articles[0] : null;
-  return articles.length > 1 ? dominantArticle($, articles) : null;
+  return articles.length > 1 ? dominantArticle(articles) : null;
 }
 
-/** Remove boilerplate from the document in place. */
-export function keepMainContent($: CheerioAPI): void {
-  const body = $('body').first();
-  if (!body.length) return;
-  const root = preferredRoot($);
+/** Remove boilerplate from the page in place. */
+export function keepMainContent(page: Page): void {
+  const body = page.body;
+  const root = preferredRoot(body);
   if (root) {
-    $(root).remove();
-    body.empty().append(root);
+    removeNode(root);
+    replaceChildren(body, [root]);
   }
 
   // Content elements and everything containing them are off-limits.
   const protectedEls = new Set<Element>();
-  $(CONTENT_SELECTOR).each((_, el) => {
-    protectedEls.add(el);
-    for (const p of $(el).parents().toArray()) protectedEls.add(p);
-  });
+  const protect = (node: ParentNode) => {
+    for (const c of node.children) {
+      if (!isTag(c)) continue;
+      if (isContent(c)) for (let p: ParentNode | null = c; p && isTag(p); p = p.parent) protectedEls.add(p);
+      protect(c);
+    }
+  };
+  protect(body);
 
   const stats = new Map<Element, Stats>();
-  const total = measure(body[0], stats, false).text;
+  const total = measure(body, stats, false).text;
   // A class-matched box holding most of a substantial page is the content
   // wrapper with an unlucky name, not boilerplate.
   const holdsMostText = (el: Element) => total >= 1000 && (stats.get(el)?.text ?? 0) >= 0.6 * total;
@@ -232,8 +248,8 @@ export function keepMainContent($: CheerioAPI): void {
       if (hasBoilerplateName(el) && !holdsMostText(el)) { doomed.push(el); return; }
       if (isLinkBlock(el, stats.get(el)) && !holdsMostText(el)) { doomed.push(el); return; }
     }
-    for (const c of el.children) if (c.type === 'tag') visit(c as Element);
+    for (const c of el.children) if (isTag(c)) visit(c);
   };
-  for (const c of body[0].children) if (c.type === 'tag') visit(c as Element);
-  for (const el of doomed) $(el).remove();
+  for (const c of body.children) if (isTag(c)) visit(c);
+  for (const el of doomed) removeNode(el);
 }
