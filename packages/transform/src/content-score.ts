@@ -76,7 +76,12 @@ export function topCandidate(body: Element, stats: Map<Element, Stats>, scores: 
   let [top, topScore] = ranked[0];
   if (top === body) return body;
 
-  const alternatives = ranked.slice(1, 5).filter(([, s]) => s / topScore >= 0.75).map(([el]) => el);
+  // Near-best candidates elsewhere on the page (wrappers of the top one or boxes inside it
+  // are the same content, not alternatives to it).
+  const alternatives = ranked
+    .slice(1, 5)
+    .filter(([el, s]) => s / topScore >= 0.75 && !isAncestor(el, top) && !isAncestor(top, el))
+    .map(([el]) => el);
   if (alternatives.length >= 3) {
     for (let p = top.parent; p && isTag(p) && p !== body; p = p.parent) {
       const n = alternatives.filter((a) => isAncestor(p as Element, a)).length;

@@ -123,19 +123,28 @@ function semanticRoot(body: Element, stats: Map<Element, Stats>): Element | null
   return articles.length > 1 ? dominantArticle(articles, stats) : null;
 }
 
-/** Step 1: landmarks, boilerplate names, hidden boxes, link blocks; never content or its ancestors. */
-function removeChrome(body: Element): void {
-  const protectedEls = new Set<Element>();
+/**
+ * Step 1: landmarks, boilerplate names, hidden boxes, link blocks. Nothing that is or holds
+ * <main>/<article>/[role=main] goes for its name or make-up; a landmark (an <aside> of teaser
+ * <article>s, a page <header>) goes unless it holds the page's main or chosen article.
+ */
+function removeChrome(body: Element, stats: Map<Element, Stats>, semantic: Element | null): void {
+  const holdsContent = new Set<Element>();
+  const holdsMain = new Set<Element>();
+  const mark = (el: Element, set: Set<Element>) => {
+    for (let p: ParentNode | null = el; p && isTag(p); p = p.parent) set.add(p);
+  };
   const protect = (node: ParentNode) => {
     for (const c of node.children) {
       if (!isTag(c)) continue;
-      if (isContent(c)) for (let p: ParentNode | null = c; p && isTag(p); p = p.parent) protectedEls.add(p);
+      if (isContent(c)) mark(c, holdsContent);
+      if (isMain(c)) mark(c, holdsMain);
       protect(c);
     }
   };
   protect(body);
+  if (semantic) mark(semantic, holdsMain);
 
-  const stats = measure(body);
   const total = stats.get(body)!.text;
   // A class-matched box holding most of a substantial page is the content
   // wrapper with an unlucky name, not boilerplate.
@@ -146,7 +155,10 @@ function removeChrome(body: Element): void {
     // Code is content through and through; its highlighter spans have classes
     // like `token comment` / `hljs-comment` that must not read as boilerplate.
     if (CODE_TAGS.has(el.name)) return;
-    if (!protectedEls.has(el)) {
+    if (!holdsMain.has(el) && (isChromeLandmark(el) || isHidden(el))) {
+      if (!holdsContent.has(el) || isSemanticLandmark(el)) { doomed.push(el); return; }
+    }
+    if (!holdsContent.has(el)) {
       if (isChromeLandmark(el) || isHidden(el)) { doomed.push(el); return; }
       if (hasBoilerplateName(el) && !holdsMostText(el)) { doomed.push(el); return; }
       if (isLinkBlock(el, stats.get(el)) && !holdsMostText(el)) { doomed.push(el); return; }
@@ -157,12 +169,17 @@ function removeChrome(body: Element): void {
   for (const el of doomed) removeNode(el);
 }
 
+/** A landmark by its tag or role (not by class): the page's own word that the box is chrome. */
+function isSemanticLandmark(el: Element): boolean {
+  return el.name === 'aside' || el.name === 'nav' || el.attribs.role === 'complementary' || el.attribs.role === 'navigation';
+}
+
 const contains = (outer: Element, inner: Element) => {
   for (let p: ParentNode | null = inner; p; p = p.parent) if (p === outer) return true;
   return false;
 };
 
-const CONDITIONAL_TAGS = new Set(['div', 'section', 'table', 'ul', 'ol', 'dl', 'form', 'fieldset', 'figure', 'header', 'footer', 'span', 'center']);
+const CONDITIONAL_TAGS = new Set(['div', 'section', 'table', 'ul', 'ol', 'dl', 'form', 'fieldset', 'figure', 'header', 'footer', 'center']);
 
 function inFigure(el: Element): boolean {
   for (let p = el.parent; p && isTag(p); p = p.parent) if (p.name === 'figure') return true;
@@ -209,13 +226,20 @@ function cleanConditionally(content: Element[], stats: Map<Element, Stats>, scor
   for (const el of doomed) removeNode(el);
 }
 
-/** Remove boilerplate from the page in place. */
-export function keepMainContent(page: Page): void {
-  const body = page.body;
-  removeChrome(body);
+export interface ContentChoice {
+  semantic: Element | null;
+  /** The scored top candidate after the semantic rule; null when nothing scored. */
+  top: Element | null;
+  /** What stays in the body, before conditional cleaning. */
+  kept: Element[];
+}
 
+/** Steps 1-2: removes chrome, then picks the content (exported for diagnostics). */
+export function chooseContent(body: Element): ContentChoice & { stats: Map<Element, Stats>; scores: Map<Element, number> } {
+  const before = measure(body);
+  const semantic = semanticRoot(body, before);
+  removeChrome(body, before, semantic);
   const stats = measure(body);
-  const semantic = semanticRoot(body, stats);
   const scores = scoreCandidates(body, stats);
   let top = topCandidate(body, stats, scores);
 
@@ -226,12 +250,15 @@ export function keepMainContent(page: Page): void {
     if (!contains(top, semantic)) top = semantic;
     else if ((stats.get(semantic)?.text ?? 0) >= 0.5 * (stats.get(top)?.text ?? 0)) top = semantic;
   }
-  if (!top) {
-    if (semantic) replaceChildren(body, [detach(semantic)]);
-    return;
-  }
-  const kept = top === body ? [body] : mergeSiblings(top, stats, scores);
-  cleanConditionally(kept, stats, scores);
+  const kept = !top ? (semantic ? [semantic] : [body]) : top === body ? [body] : mergeSiblings(top, stats, scores);
+  return { semantic, top, kept, stats, scores };
+}
+
+/** Remove boilerplate from the page in place. */
+export function keepMainContent(page: Page): void {
+  const body = page.body;
+  const { top, kept, stats, scores } = chooseContent(body);
+  if (top) cleanConditionally(kept, stats, scores);
   if (kept[0] !== body) replaceChildren(body, kept.map(detach));
 }
 
