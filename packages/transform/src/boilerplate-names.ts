@@ -18,6 +18,9 @@ const STRONG_WORDS = new Set([
   'popup', 'modal', 'newsletter', 'subscribe', 'subscription',
   'comment', 'comments', 'disqus', 'related', 'recommended', 'breadcrumb', 'breadcrumbs',
   'sidebar', 'menu', 'navbar', 'nav', 'navigation',
+  'pagination', 'pager', 'replies', 'rss', 'skyscraper', 'shoutbox',
+  // About the article rather than of it: captions and photo credits, bylines, datelines, tag lists.
+  'caption', 'captions', 'credit', 'credits', 'byline', 'bylines', 'dateline', 'timestamp', 'tags', 'tagcloud',
 ]);
 
 /**

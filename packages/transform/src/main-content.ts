@@ -220,6 +220,9 @@ function cleanConditionally(content: Element[], stats: Map<Element, Stats>, scor
     if (CODE_TAGS.has(el.name)) return;
     const s = stats.get(el);
     if (!top && s && CONDITIONAL_TAGS.has(el.name) && s.text < 0.4 * total && isJunkBox(el, s, scores)) { doomed.push(el); return; }
+    // A paragraph that is one link ("You may also like: …" lists written as <p>s) is a pointer
+    // to another page, not text of this one.
+    if (!top && s && el.name === 'p' && s.links > 0 && s.linkText > 0.8 * s.text) { doomed.push(el); return; }
     for (const c of el.children) if (isTag(c)) visit(c, false);
   };
   for (const el of content) visit(el, true);
