@@ -22,7 +22,7 @@ export { isBoilerplateToken } from './boilerplate-names';
  */
 
 /** Always chrome, wherever they are (an <aside> in an article is a side box). */
-const CHROME_TAGS = new Set(['nav', 'aside', 'dialog', 'button', 'select', 'textarea']);
+const CHROME_TAGS = new Set(['nav', 'aside', 'dialog', 'button', 'select', 'textarea', 'figcaption']);
 /** Chrome only when they belong to the page; inside content they are its own header/footer. */
 const SCOPED_CHROME_TAGS = new Set(['header', 'footer']);
 const CODE_TAGS = new Set(['pre', 'code', 'samp', 'kbd']);
