@@ -20,7 +20,7 @@ const STRONG_WORDS = new Set([
   'sidebar', 'menu', 'navbar', 'nav', 'navigation',
   'pagination', 'pager', 'replies', 'rss', 'skyscraper', 'shoutbox',
   // About the article rather than of it: captions and photo credits, bylines, datelines, tag lists.
-  'caption', 'captions', 'credit', 'credits', 'byline', 'bylines', 'dateline', 'timestamp', 'tags', 'tagcloud',
+  'caption', 'captions', 'credit', 'credits', 'dateline', 'timestamp', 'tags', 'tagcloud',
 ]);
 
 /**

@@ -115,6 +115,11 @@ function isAncestor(outer: Element, inner: Element): boolean {
   return false;
 }
 
+function hasDescendant(el: ParentNode, name: string): boolean {
+  for (const c of el.children) if (isTag(c) && (c.name === name || hasDescendant(c, name))) return true;
+  return false;
+}
+
 function elementChildren(el: ParentNode): Element[] {
   return el.children.filter(isTag);
 }
@@ -130,12 +135,15 @@ export function mergeSiblings(top: Element, stats: Map<Element, Stats>, scores: 
   const topScore = scores.get(top) ?? 0;
   const threshold = Math.max(10, topScore * 0.2);
   const topClass = top.attribs.class ?? '';
+  // The story is an <article>: other <article>s next to it are other stories or comments.
+  const topIsArticle = top.name === 'article' || hasDescendant(top, 'article');
   const kept: Element[] = [];
   for (const sib of elementChildren(parent)) {
     if (sib === top) {
       kept.push(sib);
       continue;
     }
+    if (topIsArticle && (sib.name === 'article' || hasDescendant(sib, 'article'))) continue;
     const bonus = topClass && sib.attribs.class === topClass ? topScore * 0.2 : 0;
     const score = scores.get(sib);
     if (score !== undefined && score + bonus >= threshold) {
