@@ -1,13 +1,14 @@
 /**
  * Resolve `raw` against `base`; null when either is unusable. Attribute values
- * keep the surrounding whitespace browsers ignore, so it is trimmed first.
+ * keep the surrounding whitespace browsers ignore, so it is trimmed first. An
+ * empty base (an uploaded file has no URL) resolves only absolute references.
  */
 export function resolveUrl(raw: string | undefined | null, base: string): string | null {
   if (raw == null) return null;
   const value = raw.trim();
   if (!value) return null;
   try {
-    return new URL(value, base).href;
+    return (base ? new URL(value, base) : new URL(value)).href;
   } catch {
     return null;
   }
