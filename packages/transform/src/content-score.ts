@@ -70,7 +70,7 @@ export function scoreCandidates(body: Element, stats: Map<Element, Stats>): Map<
  * candidates wins (the content is split over sibling boxes); a parent scoring higher than the
  * candidate wins; a sole child is replaced by its parent. null when nothing scored.
  */
-export function topCandidate(body: Element, stats: Map<Element, Stats>, scores: Map<Element, number>): Element | null {
+export function topCandidate(body: Element, scores: Map<Element, number>): Element | null {
   const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]);
   if (!ranked.length || ranked[0][1] <= 0) return null;
   let [top, topScore] = ranked[0];
@@ -106,7 +106,6 @@ export function topCandidate(body: Element, stats: Map<Element, Stats>, scores: 
   }
 
   while (top.parent && isTag(top.parent) && top.parent !== body && elementChildren(top.parent).length === 1) top = top.parent;
-  void stats;
   return top;
 }
 

@@ -204,7 +204,6 @@ function isJunkBox(el: Element, s: Stats, scores: Map<Element, number>): boolean
   const headingDensity = s.text ? s.headingText / s.text : 0;
   if (!isList && headingDensity < 0.9 && s.text < 25 && (s.images === 0 || s.images > 2) && !inFigure(el)) return true;
   if (!isList && weight < 25 && density > 0.2) return true;
-  if (isList && s.listItems >= 3 && density > 0.5) return true;
   if (weight >= 25 && density > 0.5) return true;
   if ((s.embeds === 1 && s.text < 75) || s.embeds > 1) return true;
   return false;
@@ -244,7 +243,7 @@ export function chooseContent(body: Element): ContentChoice & { stats: Map<Eleme
   removeChrome(body, before, semantic);
   const stats = measure(body);
   const scores = scoreCandidates(body, stats);
-  let top = topCandidate(body, stats, scores);
+  let top = topCandidate(body, scores);
 
   // The page's <main>/<article> is its own statement of the content: a candidate outside it
   // loses to it, and one that wraps it (plus chrome around it) narrows to it unless most of
