@@ -14,6 +14,8 @@ import { isTag } from './dom';
  */
 
 const PARAGRAPH_MIN_CHARS = 25;
+/** Headings next to the content are its title and section heads. */
+const HEADING_SIBLING = /^h[1-6]$/;
 const ANCESTOR_LEVELS = 5;
 /** Tags whose own text counts as a paragraph; a div/section counts when it holds no blocks. */
 const PARAGRAPH_TAGS = new Set(['p', 'pre', 'td', 'blockquote']);
@@ -137,12 +139,18 @@ export function mergeSiblings(top: Element, stats: Map<Element, Stats>, scores: 
   // The story is an <article>: other <article>s next to it are other stories or comments.
   const topIsArticle = top.name === 'article' || hasDescendant(top, 'article');
   const kept: Element[] = [];
-  for (const sib of elementChildren(parent)) {
+  const headings: Element[] = [];
+  const siblings = elementChildren(parent);
+  for (const sib of siblings) {
     if (sib === top) {
       kept.push(sib);
       continue;
     }
     if (topIsArticle && (sib.name === 'article' || hasDescendant(sib, 'article'))) continue;
+    if (HEADING_SIBLING.test(sib.name)) {
+      headings.push(sib);
+      continue;
+    }
     const bonus = topClass && sib.attribs.class === topClass ? topScore * 0.2 : 0;
     const score = scores.get(sib);
     if (score !== undefined && score + bonus >= threshold) {
@@ -156,7 +164,17 @@ export function mergeSiblings(top: Element, stats: Map<Element, Stats>, scores: 
       if ((s.text > 80 && density < 0.25) || (s.text > 0 && s.text <= 80 && density === 0 && /\.( |$)/.test(textOfShort(sib)))) kept.push(sib);
     }
   }
-  return kept;
+  // A heading stays when it opens what is kept: the title (h1/h2) above the story, a section
+  // head before a kept sibling; one that only heads dropped boxes ("Related posts") goes with them.
+  const keptSet = new Set(kept);
+  const topIndex = siblings.indexOf(top);
+  for (const h of headings) {
+    const i = siblings.indexOf(h);
+    let next = i + 1;
+    while (next < siblings.length && headings.includes(siblings[next])) next++;
+    if ((i < topIndex && (h.name === 'h1' || h.name === 'h2')) || keptSet.has(siblings[next])) keptSet.add(h);
+  }
+  return siblings.filter((el) => keptSet.has(el));
 }
 
 function textOfShort(el: ParentNode): string {

@@ -81,3 +81,12 @@ test('a page with no semantic tags: the box with the prose wins over sidebars an
   assert.ok(out.includes(STORY_TEXT));
   for (const junk of ['Sidebar story', 'Copyright', 'Home']) assert.ok(!out.includes(junk), `${junk}: ${out}`);
 });
+
+test('the title above the story stays; a heading over a dropped list goes with it', () => {
+  const related = Array.from({ length: 4 }, (_, i) => `<li><a href="/r${i}">Related headline about the harbour number ${i}</a></li>`).join('');
+  const out = md(`<body><div class="wrap"><h1>Harbour plan approved</h1><div class="dl">Nov 19, 2024</div><div class="story-body">${story()}</div>
+    <h3>Related</h3><ul>${related}</ul></div></body>`);
+  assert.ok(out.startsWith('# Harbour plan approved'), out);
+  assert.ok(out.includes(STORY_TEXT));
+  assert.ok(!out.includes('Related'), out);
+});
