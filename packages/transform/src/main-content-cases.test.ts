@@ -90,3 +90,8 @@ test('the title above the story stays; a heading over a dropped list goes with i
   assert.ok(out.includes(STORY_TEXT));
   assert.ok(!out.includes('Related'), out);
 });
+
+test('a small data table in the story stays, however short its cells', () => {
+  const out = md(`<body><main><h1>Harbour plan</h1>${story(2)}<table><thead><tr><th>Name</th><th>Qty</th></tr></thead><tbody><tr><td>Pier</td><td>3</td></tr></tbody></table></main></body>`);
+  assert.ok(out.includes('| Name | Qty |'), out);
+});

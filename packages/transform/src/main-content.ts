@@ -3,6 +3,7 @@ import { classWeight, hasBoilerplateName } from './boilerplate-names';
 import { linkDensity, measure, type Stats } from './content-stats';
 import { isTag, removeNode, replaceChildren, type Page } from './dom';
 import { scoreCandidates, topCandidate, mergeSiblings } from './content-score';
+import { tableModeOf } from './markdown-tables';
 
 export { isBoilerplateToken } from './boilerplate-names';
 
@@ -216,7 +217,8 @@ function cleanConditionally(content: Element[], stats: Map<Element, Stats>, scor
   for (const el of content) total += stats.get(el)?.text ?? 0;
   const doomed: Element[] = [];
   const visit = (el: Element, top: boolean) => {
-    if (CODE_TAGS.has(el.name)) return;
+    // Code and data tables are content through and through (short cells are still data).
+    if (CODE_TAGS.has(el.name) || (el.name === 'table' && tableModeOf(el) === 'data')) return;
     const s = stats.get(el);
     if (!top && s && CONDITIONAL_TAGS.has(el.name) && s.text < 0.4 * total && isJunkBox(el, s, scores)) { doomed.push(el); return; }
     // A paragraph that is one link ("You may also like: …" lists written as <p>s) is a pointer
