@@ -2,7 +2,7 @@ import { select } from 'cheerio-select';
 import render from 'dom-serializer';
 import type { AnyNode, ChildNode, Element, ParentNode } from 'domhandler';
 import { WdsError } from '@wds/errors';
-import { isTag, parsePage, removeNode, replaceChildren, type Page } from './dom';
+import { isTag, parsePage, removeNodes, replaceChildren, type Page } from './dom';
 import { keepMainContent } from './main-content';
 import { documentBaseUrl, largestSrcsetCandidate, resolveUrl } from './urls';
 
@@ -95,9 +95,7 @@ function applyIncludeTags(page: Page, includeTags: string[]): void {
 }
 
 function applyExcludeTags(page: Page, excludeTags: string[]): void {
-  for (const sel of excludeTags) {
-    for (const el of selectAll(page.doc, sel, 'excludeTags')) if (!isRootElement(el)) removeNode(el);
-  }
+  for (const sel of excludeTags) removeNodes(selectAll(page.doc, sel, 'excludeTags').filter((el) => !isRootElement(el)));
 }
 
 /**

@@ -35,15 +35,43 @@ function setChildren(parent: ParentNode, children: ChildNode[]): void {
   }
 }
 
-function stripPreNewlines(node: ParentNode): void {
-  for (const c of node.children) {
-    if (!isTag(c)) continue;
-    if (c.name === 'pre' || c.name === 'textarea' || c.name === 'listing') {
-      const first = c.children[0];
-      if (isText(first) && first.data.startsWith('\n')) first.data = first.data.slice(1);
-      else if (isText(first) && first.data.startsWith('\r\n')) first.data = first.data.slice(2);
+/** Deeper than this, elements are flattened into their ancestor at this depth (Blink caps at 512). */
+export const MAX_DEPTH = 400;
+
+/** Every descendant of `el`, in document order, each emptied of children. */
+function flatten(el: ParentNode): ChildNode[] {
+  const out: ChildNode[] = [];
+  const stack: ChildNode[] = [...el.children].reverse();
+  while (stack.length) {
+    const n = stack.pop()!;
+    out.push(n);
+    if ('children' in n && n.children.length) {
+      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+      (n as ParentNode).children = [];
     }
-    if (c.children.length) stripPreNewlines(c);
+  }
+  return out;
+}
+
+/**
+ * One iterative walk over the document: drops the newline right after <pre>/<textarea>/<listing>
+ * (the spec does), and flattens nesting deeper than MAX_DEPTH, so that the recursive walks of
+ * the transform cannot run out of stack on a hostile page.
+ */
+function normalizeBody(root: Element): void {
+  const stack: [ParentNode, number][] = [[root, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (depth >= MAX_DEPTH && node.children.some((c) => 'children' in c && c.children.length)) setChildren(node, flatten(node));
+    for (const c of node.children) {
+      if (!isTag(c)) continue;
+      if (c.name === 'pre' || c.name === 'textarea' || c.name === 'listing') {
+        const first = c.children[0];
+        if (isText(first) && first.data.startsWith('\n')) first.data = first.data.slice(1);
+        else if (isText(first) && first.data.startsWith('\r\n')) first.data = first.data.slice(2);
+      }
+      if (c.children.length) stack.push([c, depth + 1]);
+    }
   }
 }
 
@@ -72,9 +100,13 @@ function normalize(doc: Document): Page {
     body = new Element('body', {});
     const head: ChildNode[] = [];
     const content: ChildNode[] = [];
+    let contentStarted = false;
     for (const c of html.children) {
-      if (isTag(c) && (c.name === 'head' || (HEAD_TAGS.has(c.name) && !content.some(isTag)))) head.push(c);
-      else content.push(c);
+      if (isTag(c) && (c.name === 'head' || (HEAD_TAGS.has(c.name) && !contentStarted))) head.push(c);
+      else {
+        content.push(c);
+        if (isTag(c)) contentStarted = true;
+      }
     }
     setChildren(body, content);
     setChildren(html, [...head, body]);
@@ -87,7 +119,7 @@ function normalize(doc: Document): Page {
       setChildren(html, html.children.slice(0, i + 1));
     }
   }
-  stripPreNewlines(body);
+  normalizeBody(html);
   return { doc, html, body };
 }
 
@@ -104,6 +136,21 @@ export function removeNode(node: ChildNode): void {
   if (node.prev) node.prev.next = node.next;
   if (node.next) node.next.prev = node.prev;
   node.parent = node.prev = node.next = null;
+}
+
+/** Detach many nodes: one pass per parent instead of a search per node. */
+export function removeNodes(nodes: ChildNode[]): void {
+  const byParent = new Map<ParentNode, Set<ChildNode>>();
+  for (const n of nodes) {
+    if (!n.parent) continue;
+    let set = byParent.get(n.parent);
+    if (!set) byParent.set(n.parent, (set = new Set()));
+    set.add(n);
+  }
+  for (const [parent, doomed] of byParent) {
+    setChildren(parent, parent.children.filter((c) => !doomed.has(c)));
+    for (const n of doomed) n.parent = n.prev = n.next = null;
+  }
 }
 
 /** Replace a parent's children in one go (cheaper than many removeNode calls on a long list). */

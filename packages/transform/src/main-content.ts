@@ -1,7 +1,7 @@
 import type { ChildNode, Element, ParentNode } from 'domhandler';
 import { classWeight, hasBoilerplateName } from './boilerplate-names';
 import { linkDensity, measure, type Stats } from './content-stats';
-import { isTag, removeNode, replaceChildren, type Page } from './dom';
+import { isTag, removeNode, removeNodes, replaceChildren, type Page } from './dom';
 import { scoreCandidates, topCandidate, mergeSiblings } from './content-score';
 import { tableModeOf } from './markdown-tables';
 
@@ -167,7 +167,7 @@ function removeChrome(body: Element, stats: Map<Element, Stats>, semantic: Eleme
     for (const c of el.children) if (isTag(c)) visit(c);
   };
   for (const c of body.children) if (isTag(c)) visit(c);
-  for (const el of doomed) removeNode(el);
+  removeNodes(doomed);
 }
 
 /** A landmark by its tag or role (not by class): the page's own word that the box is chrome. */
@@ -227,7 +227,7 @@ function cleanConditionally(content: Element[], stats: Map<Element, Stats>, scor
     for (const c of el.children) if (isTag(c)) visit(c, false);
   };
   for (const el of content) visit(el, true);
-  for (const el of doomed) removeNode(el);
+  removeNodes(doomed);
 }
 
 export interface ContentChoice {
