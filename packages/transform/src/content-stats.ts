@@ -23,6 +23,8 @@ export interface Stats {
   listItems: number;
   inputs: number;
   embeds: number;
+  /** <pre> blocks inside (code samples are content however short). */
+  pres: number;
   /** No block-level element inside: the element is itself a paragraph of text. */
   inline: boolean;
 }
@@ -76,7 +78,7 @@ export function measure(root: Element): Map<Element, Stats> {
     const s: Stats = {
       text: 0, linkText: 0, headingText: 0, listText: 0, commas: 0, links: isLink ? 1 : 0, prose: 0, paragraphs: 0,
       images: name === 'img' ? 1 : 0, listItems: name === 'li' ? 1 : 0, inputs: INPUTS.has(name) ? 1 : 0,
-      embeds: EMBEDS.has(name) ? 1 : 0, inline: true,
+      embeds: EMBEDS.has(name) ? 1 : 0, pres: name === 'pre' ? 1 : 0, inline: true,
     };
     const link = inLink || isLink;
     const heading = inHeading || HEADINGS.has(name);
@@ -104,6 +106,7 @@ export function measure(root: Element): Map<Element, Stats> {
         s.listItems += cs.listItems;
         s.inputs += cs.inputs;
         s.embeds += cs.embeds;
+        s.pres += cs.pres;
         if (!cs.inline || BLOCKS.has(c.name)) s.inline = false;
       }
     }

@@ -95,3 +95,8 @@ test('a small data table in the story stays, however short its cells', () => {
   const out = md(`<body><main><h1>Harbour plan</h1>${story(2)}<table><thead><tr><th>Name</th><th>Qty</th></tr></thead><tbody><tr><td>Pier</td><td>3</td></tr></tbody></table></main></body>`);
   assert.ok(out.includes('| Name | Qty |'), out);
 });
+
+test('a one-line code sample in its own box stays', () => {
+  const out = md(`<body><main><h1>Install</h1>${story(2)}<div class="code-box"><pre><code>npm i harbour</code></pre></div>${story(1, 'budget')}</main></body>`);
+  assert.ok(out.includes('```\nnpm i harbour\n```'), out);
+});

@@ -191,12 +191,13 @@ function inFigure(el: Element): boolean {
 /**
  * Step 3 (Readability's conditional cleaning): a box inside the content that by its make-up is
  * not text — many images and few paragraphs, form fields, a fragment too short to be prose,
- * mostly links, embeds — is dropped. Boxes with ten commas or more read as prose and stay.
+ * mostly links, embeds — is dropped. Boxes with ten commas or more read as prose and stay, and
+ * so do boxes holding a code sample.
  */
 function isJunkBox(el: Element, s: Stats, scores: Map<Element, number>): boolean {
   const weight = classWeight(el);
   if (weight + (scores.get(el) ?? 0) < 0) return true;
-  if (s.commas >= 10) return false;
+  if (s.commas >= 10 || s.pres > 0) return false;
   const isList = el.name === 'ul' || el.name === 'ol' || (s.text > 0 && s.listText / s.text > 0.9);
   const density = linkDensity(s);
   const p = s.paragraphs;
