@@ -9,3 +9,4 @@ export { createParseActivities, type ParseActivityDeps } from './parse/activitie
 export { createBrowserActivities } from './browser/activities';
 export type { BrowserActivityDeps, BrowserDocument } from './browser/render-page';
 export { temporalBrowserAvailability, type BrowserAvailability } from './browser/availability';
+export { createLlmActivities, type LlmActivityDeps } from './llm/activities';

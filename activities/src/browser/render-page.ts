@@ -1,11 +1,13 @@
-import { mayStoreInCache, type ScrapeOptions } from '@wds/contracts';
-import { completeScrapeJob, loadScrapeJob, storeCachedPage, type Db } from '@wds/db';
+import { mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
+import { loadScrapeJob, storeCachedPage, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browser';
 import { buildDocumentAsync, type BuiltScrapeDocument, type PageContent } from '@wds/documents';
 import { scrapeCacheKey } from '@wds/fetch';
 import type { FileStore } from '@wds/storage';
 import type { RenderPageInput, RenderPageResult } from '@wds/workflows/scrape';
+import { finishScrapePage } from '../scrape/finish';
+import { hideUrlFromLogs } from '../log-privacy';
 import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
 import { storeActionResults, storeScreenshot, type DocumentActions } from './files';
 import { openProfile, type ProfileSession } from './profile';
@@ -51,9 +53,11 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
     throw new WdsError('REQUEST_TIMEOUT', { code: 'SCRAPE_TIMEOUT', retryable: false, message: `Request Timeout: no time was left of the ${o.timeout} ms timeout to render the page` });
   }
 
-  const profile: ProfileSession | undefined = o.profile ? await openProfile(deps.db, { teamId: job.teamId, profile: o.profile, owner: jobId, budgetMs }) : undefined;
+  const shown = hideUrlFromLogs(o);
+  let profile: ProfileSession | undefined;
   let saved = false;
   try {
+    profile = o.profile ? await openProfile(deps.db, { teamId: job.teamId, profile: o.profile, owner: jobId, budgetMs }) : undefined;
     const screenshot = screenshotOptions(o);
     let r: RenderResult;
     try {
@@ -83,7 +87,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
     }
 
     const page = renderedPage(o.url, r);
-    const built = await buildDocumentAsync(page, o, { scrapeId: jobId, engine: 'browser', cache: { state: 'miss' }, timeoutMs: Math.max(1, input.deadlineMs - Date.now()), signal });
+    const built = await buildDocumentAsync(page, withLlmInputs(o), { scrapeId: jobId, engine: 'browser', cache: { state: 'miss' }, timeoutMs: Math.max(1, input.deadlineMs - Date.now()), signal });
     const doc: BrowserDocument = built.document;
     const [shotUrl, actions] = await Promise.all([
       r.screenshot ? storeScreenshot(deps.files, jobId, r.screenshot) : undefined,
@@ -102,16 +106,15 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
       await profile.save(r.storageState ?? { cookies: [], origins: [] });
       saved = true;
     }
-    await completeScrapeJob(deps.db, jobId, doc, built.creditsUsed);
-    return { jobId, statusCode: page.statusCode };
+    return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, doc, built.creditsUsed)) };
   } finally {
     if (profile && !saved) await profile.release().catch(() => {});
+    shown();
   }
 }
 
 async function httpFallback(deps: BrowserActivityDeps, jobId: string, o: ScrapeOptions & { url: string }, deadlineMs: number, signal?: AbortSignal): Promise<RenderPageResult> {
   const options = { ...o, waitFor: 0, timeout: Math.max(1, deadlineMs - Date.now()) };
   const page = await scrapeOnePage(deps, { url: o.url, options, scrapeId: jobId, signal });
-  await completeScrapeJob(deps.db, jobId, page.document, page.creditsUsed);
-  return { jobId, statusCode: page.statusCode };
+  return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed)) };
 }

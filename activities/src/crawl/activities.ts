@@ -5,7 +5,7 @@ import type { FinishJobInput, FrontierState, ProcessBatchInput, CrawlActivities,
 import { jobsFinished } from '@wds/metrics';
 import { asActivity } from '../failures';
 import type { PageDeps } from '../scrape/pipeline';
-import { emitJobEvent } from '../webhooks/emit';
+import { recordJobEvent } from '../webhooks/emit';
 import { processBatch } from './batch';
 import { createRobotsCache } from './discovery';
 import { loadJobOptions } from './job-options';
@@ -29,15 +29,14 @@ export function createCrawlControlActivities(deps: Pick<PageDeps, 'db'>): CrawlC
     },
     async finishJob({ jobId, outcome, error }: FinishJobInput) {
       const { status, changed } = await finishJob(deps.db, jobId, outcome, error);
+      const job = await loadJobOptions(deps.db, jobId);
       // A job the API cancelled ended in its row already: the workflow's closing call counts it
-      // (a retry of that call may count it twice; rare).
-      if (!changed && outcome === 'cancelled' && status === 'cancelled') jobsFinished.inc({ kind: (await loadJobOptions(deps.db, jobId)).kind, status });
-      // Only the call that ended the job announces and counts it, so a retried activity sends one event.
-      if (changed) {
-        const job = await loadJobOptions(deps.db, jobId);
-        jobsFinished.inc({ kind: job.kind, status });
-        if (status === 'completed') await emitJobEvent(deps.db, job, 'completed');
-        else if (status === 'failed') await emitJobEvent(deps.db, job, 'failed', [], error ?? 'The job failed');
+      // (a retry of that call may count it twice; rare). Otherwise only the call that ended it counts it.
+      if (changed || (outcome === 'cancelled' && status === 'cancelled')) jobsFinished.inc({ kind: job.kind, status });
+      // The event is keyed by its type, so a retried activity records it once (and a retry
+      // after a lost event still records it). A cancelled job announces nothing.
+      if (status === 'completed' || status === 'failed') {
+        await recordJobEvent(deps.db, job, status, status === 'failed' ? { error: (error ?? 'The job failed').slice(0, 2_000) } : {});
       }
       return { status };
     },

@@ -4,7 +4,7 @@ import { crawlPageStored } from '@wds/metrics';
 import { createScope, type CrawlScope } from '@wds/crawl';
 import type { BatchRun, PageHandler, PageOutcome } from '../frontier/batch-runner';
 import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
-import { jobEvent } from '../webhooks/emit';
+import { webhookFor } from '../webhooks/emit';
 import type { createRobotsCache } from './discovery';
 import type { LoadedJob } from './job-options';
 
@@ -25,8 +25,9 @@ function scopeOf(job: LoadedJob): CrawlScope | null {
 
 /**
  * The page handler of crawls and batch scrapes: robots check, scrape (cache allowed), then the
- * document, its credits, its webhook event and the links in scope are stored in one statement,
- * idempotent per (job, URL key), so a retried batch never stores a page twice.
+ * document, its credits, its page event (with its webhook delivery) and the links in scope are
+ * stored in one statement, idempotent per (job, URL key), so a retried batch never stores a
+ * page twice.
  */
 export function crawlPageHandler(deps: PageDeps, robotsFor: ReturnType<typeof createRobotsCache>, job: LoadedJob): PageHandler {
   const scope = scopeOf(job);
@@ -69,7 +70,7 @@ async function scrapeAndStore(deps: PageDeps, job: LoadedJob, scope: CrawlScope 
       if (a.ok) links.push({ url: a.url, key: a.key, depth: a.depth, external: a.external });
     }
   }
-  const document = u.discoveryOnly ? undefined : { body: page.document, credits: page.creditsUsed, event: jobEvent(job, 'page', [page.document]) ?? undefined };
+  const document = u.discoveryOnly ? undefined : { body: page.document, credits: page.creditsUsed, webhook: webhookFor(job, 'page') };
   const stored = await finishPage(deps.db, job.id, u.key, { links, document });
   if (!stored || !document) return 'skipped';
   crawlPageStored(job.kind, page.creditsUsed);

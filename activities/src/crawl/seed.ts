@@ -2,7 +2,7 @@ import { enqueueUrls, type FrontierEntry } from '@wds/db';
 import { createScope, crawlUrlKey, canonicalCrawlUrl } from '@wds/crawl';
 import { collectSitemapUrls, createRobotsCache, type DiscoveryDeps } from './discovery';
 import { loadJobOptions } from './job-options';
-import { emitJobEvent } from '../webhooks/emit';
+import { recordJobEvent } from '../webhooks/emit';
 
 /**
  * A crawl's first step: the start URL and (per `sitemap`) the sitemap's URLs enter the
@@ -11,7 +11,7 @@ import { emitJobEvent } from '../webhooks/emit';
 export async function seedJob(deps: DiscoveryDeps, robotsFor: ReturnType<typeof createRobotsCache>, jobId: string, signal?: AbortSignal): Promise<number> {
   const job = await loadJobOptions(deps.db, jobId);
   if (job.kind === 'batch' || !job.crawl || !job.url) {
-    await emitJobEvent(deps.db, job, 'started');
+    await recordJobEvent(deps.db, job, 'started');
     return 0;
   }
   const c = job.crawl;
@@ -36,6 +36,6 @@ export async function seedJob(deps: DiscoveryDeps, robotsFor: ReturnType<typeof 
     }
   }
   const n = await enqueueUrls(deps.db, jobId, entries);
-  await emitJobEvent(deps.db, job, 'started');
+  await recordJobEvent(deps.db, job, 'started');
   return n;
 }

@@ -1,6 +1,6 @@
 import { failStrandedJob, runningJobsOlderThan, type Db } from '@wds/db';
 import { workflowIds } from '@wds/workflows/common';
-import { emitJobEvent } from '../webhooks/emit';
+import { recordJobEvent } from '../webhooks/emit';
 import { loadJobOptions } from './job-options';
 
 /** The slice of a Temporal connection this needs (NativeConnection and Connection both have it). */
@@ -77,7 +77,7 @@ export function startStrandedJobSweeper(o: StrandedJobSweeperOptions): { stop():
       if (await failStrandedJob(o.db, job.id, reason)) {
         o.onFailed?.(job.id, reason);
         const loaded = await loadJobOptions(o.db, job.id).catch(() => null);
-        if (loaded) await emitJobEvent(o.db, loaded, 'failed', [], reason);
+        if (loaded) await recordJobEvent(o.db, loaded, 'failed', { error: reason });
       }
     }
   }

@@ -4,7 +4,7 @@ import { cachedUrlsOfHost, completeMapJob, loadMapJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { baseDomain, canonicalCrawlUrl, crawlUrlKey, parseRobots } from '@wds/crawl';
 import { fetchPage, decodeBody } from '@wds/fetch';
-import { extractLinks } from '@wds/transform';
+import { transformHtmlAsync } from '@wds/transform';
 import type { JobRef } from '@wds/workflows/common';
 import { collectSitemapUrls, fetchRobotsBody, type DiscoveryDeps } from '../crawl/discovery';
 import { asActivity } from '../failures';
@@ -29,6 +29,8 @@ export function createMapActivities(deps: DiscoveryDeps): MapActivities {
   };
 }
 
+const LINKS_ONLY = { links: true, markdown: false, html: false, images: false };
+
 export async function mapSite(deps: DiscoveryDeps, o: MapRequest, signal?: AbortSignal): Promise<{ url: string; title?: string }[]> {
   const start = new URL(o.url);
   const startHost = start.hostname.toLowerCase().replace(/^www\./, '');
@@ -46,10 +48,13 @@ export async function mapSite(deps: DiscoveryDeps, o: MapRequest, signal?: Abort
   }
   if (o.sitemap !== 'only') {
     try {
-      const page = await fetchPage({ url: o.url, timeoutMs: o.timeout ?? 30_000, skipTlsVerification: true, allowPrivateNetwork: deps.allowPrivateNetwork, maxBodyBytes: deps.maxBodyBytes, signal });
+      const timeoutMs = o.timeout ?? 30_000;
+      const page = await fetchPage({ url: o.url, timeoutMs, skipTlsVerification: true, allowPrivateNetwork: deps.allowPrivateNetwork, maxBodyBytes: deps.maxBodyBytes, signal });
       const html = decodeBody(page.body, page.headers['content-type']).text;
-      found.push(...extractLinks(html, page.finalUrl));
-      title = /<title[^>]*>([^<]*)<\/title>/i.exec(html)?.[1]?.trim() || undefined;
+      // Parsed on a transform thread (when the process has them), under the request's timeout.
+      const t = await transformHtmlAsync(html, page.finalUrl, { onlyMainContent: false, removeBase64Images: false, want: LINKS_ONLY }, timeoutMs);
+      found.push(...(t.links ?? []));
+      title = typeof t.metadata.title === 'string' ? t.metadata.title : undefined;
     } catch (e) {
       if (e instanceof WdsError && e.kind === 'URL_BLOCKED') throw e;
       // An unreachable start page still leaves the sitemap's URLs.

@@ -1,12 +1,14 @@
 import { Context } from '@temporalio/activity';
 import type { ScrapeDocument, ScrapeOptions } from '@wds/contracts';
-import { completeScrapeJob, loadScrapeJob } from '@wds/db';
+import { loadScrapeJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { creditsUsed } from '@wds/metrics';
 import { planEngine, type FetchPageInput, type FetchPageResult, type ScrapeActivities, type ScrapeCacheLookup } from '@wds/workflows/scrape';
 import type { BrowserAvailability } from '../browser/availability';
 import { clientRenderedPage } from '../browser/escalation';
 import { asActivity } from '../failures';
+import { finishScrapePage } from './finish';
+import { hideUrlFromLogs } from '../log-privacy';
 import { scrapeOrEscalate, type PageDeps } from './pipeline';
 
 export interface ScrapeActivityDeps extends PageDeps {
@@ -25,6 +27,7 @@ export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActiviti
       const ctx = Context.current();
       // Local activities cannot heartbeat: their liveness is the workflow task's.
       const beat = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+      let shown = () => {};
       return asActivity<FetchPageResult>(async () => {
         const job = await loadScrapeJob(deps.db, jobId);
         if (!job) throw new WdsError('NOT_FOUND', { message: `Scrape job ${jobId} not found` });
@@ -34,6 +37,7 @@ export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActiviti
         }
         // cacheLookup: the API found a cached page that needs converting here (a PDF).
         const stored = job.options as ScrapeOptions & { url: string; cacheLookup?: ScrapeCacheLookup };
+        shown = hideUrlFromLogs(stored);
         // The HTTP fallback of a browser render gets what is left of the request's budget.
         const o = deadlineMs ? { ...stored, timeout: Math.max(1, deadlineMs - Date.now()) } : stored;
 
@@ -62,10 +66,13 @@ export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActiviti
           page.creditsUsed = 5;
           page.document.metadata.creditsUsed = 5;
         }
-        await completeScrapeJob(deps.db, jobId, page.document, page.creditsUsed);
+        const finished = await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed);
         creditsUsed.inc({ kind: 'scrape' }, page.creditsUsed);
-        return { jobId, statusCode: page.statusCode };
-      }).finally(() => clearInterval(beat));
+        return { jobId, statusCode: page.statusCode, ...finished };
+      }).finally(() => {
+        clearInterval(beat);
+        shown();
+      });
     },
   };
 }

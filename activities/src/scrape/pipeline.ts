@@ -1,4 +1,4 @@
-import { mayStoreInCache, effectiveMaxAge, type ScrapeOptions } from '@wds/contracts';
+import { mayStoreInCache, effectiveMaxAge, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
 import { findCachedPage, storeCachedPage, type CachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { cacheLookups, startScrapeTimer } from '@wds/metrics';
@@ -46,9 +46,10 @@ export interface EscalatedPage {
 
 /**
  * Decides on a freshly fetched page, before formats are built, whether the browser engine
- * should produce it instead (e.g. `looksClientRendered`). Never consulted for cache hits.
+ * should produce it instead (e.g. `looksClientRendered`), within `timeoutMs` (what is left of
+ * the request's budget). Never consulted for cache hits.
  */
-export type EscalateIf = (page: PageContent) => boolean;
+export type EscalateIf = (page: PageContent, timeoutMs: number) => Promise<boolean>;
 
 /** Request headers: the caller's, plus Accept-Language from `location` unless they set one. */
 export function requestHeaders(o: Pick<ScrapeOptions, 'headers' | 'location'>): Record<string, string> | undefined {
@@ -59,7 +60,8 @@ export function requestHeaders(o: Pick<ScrapeOptions, 'headers' | 'location'>): 
 }
 
 /** Formats of a page; PDF conversion waits for a document slot, all within the request's remaining budget. */
-async function build(page: PageContent, o: ScrapeOptions, ctx: Omit<AsyncBuildContext, 'timeoutMs'>, deadline: number): Promise<BuiltDocument> {
+async function build(page: PageContent, requested: ScrapeOptions, ctx: Omit<AsyncBuildContext, 'timeoutMs'>, deadline: number): Promise<BuiltDocument> {
+  const o = withLlmInputs(requested);
   const left = () => Math.max(1, deadline - Date.now());
   if (!needsPdfConversion(page, o)) return buildDocumentAsync(page, o, { ...ctx, timeoutMs: left() });
   return withDocumentSlot(left(), ctx.signal, (timeoutMs) => buildDocumentAsync(page, o, { ...ctx, timeoutMs }));
@@ -136,7 +138,7 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
   });
   const contentTypeHeader = page.headers['content-type'] ?? '';
   const content: PageContent = { requestedUrl: req.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentTypeHeader, body: page.body };
-  if (escalateIf?.(content)) return { needsBrowser: true, statusCode: page.statusCode };
+  if (escalateIf && (await escalateIf(content, Math.max(1, deadline - Date.now())))) return { needsBrowser: true, statusCode: page.statusCode };
   const built = await build(content, o, { scrapeId: req.scrapeId, engine: 'http', cache: { state: 'miss' }, collectLinks: req.collectLinks, signal: req.signal }, deadline);
   // Server errors are transient by nature: never serve them from the cache.
   if (mayStoreInCache(o) && page.statusCode < 500) {

@@ -1,23 +1,20 @@
 import type { WebhookEvent } from '@wds/contracts';
-import { enqueueWebhook, type Db, type WebhookEventRow } from '@wds/db';
+import { appendJobEvent, type Db, type EventWebhook } from '@wds/db';
 import type { LoadedJob } from '../crawl/job-options';
 
 /**
- * Appends a webhook event to the outbox (delivered by the workers' dispatcher). Event types
- * follow Firecrawl's docs: crawl.started|page|completed|failed, batch_scrape.*.
+ * Records a crawl or batch job's `started`, `completed` or `failed` event (job_events), once per
+ * job whatever the retries (the event type is its key), with a webhook delivery when the job's
+ * webhook subscribes to it. `page` events are recorded by finishPage with the document.
  */
-export async function emitJobEvent(db: Db, job: LoadedJob, event: WebhookEvent, data: unknown[] = [], error?: string): Promise<void> {
-  const row = jobEvent(job, event, data, error);
-  if (row) await enqueueWebhook(db, row);
+export async function recordJobEvent(db: Db, job: LoadedJob, event: Exclude<WebhookEvent, 'page'>, payload: Record<string, unknown> = {}): Promise<void> {
+  await appendJobEvent(db, { jobId: job.id, type: event, key: event, payload, webhook: webhookFor(job, event) });
 }
 
-/** The outbox row of an event, or null when the job has no webhook or filters the event out. */
-export function jobEvent(job: LoadedJob, event: WebhookEvent, data: unknown[] = [], error?: string): WebhookEventRow | null {
+/** Where the job's webhook wants this event, or null (no webhook, or its `events` filter leaves it out). */
+export function webhookFor(job: LoadedJob, event: WebhookEvent): EventWebhook | null {
   const hook = job.webhook;
   if (!hook) return null;
   if (hook.events && !hook.events.includes(event)) return null;
-  const prefix = job.kind === 'crawl' ? 'crawl' : 'batch_scrape';
-  const payload: Record<string, unknown> = { success: event !== 'failed', type: `${prefix}.${event}`, id: job.id, data, metadata: hook.metadata ?? {} };
-  if (error) payload.error = error;
-  return { jobId: job.id, url: hook.url, headers: hook.headers ?? null, payload };
+  return { url: hook.url, jobKind: job.kind };
 }

@@ -1,14 +1,17 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from '@wds/log';
 import type { ApiDeps } from './deps';
 import { filesController, type FilesConfig } from './controllers/v2/files';
-import { installErrorHandling } from './errors';
+import { frameworkErrors, installErrorHandling } from './errors';
+import { installRequestLog } from './logging';
 import { installMetrics } from './metrics';
 import { v2Routes, type RouteConfig } from './routes/v2';
 import { attachJobStreams, type JobStreamConfig } from './ws/job-stream';
 
 export interface AppOptions extends RouteConfig {
   maxRequestBytes: number;
-  logLevel: string;
+  /** The process logger (@wds/log): JSON lines, credentials redacted. */
+  log: Logger;
   /** Serving of stored files (screenshots, action PDFs); absent = no files route. */
   files?: FilesConfig;
   /** WebSocket watchers: connections per key and backpressure. */
@@ -18,12 +21,15 @@ export interface AppOptions extends RouteConfig {
 export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     bodyLimit: opts.maxRequestBytes,
-    // Request logs would carry URLs of lockdown scrapes; errors are logged explicitly instead.
-    disableRequestLogging: true,
-    logger: { level: opts.logLevel, redact: ['req.headers.authorization', 'headers.authorization'] },
+    // Fastify's request logs carry the URL (credentials in queries, lockdown scrapes' targets):
+    // ours (installRequestLog) name the route pattern instead.
+    loggerInstance: opts.log as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { coerceTypes: false } },
+    frameworkErrors,
   });
   installErrorHandling(app);
+  installRequestLog(app);
   // JSON only: any other body type is answered 415 rather than parsed as a string.
   app.removeContentTypeParser('text/plain');
   installMetrics(app);

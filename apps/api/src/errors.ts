@@ -1,5 +1,7 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WdsError, toWdsError } from '@wds/errors';
+import { logIdsOf } from './logging';
 
 /** Framework errors (bad JSON, oversized body, wrong content type) in the documented body shape. */
 function fromFastify(e: FastifyError): WdsError | null {
@@ -21,10 +23,30 @@ function fromFastify(e: FastifyError): WdsError | null {
   }
 }
 
+/**
+ * Errors the router raises before any route runs (they bypass the error handler): a path that
+ * does not percent-decode (`%FF`, an encoded lone surrogate) or a path parameter over the
+ * length limit. Given to Fastify as its `frameworkErrors` option.
+ */
+export function frameworkErrors(e: FastifyError, _req: FastifyRequest, reply: FastifyReply) {
+  const err = e.code === 'FST_ERR_MAX_PARAM_LENGTH'
+    ? new WdsError('BAD_REQUEST', { details: [{ code: 'too_long', path: [], message: 'A path parameter is longer than 100 characters' }] })
+    : new WdsError('BAD_REQUEST', { details: [{ code: 'invalid_path', path: [], message: 'The path is not valid percent-encoded UTF-8' }] });
+  return reply.status(err.status).send(err.toBody());
+}
+
 export function installErrorHandling(app: FastifyInstance) {
+  // Node answers an `Expect` other than 100-continue itself, with an empty 417: give it the error body.
+  app.server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify({ success: false, error: 'Expectation Failed: only "Expect: 100-continue" is supported' });
+    res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    res.end(body);
+  });
   app.setErrorHandler((e: FastifyError, req, reply) => {
     const err = e instanceof WdsError ? e : (fromFastify(e) ?? toWdsError(e));
-    if (err.status >= 500) req.log.error({ err: e }, 'request failed');
+    // The logger (@wds/log) redacts the error: the target-site headers and query parameters a
+    // caller sent can sit in its properties or in a failed statement's parameters.
+    if (err.status >= 500) req.log.error({ err: e, method: req.method, route: req.routeOptions.url, status: err.status, code: err.code, ...logIdsOf(req) }, 'request failed');
     if ((err.kind === 'RATE_LIMITED' || err.kind === 'CONCURRENCY_LIMITED') && !reply.hasHeader('Retry-After')) reply.header('Retry-After', '60');
     return reply.status(err.status).send(err.toBody());
   });

@@ -1,5 +1,9 @@
 import { join, resolve } from 'node:path';
+import { llmEnvOf } from '@wds/config/common';
+import type { Deployment } from '@wds/contracts';
 import { connectDb, createKey, ensureTeam, listenForScrapeDone, migrateDb } from '@wds/db';
+import { resolveLlmConfig } from '@wds/llm';
+import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics } from '@wds/metrics';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
 import { lazySigningSecret, LocalFileStore } from '@wds/storage';
@@ -9,6 +13,7 @@ import { drainOnSignal } from './shutdown';
 import { connectTemporal } from './temporal';
 
 const env = loadApiEnv();
+const log = createLogger({ name: 'api', level: env.LOG_LEVEL });
 collectProcessMetrics();
 // Cache hits are converted off the event loop, which stays free to route other requests.
 configureTransformThreads(transformThreadsSetting(env.WDS_TRANSFORM_THREADS));
@@ -30,11 +35,16 @@ const fileStore = new LocalFileStore({
   defaultTtlSeconds: env.WDS_FILE_URL_TTL_SECONDS,
 });
 
+// The API never calls the model; it only needs to know whether the workers can (same env).
+const llm = resolveLlmConfig(llmEnvOf(env).env, llmEnvOf(env).settings);
+const deployment: Deployment = { llm: llm.ok ? { ok: true } : { ok: false, message: llm.message } };
+
 const app = await buildApp(
   {
     db: dbh.db,
     starters,
     scrapeDone,
+    deployment,
     async ready() {
       const [postgres, temporal] = await Promise.all([
         dbh.pool.query('SELECT 1').then(() => true, () => false),
@@ -45,7 +55,7 @@ const app = await buildApp(
   },
   {
     maxRequestBytes: env.WDS_MAX_REQUEST_BYTES,
-    logLevel: env.LOG_LEVEL,
+    log,
     defaultConcurrency: env.WDS_CRAWL_CONCURRENCY,
     batchesPerRun: env.WDS_CRAWL_BATCHES_PER_RUN,
     statusPageBytes: env.WDS_STATUS_PAGE_BYTES,
@@ -75,9 +85,10 @@ const app = await buildApp(
 await app.listen({ port: env.PORT, host: env.HOST });
 const addr = app.server.address();
 const port = typeof addr === 'object' && addr ? addr.port : env.PORT;
-process.stdout.write(`wds-api: listening on http://localhost:${port}\n`);
+// The launcher and the tests wait for this message (packages/launch/src/processes.ts).
+announce(log, { port }, `wds-api: listening on http://localhost:${port}`);
 
-drainOnSignal(app, {
+drainOnSignal(app, log, {
   graceMs: env.WDS_SHUTDOWN_GRACE_MS,
   async release() {
     await starters.close();

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from '@wds/log';
 
 /**
  * SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish, then release
@@ -7,32 +8,32 @@ import type { FastifyInstance } from 'fastify';
  * connections are cut then so a stuck request cannot hold a rolling deploy (their jobs go on
  * in the workers; a scrape's result stays readable by id).
  */
-export function drainOnSignal(app: FastifyInstance, opts: { graceMs: number; release: () => Promise<void> }): void {
+export function drainOnSignal(app: FastifyInstance, log: Logger, opts: { graceMs: number; release: () => Promise<void> }): void {
   let closing = false;
   const onSignal = async (sig: NodeJS.Signals) => {
     if (closing) return;
     closing = true;
-    process.stdout.write(`wds-api: ${sig}, draining in-flight requests (up to ${opts.graceMs} ms)\n`);
+    log.info({ signal: sig, graceMs: opts.graceMs }, 'draining in-flight requests');
     // Last resort if releasing a connection hangs: the process must end.
     setTimeout(() => {
-      process.stderr.write('wds-api: shutdown did not finish in time; exiting\n');
+      log.error('shutdown did not finish in time; exiting');
       process.exit(1);
     }, opts.graceMs + 5_000).unref();
     // server.close() reaps idle keep-alive sockets once; a socket whose request ends later would
     // otherwise hold the server open until its keep-alive timeout (72 s).
     const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
     const cut = setTimeout(() => {
-      process.stderr.write(`wds-api: requests still running after ${opts.graceMs} ms; closing their connections\n`);
+      log.warn({ graceMs: opts.graceMs }, 'requests still running after the grace time; closing their connections');
       app.server.closeAllConnections();
     }, opts.graceMs);
     try {
       await app.close();
     } catch (e) {
-      process.stderr.write(`wds-api: close failed: ${(e as Error).message}\n`);
+      log.error({ err: e }, 'close failed');
     }
     clearInterval(reaper);
     clearTimeout(cut);
-    await opts.release().catch((e: Error) => process.stderr.write(`wds-api: release failed: ${e.message}\n`));
+    await opts.release().catch((e: Error) => log.error({ err: e }, 'release failed'));
     process.exit(0);
   };
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => void onSignal(sig));

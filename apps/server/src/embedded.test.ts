@@ -127,7 +127,7 @@ test('npm start supervises: a SIGKILLed worker is restarted and scrapes work aga
     t.diagnostic(`a scrape succeeded ${took} ms after the worker was killed`);
     assert.match(doc.markdown!, /# Hello, embedded/);
     assert.ok(took < 30_000, `scrapes work again ${took} ms after the kill`);
-    assert.match(app.output(), /wds: worker was killed by SIGKILL; restarting it in \d+ ms/);
+    assert.match(app.output(), /"name":"server".*"msg":"worker was killed by SIGKILL; restarting it in \d+ ms/);
     const restarted = await until(() => pidOf('worker') || null, 'the new worker in the process table');
     assert.ok(restarted !== killed && alive(restarted), 'a new worker process');
     assert.ok(alive(apiPid), 'the API was left alone');

@@ -27,7 +27,7 @@ export function loadServerEnv(source: Record<string, string | undefined> = proce
 /** `npm run keys`: DATABASE_URL, else the embedded Postgres of a running `npm start`. */
 export function loadKeysEnv(source: Record<string, string | undefined> = process.env) {
   try {
-    return loadEnv({ DATABASE_URL: commonEnvShape.DATABASE_URL, WDS_EMBEDDED_PG_PORT: envInt(54329, 1, 65535) }, source);
+    return loadEnv({ DATABASE_URL: commonEnvShape.DATABASE_URL, WDS_EMBEDDED_PG_PORT: envInt(54329, 1, 65535), LOG_LEVEL: commonEnvShape.LOG_LEVEL }, source);
   } catch (e) {
     return exitOnConfigError(e);
   }

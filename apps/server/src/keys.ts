@@ -1,5 +1,6 @@
 import { connectDb, createKey, ensureTeam, listKeys, migrateDb, revokeKey } from '@wds/db';
 import { SCOPES } from '@wds/contracts';
+import { createLogger } from '@wds/log';
 import { parseArgs } from 'node:util';
 import { loadKeysEnv } from './env';
 
@@ -13,6 +14,8 @@ const { values, positionals } = parseArgs({
   options: { team: { type: 'string', default: 'default' }, scopes: { type: 'string' }, name: { type: 'string' } },
 });
 const env = loadKeysEnv();
+// Stdout is the command's output (a new key, a listing); its events (who got a key) go to stderr as JSON lines.
+const log = createLogger({ name: 'keys', level: env.LOG_LEVEL, to: 'stderr' });
 const url = env.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${env.WDS_EMBEDDED_PG_PORT}/wds`;
 const dbh = connectDb(url, { max: 1 });
 const fail = (m: string): never => {
@@ -27,10 +30,12 @@ try {
     const bad = scopes?.filter((s) => !(SCOPES as readonly string[]).includes(s));
     if (bad?.length) fail(`unknown scope(s): ${bad.join(', ')}; known: ${SCOPES.join(', ')}`);
     const created = await createKey(dbh.db, await ensureTeam(dbh.db, values.team!), { scopes, name: values.name });
+    log.info({ team: values.team, keyId: created.id, scopes }, 'key created');
     process.stdout.write(`${created.key}\n`);
   } else if (cmd === 'revoke' && arg) {
     const n = await revokeKey(dbh.db, arg);
     if (!n) fail('no active key matches');
+    log.info({ revoked: n }, 'keys revoked');
     process.stdout.write(`revoked ${n} key(s)\n`);
   } else if (cmd === 'list') {
     for (const k of await listKeys(dbh.db)) {

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, migrateDb, newKey } from '@wds/db';
+import { createLogger } from '@wds/log';
 import { resolveSigningSecret } from '@wds/storage';
 import { leaveSignalsToLauncher, spawnApp, startEmbeddedPostgres, startTemporalDevServer, type Stoppable } from '@wds/launch';
 import { loadServerEnv } from './env';
@@ -15,7 +16,11 @@ import { supervise, type Supervised } from './supervise';
 const env = loadServerEnv();
 const dataDir = resolve(env.WDS_DATA_DIR);
 mkdirSync(dataDir, { recursive: true });
-const log = (m: string) => process.stdout.write(`wds: ${m}\n`);
+const logger = createLogger({ name: 'server', level: env.LOG_LEVEL });
+const log = (m: string) => logger.info(m);
+// The ready banner is for the person who ran `npm start` (it carries the bootstrap key), not a
+// log event: plain text, never through the logger, which would redact the key.
+const say = (m: string) => process.stdout.write(`wds: ${m}\n`);
 const infra: Stoppable[] = [];
 const apps: Supervised[] = [];
 let stopping = false;
@@ -95,14 +100,14 @@ try {
   apps.push(
     await supervised('worker', {
       ...childEnv,
-      WDS_WORKER_QUEUES: env.WDS_WORKER_QUEUES ?? 'wds-control,wds-fetch,wds-browser',
+      WDS_WORKER_QUEUES: env.WDS_WORKER_QUEUES ?? 'wds-control,wds-fetch,wds-browser,wds-llm',
       WDS_PUBLIC_URL: env.WDS_PUBLIC_URL ?? api.url!,
     }),
   );
 
-  log(`ready: ${api.url}  (API key: ${apiKey})`);
-  log(`try: curl -s ${api.url}/v2/scrape -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' -d '{"url":"https://example.com"}'`);
+  say(`ready: ${api.url}  (API key: ${apiKey})`);
+  say(`try: curl -s ${api.url}/v2/scrape -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' -d '{"url":"https://example.com"}'`);
 } catch (e) {
-  process.stderr.write(`wds: failed to start: ${(e as Error).message}\n`);
+  logger.error({ err: e }, 'failed to start');
   await shutdown(1);
 }

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { BrowserPool } from '@wds/browser';
+import type { Logger } from '@wds/log';
 import type { FileStore } from '@wds/storage';
 import type { WorkerEnv } from './env';
 
@@ -14,7 +15,7 @@ export function browserPages(env: WorkerEnv): number {
  * WDS_HOST_OVERRIDES apply to the browser too: to the pool's own resolution (SSRF/ad proxy) and,
  * as --host-resolver-rules, to Chromium's when no proxy sits in front of it.
  */
-export async function createBrowserResources(env: WorkerEnv, hostOverrides: Record<string, string>): Promise<{ pool: BrowserPool; files: FileStore; stop(): Promise<void> }> {
+export async function createBrowserResources(env: WorkerEnv, hostOverrides: Record<string, string>, log: Logger): Promise<{ pool: BrowserPool; files: FileStore; stop(): Promise<void> }> {
   const [{ BrowserPool }, { LocalFileStore, lazySigningSecret }, { lookup }, { join, resolve }] = await Promise.all([
     import('@wds/browser'),
     import('@wds/storage'),
@@ -29,6 +30,8 @@ export async function createBrowserResources(env: WorkerEnv, hostOverrides: Reco
     maxConcurrentPages: browserPages(env),
     recycleAfterPages: env.WDS_BROWSER_RECYCLE_AFTER,
     launchArgs: [...(rules ? [`--host-resolver-rules=${rules}`] : []), ...env.WDS_BROWSER_LAUNCH_ARGS],
+    // Chromium gets its own minimal environment (the pool's default), never this worker's secrets.
+    sandbox: env.WDS_BROWSER_SANDBOX,
     resolve: overrides.length
       ? async (host) => {
           const ip = match(host);
@@ -47,7 +50,7 @@ export async function createBrowserResources(env: WorkerEnv, hostOverrides: Reco
   });
   // Links live WDS_FILE_URL_TTL_SECONDS; their files go an hour after that.
   const keepMs = (env.WDS_FILE_URL_TTL_SECONDS + 3600) * 1000;
-  const sweep = () => void files.sweep(keepMs).catch((e) => process.stderr.write(`wds-worker: file sweep failed: ${(e as Error).message}\n`));
+  const sweep = () => void files.sweep(keepMs).catch((e) => log.warn({ err: e }, 'file sweep failed'));
   const sweeper = setInterval(sweep, Math.min(3600_000, keepMs));
   sweeper.unref();
   sweep();

@@ -6,7 +6,7 @@ const queuesVar = z
   .string()
   .optional()
   .transform((v, ctx) => {
-    if (!v) return ['wds-control', 'wds-fetch'] as TaskQueue[];
+    if (!v) return ['wds-control', 'wds-fetch', 'wds-llm'] as TaskQueue[];
     const list = v.split(',').map((s) => s.trim()).filter(Boolean);
     const bad = list.filter((q) => !(ALL_QUEUES as string[]).includes(q));
     if (bad.length || !list.length) {
@@ -45,6 +45,12 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_FETCH_CONCURRENCY: envInt(50, 1, 1000),
         /** HMAC key for X-Firecrawl-Signature on webhook deliveries; unsigned when unset. */
         WDS_WEBHOOK_SECRET: envStr(),
+        /** Deadline of one webhook delivery attempt (connect, send, the receiver's answer); then it is retried with backoff. */
+        WDS_WEBHOOK_TIMEOUT_MS: envInt(5_000, 100, 120_000),
+        /** Webhook deliveries in flight at once to one receiver origin, per worker: a hanging receiver holds no more. */
+        WDS_WEBHOOK_CONCURRENCY_PER_ORIGIN: envInt(4, 1, 1_000),
+        /** Webhook deliveries in flight at once per worker, all receivers together. */
+        WDS_WEBHOOK_MAX_IN_FLIGHT: envInt(64, 1, 10_000),
         /** Static DNS overrides for fetches, `name=ip,*.name=ip` (split-horizon networks, test sites). */
         WDS_HOST_OVERRIDES: envStr(),
         /** Browser pages rendering at once in this worker (= wds-browser activity slots); 0 = two per core. */
@@ -53,6 +59,8 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_BROWSER_RECYCLE_AFTER: envInt(200, 1, 1_000_000),
         /** Extra Chromium switches: a JSON array of strings, or whitespace-separated switches. */
         WDS_BROWSER_LAUNCH_ARGS: launchArgsVar,
+        /** Chromium's sandbox: auto = on unless the worker runs as root (Chromium refuses it to root), on (root is an error), off. */
+        WDS_BROWSER_SANDBOX: z.enum(['auto', 'on', 'off']).default('auto'),
         /** Port of this worker's GET /metrics (prom-client); 0 picks a free one (printed at start). */
         WDS_METRICS_PORT: envInt(9464, 0, 65535),
         /** Port of the Temporal SDK's Prometheus exporter (its own metrics); 0 turns it off. */
@@ -65,6 +73,10 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
          */
         WDS_STRANDED_JOB_GRACE_MS: envInt(30_000, 1_000, 3_600_000),
         WDS_STRANDED_JOB_SWEEP_MS: envInt(15_000, 100, 3_600_000),
+        /** Model steps this worker runs at once (its wds-llm slots); each waits on the provider. */
+        WDS_LLM_CONCURRENCY: envInt(8, 1, 1000),
+        /** Model steps started per minute across the deployment (the wds-llm task queue's rate; 0 = unbounded). */
+        WDS_LLM_REQUESTS_PER_MINUTE: envInt(0, 0, 1_000_000),
       },
       source,
     );

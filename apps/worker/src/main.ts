@@ -1,25 +1,33 @@
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
 import { ConfigError, exitOnConfigError } from '@wds/config';
+import { llmEnvOf } from '@wds/config/common';
+import { createLlmClient, resolveLlmConfig } from '@wds/llm';
 import { connectDb, migrateDb } from '@wds/db';
+import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics, observeBrowserPool, serveMetrics } from '@wds/metrics';
 import { warmPdfWorker } from '@wds/documents';
 import { configureHostOverrides, parseHostOverrides } from '@wds/fetch';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
 import { loadWorkerEnv } from './env';
 import { browserPages, createBrowserResources } from './browser';
+import { coreLogFilter, TemporalPinoLogger } from './logging';
 import { queueOptions } from './queues';
 
 const env = loadWorkerEnv();
+const log = createLogger({ name: 'worker', level: env.LOG_LEVEL });
 /** How long after the grace time a worker still waits for activities that ignore cancellation. */
 const FORCE_AFTER_GRACE_MS = 5_000;
 // Runtime.install must come before any connection or worker is created.
-const level = env.LOG_LEVEL.toUpperCase();
 // The SDK's own metrics (task latencies, slots, polls) go to their own Prometheus port.
 const temporalMetricsAddr = env.WDS_TEMPORAL_METRICS_PORT ? `${env.WDS_METRICS_HOST}:${env.WDS_TEMPORAL_METRICS_PORT}` : undefined;
+// The SDK's lines, Core's included (forwarded rather than printed by Rust), go through our logger.
 Runtime.install({
-  logger: new DefaultLogger((['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level) ? level : 'WARN') as LogLevel),
-  ...(temporalMetricsAddr ? { telemetryOptions: { metrics: { prometheus: { bindAddress: temporalMetricsAddr, useSecondsForDurations: true } } } } : {}),
+  logger: new TemporalPinoLogger(log),
+  telemetryOptions: {
+    logging: { filter: { core: coreLogFilter(env.LOG_LEVEL), other: 'ERROR' }, forward: {} },
+    ...(temporalMetricsAddr ? { metrics: { prometheus: { bindAddress: temporalMetricsAddr, useSecondsForDurations: true } } } : {}),
+  },
 });
 // Ours (prom-client) on another port, up before the slow start so a stuck start is visible.
 collectProcessMetrics();
@@ -27,10 +35,11 @@ const metrics = await serveMetrics(env.WDS_METRICS_PORT, env.WDS_METRICS_HOST).c
   exitOnConfigError(new ConfigError('WDS_METRICS_PORT', `cannot listen on ${env.WDS_METRICS_PORT}: ${e.message}`));
   throw e;
 });
-process.stdout.write(
-  `wds-worker: metrics on http://${env.WDS_METRICS_HOST}:${metrics.port}/metrics` +
-    (temporalMetricsAddr ? `, temporal metrics on http://${temporalMetricsAddr}/metrics` : '') +
-    '\n',
+// The test harness reads the metrics URL from this message (packages/launch/src/processes.ts).
+announce(
+  log,
+  { port: metrics.port, ...(temporalMetricsAddr ? { temporalMetrics: `http://${temporalMetricsAddr}/metrics` } : {}) },
+  `wds-worker: metrics on http://${env.WDS_METRICS_HOST}:${metrics.port}/metrics`,
 );
 let hostOverrides: Record<string, string> = {};
 try {
@@ -53,20 +62,24 @@ if (env.WDS_WORKER_QUEUES.some((q) => q === 'wds-fetch' || q === 'wds-browser'))
 let browser: Awaited<ReturnType<typeof createBrowserResources>> | undefined;
 if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
   try {
-    browser = await createBrowserResources(env, hostOverrides);
+    browser = await createBrowserResources(env, hostOverrides, log);
     observeBrowserPool(browser.pool, browserPages(env));
   } catch (e) {
     // Like a queue without activities: said once, the other queues are still served.
-    process.stderr.write(`wds-worker: cannot serve wds-browser: ${(e as Error).message}\n`);
+    log.error({ err: e }, 'cannot serve wds-browser');
     if (env.WDS_WORKER_QUEUES.length === 1) process.exit(78);
   }
 }
-const resources = { db: dbh.db, browserAvailable: temporalBrowserAvailability(connection, env.TEMPORAL_NAMESPACE), browser };
+// Model calls: one client per process (keep-alive pool, what it learned about the model).
+const llmConfig = resolveLlmConfig(llmEnvOf(env).env, llmEnvOf(env).settings);
+const llm = env.WDS_WORKER_QUEUES.includes('wds-llm') && llmConfig.ok ? createLlmClient(llmConfig.config) : undefined;
+if (env.WDS_WORKER_QUEUES.includes('wds-llm') && !llmConfig.ok) log.warn({ queue: 'wds-llm' }, `not serving wds-llm: ${llmConfig.message}`);
+const resources = { db: dbh.db, browserAvailable: temporalBrowserAvailability(connection, env.TEMPORAL_NAMESPACE), browser, llm };
 const workers: Worker[] = [];
 for (const queue of env.WDS_WORKER_QUEUES) {
   const opts = queueOptions(queue, env, resources);
   if (!opts) {
-    process.stderr.write(`wds-worker: queue ${queue} has no activities in this version; not serving it\n`);
+    if (queue !== 'wds-llm') log.warn({ queue }, 'queue has no activities in this version; not serving it');
     continue;
   }
   workers.push(
@@ -80,9 +93,16 @@ for (const queue of env.WDS_WORKER_QUEUES) {
     }),
   );
 }
-// Control workers also deliver the webhook outbox (they have the database and no heavy work).
+// Control workers also deliver webhooks (they have the database and no heavy work).
 const dispatcher = env.WDS_WORKER_QUEUES.includes('wds-control')
-  ? startWebhookDispatcher({ db: dbh.db, secret: env.WDS_WEBHOOK_SECRET, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK })
+  ? startWebhookDispatcher({
+      db: dbh.db,
+      secret: env.WDS_WEBHOOK_SECRET,
+      allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK,
+      timeoutMs: env.WDS_WEBHOOK_TIMEOUT_MS,
+      perOrigin: env.WDS_WEBHOOK_CONCURRENCY_PER_ORIGIN,
+      maxInFlight: env.WDS_WEBHOOK_MAX_IN_FLIGHT,
+    })
   : null;
 // ...and fail crawl/batch jobs whose workflow never started (an API that died mid-request).
 const sweeper = env.WDS_WORKER_QUEUES.includes('wds-control')
@@ -92,7 +112,7 @@ const sweeper = env.WDS_WORKER_QUEUES.includes('wds-control')
       namespace: env.TEMPORAL_NAMESPACE,
       graceMs: env.WDS_STRANDED_JOB_GRACE_MS,
       everyMs: env.WDS_STRANDED_JOB_SWEEP_MS,
-      onFailed: (jobId, reason) => process.stderr.write(`wds-worker: job ${jobId} failed: ${reason}\n`),
+      onFailed: (jobId, reason) => log.warn({ jobId, reason }, 'stranded job failed'),
     })
   : null;
 // SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for
@@ -102,21 +122,23 @@ const sweeper = env.WDS_WORKER_QUEUES.includes('wds-control')
 // exits after twice that whatever hangs, so a deploy is never blocked.
 for (const sig of ['SIGTERM', 'SIGINT'] as const) {
   process.once(sig, () => {
-    process.stdout.write(`wds-worker: ${sig}, draining in-flight tasks (up to ${env.WDS_SHUTDOWN_GRACE_MS} ms)\n`);
+    log.info({ signal: sig, graceMs: env.WDS_SHUTDOWN_GRACE_MS }, 'draining in-flight tasks');
     setTimeout(() => {
-      process.stderr.write('wds-worker: shutdown did not finish in time; exiting\n');
+      log.error('shutdown did not finish in time; exiting');
       process.exit(1);
     }, env.WDS_SHUTDOWN_GRACE_MS + 2 * FORCE_AFTER_GRACE_MS).unref();
   });
 }
 // "serving" is printed once the workers poll (fetch workers look for wds-browser pollers).
 const running = workers.map((w) => w.run());
-process.stdout.write(`wds-worker: serving ${workers.map((w) => w.options.taskQueue).join(', ')} on ${env.TEMPORAL_ADDRESS}\n`);
+// The launcher and the tests wait for this message (packages/launch/src/processes.ts).
+const queues = workers.map((w) => w.options.taskQueue);
+announce(log, { queues, temporal: env.TEMPORAL_ADDRESS }, `wds-worker: serving ${queues.join(', ')}`);
 let exitCode = 0;
 try {
   await Promise.all(running);
 } catch (e) {
-  process.stderr.write(`wds-worker: ${(e as Error).message}\n`);
+  log.error({ err: e }, 'worker failed');
   exitCode = 1;
 }
 await dispatcher?.stop();

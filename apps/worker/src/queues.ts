@@ -3,6 +3,7 @@ import {
   createBrowserActivities,
   createCrawlActivities,
   createCrawlControlActivities,
+  createLlmActivities,
   createMapActivities,
   createParseActivities,
   createScrapeActivities,
@@ -10,6 +11,7 @@ import {
   type BrowserAvailability,
 } from '@wds/activities';
 import type { Db } from '@wds/db';
+import type { LlmClient } from '@wds/llm';
 import type { BrowserPool } from '@wds/browser';
 import type { FileStore } from '@wds/storage';
 import { type TaskQueue, TaskQueues } from '@wds/workflows/common';
@@ -26,6 +28,8 @@ export interface QueueResources {
   browserAvailable: BrowserAvailability;
   /** Only when this process serves wds-browser. */
   browser?: { pool: BrowserPool; files: FileStore };
+  /** Only when an LLM is configured (OPENAI_API_KEY / OPENAI_BASE_URL / OLLAMA_BASE_URL). */
+  llm?: LlmClient;
 }
 
 /** Per queue: which workflows/activities it serves and how many slots (sized by resource profile). */
@@ -64,8 +68,17 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
         // worker cannot start stay in Temporal for another browser worker.
         maxConcurrentActivityTaskExecutions: browserPages(env),
       };
+    case TaskQueues.llm:
+      if (!res.llm) return null;
+      return {
+        activities: createLlmActivities({ db, client: res.llm }),
+        // Model calls wait on the provider, not on this process: the slots bound what one worker
+        // asks of the provider at once, and the task queue's rate (shared by every worker, enforced
+        // by the Temporal server) bounds the deployment's requests per minute.
+        maxConcurrentActivityTaskExecutions: env.WDS_LLM_CONCURRENCY,
+        ...(env.WDS_LLM_REQUESTS_PER_MINUTE ? { maxTaskQueueActivitiesPerSecond: env.WDS_LLM_REQUESTS_PER_MINUTE / 60 } : {}),
+      };
     default:
-      // The LLM queue has no activities yet; a worker asked to serve it says so.
       return null;
   }
 }

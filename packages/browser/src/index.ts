@@ -11,6 +11,7 @@ export type {
   ActionsResult,
 } from './types';
 export { resolveChromiumExecutable } from './executable';
+export { browserEnv, chromiumSandbox, type SandboxSetting } from './launch';
 export { AD_HOSTS, isAdHost } from './blocklist';
 export { COOKIE_BANNER_SELECTORS } from './consent';
 export { COUNTRY_TIMEZONE, localeSettings } from './emulation';

@@ -19,6 +19,7 @@ import { isForbiddenAddress } from '@wds/fetch';
 import { userAgents } from './emulation';
 import { abortReason, BrowserCodes, browserCrashedError, playwrightMessage, poolClosedError, renderTimeoutError } from './errors';
 import { resolveChromiumExecutable } from './executable';
+import { browserEnv, chromiumSandbox, isSandboxFailure } from './launch';
 import { defaultResolve, type Resolve } from './network';
 import { PolicyProxy, type ProxyPolicy } from './proxy';
 import { preflight, RenderJob, runRender, validateRequest } from './render';
@@ -33,8 +34,8 @@ import type { BrowserPoolOptions, PoolStats, RenderRequest, RenderResult, Render
  */
 export const DEFAULT_LAUNCH_ARGS: readonly string[] = [
   // Playwright adds most of its own hardening switches too; these are the ones that matter here
-  // even when an operator launches with a different Playwright version.
-  '--no-sandbox',
+  // even when an operator launches with a different Playwright version. `--no-sandbox` is added
+  // only when the pool runs without the sandbox (see launch.ts).
   '--disable-gpu',
   '--disable-quic',
   '--no-first-run',
@@ -151,7 +152,11 @@ function killGroup(pid: number | undefined): void {
 }
 
 export class BrowserPool {
-  private readonly opts: Required<Omit<BrowserPoolOptions, 'executablePath' | 'launchArgs'>> & Pick<BrowserPoolOptions, 'executablePath'>;
+  private readonly opts: Required<Omit<BrowserPoolOptions, 'executablePath' | 'launchArgs' | 'env' | 'sandbox'>> & Pick<BrowserPoolOptions, 'executablePath'>;
+  /** Chromium's whole environment (never the worker's: see launch.ts). */
+  private readonly env: Record<string, string>;
+  /** Whether browsers are launched sandboxed; `auto` turns it off for good after a launch that could not sandbox. */
+  private sandbox: { sandbox: boolean; fallback: boolean };
   private readonly args: string[];
   private readonly slots: Slots;
   private readonly resolve: Resolve;
@@ -179,6 +184,8 @@ export class BrowserPool {
       resolve: options.resolve ?? defaultResolve,
       isForbidden: options.isForbidden ?? isForbiddenAddress,
     };
+    this.sandbox = chromiumSandbox(options.sandbox ?? 'auto', process.getuid?.());
+    this.env = options.env ?? browserEnv(process.env);
     this.args = [...DEFAULT_LAUNCH_ARGS, ...(options.launchArgs ?? [])];
     this.slots = new Slots(this.opts.maxConcurrentPages);
     this.resolve = this.opts.resolve;
@@ -196,6 +203,11 @@ export class BrowserPool {
   /** PIDs of the running browser processes (operations, tests). */
   browserPids(): number[] {
     return this.handles.filter((h) => !h.dead && h.pid).map((h) => h.pid!);
+  }
+
+  /** Whether the next browser is launched sandboxed (operations, tests). */
+  sandboxed(): boolean {
+    return this.sandbox.sandbox;
   }
 
   /** The executable this pool launches (resolved on first use). */
@@ -321,6 +333,30 @@ export class BrowserPool {
     return h;
   }
 
+  /** One Chromium process, sandboxed when the pool's setting allows it (see launch.ts). */
+  private async launchChromium(executablePath: string): Promise<Browser> {
+    const launch = (sandbox: boolean) =>
+      chromium.launch({
+        executablePath,
+        headless: true,
+        args: sandbox ? this.args : [...this.args, '--no-sandbox'],
+        env: this.env,
+        chromiumSandbox: sandbox,
+        timeout: this.opts.launchTimeoutMs,
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
+    if (!this.sandbox.sandbox) return launch(false);
+    try {
+      return await launch(true);
+    } catch (e) {
+      if (!this.sandbox.fallback || !isSandboxFailure(playwrightMessage(e))) throw e;
+      this.sandbox = { sandbox: false, fallback: false };
+      return launch(false);
+    }
+  }
+
   private launch(): BrowserHandle {
     const h: BrowserHandle = {
       id: this.nextId++,
@@ -335,15 +371,7 @@ export class BrowserPool {
       const executablePath = this.executablePath();
       let browser: Browser;
       try {
-        browser = await chromium.launch({
-          executablePath,
-          headless: true,
-          args: this.args,
-          timeout: this.opts.launchTimeoutMs,
-          handleSIGINT: false,
-          handleSIGTERM: false,
-          handleSIGHUP: false,
-        });
+        browser = await this.launchChromium(executablePath);
       } catch (e) {
         throw new WdsError('BAD_GATEWAY', {
           code: BrowserCodes.LAUNCH_FAILED,

@@ -10,6 +10,10 @@ export interface BrowserPoolOptions {
   recycleAfterPages: number;
   /** Extra Chromium switches, appended to the pool's defaults. */
   launchArgs?: string[];
+  /** Chromium's sandbox (see launch.ts): `auto` (default) when not root, falling back to none if it cannot start; `on`; `off`. */
+  sandbox?: 'auto' | 'on' | 'off';
+  /** Chromium's entire environment. Default: `browserEnv(process.env)`, the allow-listed variables only. */
+  env?: Record<string, string>;
   /** Browser processes renders are spread over. Default 1 (right for a 2-core worker). */
   browsers?: number;
   /** Automatic wait after `load`: done once no request is in flight and the DOM has not changed for this long. Default 250 ms. */

@@ -1,4 +1,4 @@
-import { envBool, envInt, envStr, envUrl, z } from './index';
+import { envBool, envInt, envLogLevel, envStr, envUrl, z } from './index';
 
 /**
  * Settings every process understands. Defaults are the embedded single-machine setup;
@@ -16,7 +16,8 @@ export const commonEnvShape = {
   WDS_ALLOW_PRIVATE_NETWORK: envBool(false),
   WDS_MAX_BODY_BYTES: envInt(20 * 1024 * 1024, 1024),
   CHROMIUM_PATH: envStr(),
-  LOG_LEVEL: envStr('info'),
+  /** trace, debug, info, warn, error, fatal or silent: every process logs JSON lines at or above it. */
+  LOG_LEVEL: envLogLevel('info'),
   /**
    * SIGTERM drain bound: the API lets in-flight requests finish for this long, a worker its
    * in-flight activities (then cancels them, so Temporal retries them on another worker).
@@ -41,4 +42,34 @@ export const commonEnvShape = {
   WDS_FILE_URL_TTL_SECONDS: envInt(86_400, 1, 365 * 86_400),
   /** Raw queue list; the worker validates it (worker env.ts), `npm start` passes it on or picks its own default. */
   WDS_WORKER_QUEUES: envStr(),
+  // ---- LLM provider (Firecrawl's self-host names, so its users migrate unchanged; see packages/llm) ----
+  /** Key for OpenAI or an OpenAI-compatible server. With none of these four set, LLM features answer 400 FEATURE_NOT_AVAILABLE. */
+  OPENAI_API_KEY: envStr(),
+  /** An OpenAI-compatible server (vLLM, LM Studio, LiteLLM, a cloud), e.g. http://vllm:8000/v1. */
+  OPENAI_BASE_URL: envUrl(),
+  /** The model of every LLM feature (required unless the server is OpenAI itself: gpt-4o-mini). */
+  MODEL_NAME: envStr(),
+  MODEL_EMBEDDING_NAME: envStr(),
+  /** Ollama instead (wins when set); MODEL_NAME required. */
+  OLLAMA_BASE_URL: envUrl(),
+  /** MODEL_NAME's context window and output limit in tokens (0 = known OpenAI sizes, else 32,768 / 4,096). */
+  WDS_LLM_CONTEXT_TOKENS: envInt(0, 0, 10_000_000),
+  WDS_LLM_MAX_OUTPUT_TOKENS: envInt(0, 0, 1_000_000),
+  /** One model request's timeout. */
+  WDS_LLM_TIMEOUT_MS: envInt(120_000, 1_000, 3_600_000),
 };
+
+/** The LLM part of a parsed env, as packages/llm takes it. */
+export function llmEnvOf(env: {
+  OPENAI_API_KEY?: string; OPENAI_BASE_URL?: string; MODEL_NAME?: string; MODEL_EMBEDDING_NAME?: string; OLLAMA_BASE_URL?: string;
+  WDS_LLM_CONTEXT_TOKENS: number; WDS_LLM_MAX_OUTPUT_TOKENS: number; WDS_LLM_TIMEOUT_MS: number;
+}) {
+  return {
+    env: { OPENAI_API_KEY: env.OPENAI_API_KEY, OPENAI_BASE_URL: env.OPENAI_BASE_URL, MODEL_NAME: env.MODEL_NAME, MODEL_EMBEDDING_NAME: env.MODEL_EMBEDDING_NAME, OLLAMA_BASE_URL: env.OLLAMA_BASE_URL },
+    settings: {
+      contextWindowTokens: env.WDS_LLM_CONTEXT_TOKENS || undefined,
+      maxOutputTokens: env.WDS_LLM_MAX_OUTPUT_TOKENS || undefined,
+      requestTimeoutMs: env.WDS_LLM_TIMEOUT_MS,
+    },
+  };
+}

@@ -55,6 +55,29 @@ export const envUrl = () =>
       }
     });
 
+/** Log levels every process accepts in LOG_LEVEL (pino's), any case. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+export const envLogLevel = (def: (typeof LOG_LEVELS)[number]) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const l = (v ?? '').trim().toLowerCase() || def;
+      if (!(LOG_LEVELS as readonly string[]).includes(l)) {
+        ctx.addIssue({ code: 'custom', message: `must be one of ${LOG_LEVELS.join(', ')}` });
+        return z.NEVER;
+      }
+      return l as (typeof LOG_LEVELS)[number];
+    });
+
+/** A rejected value is echoed in the error, unless the variable holds a credential. */
+function shownValue(variable: string, value: string | undefined): string {
+  if (value === undefined) return 'null';
+  if (/SECRET|PASSWORD|TOKEN|KEY/i.test(variable)) return '(hidden)';
+  return JSON.stringify(value.replace(/\/\/[^/@\s]*@/, '//***@'));
+}
+
 /** Parses `source` with `shape`; the first bad variable becomes one ConfigError naming it. */
 export function loadEnv<S extends z.ZodRawShape>(
   shape: S,
@@ -64,7 +87,7 @@ export function loadEnv<S extends z.ZodRawShape>(
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const variable = String(issue.path[0] ?? 'environment');
-    throw new ConfigError(variable, `${issue.message} (got ${JSON.stringify(source[variable] ?? null)})`);
+    throw new ConfigError(variable, `${issue.message} (got ${shownValue(variable, source[variable])})`);
   }
   return result.data;
 }

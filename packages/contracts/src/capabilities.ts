@@ -2,38 +2,72 @@ import type { FormatType } from './formats';
 import type { ScrapeOptions } from './scrape';
 
 /**
- * What this deployment can do. Each later capability (browser, PDF, LLM) removes its
- * entries here; until then a request that needs it gets a clear 400 naming it instead of
- * a silently empty field.
+ * What this deployment can do. A request that needs a part that is not built, or not configured
+ * here, gets a clear 400 naming it instead of a silently empty field.
  */
 const FORMAT_NEEDS: Partial<Record<FormatType, string>> = {
-  summary: 'an LLM',
-  json: 'an LLM',
   changeTracking: 'change tracking storage',
   attributes: 'the attributes extractor',
-  branding: 'the browser engine and an LLM',
-  product: 'an LLM',
-  menu: 'an LLM',
+  branding: 'the branding extractor',
+  product: 'the product extractor',
+  menu: 'the menu extractor',
   audio: 'media extraction',
   video: 'media extraction',
-  question: 'an LLM',
-  highlights: 'an LLM',
-  query: 'an LLM',
+  query: 'the query format',
 };
+
+/** Formats a model produces (packages/llm), available when the deployment has an LLM configured. */
+export const LLM_FORMATS = ['json', 'summary', 'question', 'highlights'] as const satisfies readonly FormatType[];
+export type LlmFormatType = (typeof LLM_FORMATS)[number];
+
+/** Whether an LLM is configured (OPENAI_API_KEY / OPENAI_BASE_URL / OLLAMA_BASE_URL, see packages/llm). */
+export type LlmAvailability = { ok: true } | { ok: false; message: string };
+
+export interface Deployment {
+  llm: LlmAvailability;
+}
+
+export const NO_LLM: Deployment = { llm: { ok: false, message: 'no LLM is configured: set OPENAI_API_KEY (or OPENAI_BASE_URL / OLLAMA_BASE_URL with MODEL_NAME)' } };
 
 export interface Unavailable {
   field: string;
   message: string;
 }
 
-export function unavailableFeatures(o: ScrapeOptions): Unavailable[] {
+/** The LLM work a request asks for: its model-made formats, and the onlyCleanContent pass. */
+export function llmWork(o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'>): { formats: LlmFormatType[]; clean: boolean } {
+  const formats = o.formats.map((f) => f.type).filter((t): t is LlmFormatType => (LLM_FORMATS as readonly string[]).includes(t));
+  return { formats, clean: !!o.onlyCleanContent };
+}
+
+export const needsLlm = (o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'>) => {
+  const w = llmWork(o);
+  return w.formats.length > 0 || w.clean;
+};
+
+/**
+ * The options a page is built with: the model reads markdown, so a request with LLM work gets
+ * markdown built even when it did not ask for it (the LLM step drops it again; see `wantsMarkdown`).
+ */
+export function withLlmInputs<O extends Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'>>(o: O): O {
+  if (!needsLlm(o) || wantsMarkdown(o)) return o;
+  return { ...o, formats: [...o.formats, { type: 'markdown' }] };
+}
+
+export const wantsMarkdown = (o: Pick<ScrapeOptions, 'formats'>) => o.formats.some((f) => f.type === 'markdown');
+
+export function unavailableFeatures(o: ScrapeOptions, deployment: Deployment = NO_LLM): Unavailable[] {
   const out: Unavailable[] = [];
   for (const f of o.formats) {
     const need = FORMAT_NEEDS[f.type];
     if (need) out.push({ field: 'formats', message: `Format '${f.type}' is not available in this deployment: it needs ${need}, which is not built yet.` });
   }
-  if (o.onlyCleanContent) out.push({ field: 'onlyCleanContent', message: "'onlyCleanContent' is not available in this deployment: it needs an LLM, which is not configured." });
-  if (o.redactPII !== false) out.push({ field: 'redactPII', message: "'redactPII' is not available in this deployment: it needs an LLM, which is not configured." });
+  const llm = deployment.llm;
+  if (!llm.ok) {
+    for (const t of llmWork(o).formats) out.push({ field: 'formats', message: `Format '${t}' is not available in this deployment: ${llm.message}.` });
+    if (o.onlyCleanContent) out.push({ field: 'onlyCleanContent', message: `'onlyCleanContent' is not available in this deployment: ${llm.message}.` });
+  }
+  if (o.redactPII !== false) out.push({ field: 'redactPII', message: "'redactPII' is not available in this deployment: the PII redactor is not built yet." });
   return out;
 }
 
@@ -52,6 +86,6 @@ export function browserOnlyFeatures(o: Pick<ScrapeOptions, 'formats' | 'actions'
 }
 
 /** The same check for POST /v2/parse options (formats, onlyCleanContent, redactPII). */
-export function unavailableParseFeatures(o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent' | 'redactPII'>): Unavailable[] {
-  return unavailableFeatures({ ...o, actions: undefined, mobile: false, profile: undefined } as ScrapeOptions);
+export function unavailableParseFeatures(o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent' | 'redactPII'>, deployment: Deployment = NO_LLM): Unavailable[] {
+  return unavailableFeatures({ ...o, actions: undefined, mobile: false, profile: undefined } as ScrapeOptions, deployment);
 }

@@ -1,20 +1,16 @@
 import { z } from 'zod';
+// The pattern compiler alone (not the rest of the crawl engine): re2js and nothing else.
+import { checkPathPatterns, PATH_PATTERN_LIMITS } from '@wds/crawl/path-patterns';
 import { checkCrossFieldRules, httpUrl, locationSchema, scrapeOptionsSchema, scrapeOptionsShape } from './scrape';
 
 /** Crawl, batch scrape and map requests, as Firecrawl's v2 docs and JS SDK define them. */
 
-const regexString = z
-  .string()
-  .min(1)
-  .max(1_000)
-  .refine((s) => {
-    try {
-      new RegExp(s);
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'must be a valid regular expression');
+/**
+ * includePaths / excludePaths: regular expressions, compiled (once, for the whole request) by
+ * the engine that will match them (`checkPathPatterns`): a pattern it refuses, or over the caps,
+ * is a 400 naming the pattern.
+ */
+const pathPatterns = z.array(z.string().min(1).max(PATH_PATTERN_LIMITS.maxLength)).max(PATH_PATTERN_LIMITS.maxCount).nullable().optional();
 
 const headerValue = z.string().max(8_192).refine((v) => !/[\r\n]/.test(v), 'header values must not contain line breaks');
 
@@ -42,8 +38,8 @@ const clientTags = {
 export const crawlRequestSchema = z.strictObject({
   url: httpUrl,
   prompt: z.string().max(10_000).nullable().optional(),
-  excludePaths: z.array(regexString).max(100).nullable().optional(),
-  includePaths: z.array(regexString).max(100).nullable().optional(),
+  excludePaths: pathPatterns,
+  includePaths: pathPatterns,
   maxDiscoveryDepth: z.int().min(0).max(1_000).nullable().optional(),
   sitemap: z.enum(['skip', 'include', 'only']).default('include'),
   ignoreQueryParameters: z.boolean().default(false),
@@ -61,6 +57,8 @@ export const crawlRequestSchema = z.strictObject({
   scrapeOptions: scrapeOptionsSchema.nullable().optional().transform((v) => v ?? scrapeOptionsSchema.parse({})),
   zeroDataRetention: z.boolean().default(false),
   ...clientTags,
+}).superRefine((o, ctx) => {
+  for (const issue of checkPathPatterns(o)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message, input: o[issue.path[0]] });
 });
 export type CrawlRequest = z.output<typeof crawlRequestSchema>;
 

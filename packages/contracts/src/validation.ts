@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { findBadStrings } from './strings';
 
 export interface FieldIssue {
   code: string;
@@ -29,11 +30,16 @@ export type Infer<S extends Schema> = z.output<S>;
 
 export type ParseOutcome<T> = { ok: true; data: T } | { ok: false; details: FieldIssue[]; urlInvalid: boolean };
 
-/** Parses a body; reports whether the failure concerns `url` so callers can answer `Invalid URL`. */
+/**
+ * Parses a body; reports whether the failure concerns `url` so callers can answer `Invalid URL`.
+ * Every string of every body must be valid text (strings.ts), whatever its schema says.
+ */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): ParseOutcome<z.output<S>> {
-  const r = schema.safeParse(body ?? {});
-  if (r.success) return { ok: true, data: r.data };
-  const details = issuesToDetails(r.error.issues);
+  const bad = findBadStrings(body);
+  // Too deep to walk safely: the schema is not asked.
+  const r = bad.some((d) => d.code === 'too_deep') ? null : schema.safeParse(body ?? {});
+  if (r?.success && !bad.length) return { ok: true, data: r.data };
+  const details = [...bad, ...(r && !r.success ? issuesToDetails(r.error.issues) : [])];
   const urlInvalid = details.some((d) => d.path.length === 1 && d.path[0] === 'url');
   return { ok: false, details, urlInvalid };
 }

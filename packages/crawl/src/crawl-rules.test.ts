@@ -78,9 +78,9 @@ test('robots: disallow, allow override, agent groups, sitemaps; missing file all
   assert.equal(parseRobots('https://site.test', null).isAllowed('https://site.test/private/x'), true);
 });
 
-test('sitemaps: urlset, index, gzip, entities and CDATA', () => {
+test('sitemaps: urlset, index, gzip, entities and CDATA', async () => {
   const urlset = '<?xml version="1.0"?><urlset><url><loc>https://s.test/a?x=1&amp;y=2</loc></url><url><loc><![CDATA[https://s.test/b]]></loc></url><url><loc>not a url</loc></url></urlset>';
-  assert.deepEqual(parseSitemap(Buffer.from(urlset)), { urls: ['https://s.test/a?x=1&y=2', 'https://s.test/b'], sitemaps: [] });
+  assert.deepEqual(await parseSitemap(Buffer.from(urlset)), { urls: ['https://s.test/a?x=1&y=2', 'https://s.test/b'], sitemaps: [] });
   const index = '<sitemapindex><sitemap><loc>https://s.test/sm1.xml.gz</loc></sitemap></sitemapindex>';
-  assert.deepEqual(parseSitemap(gzipSync(index)), { urls: [], sitemaps: ['https://s.test/sm1.xml.gz'] });
+  assert.deepEqual(await parseSitemap(gzipSync(index)), { urls: [], sitemaps: ['https://s.test/sm1.xml.gz'] });
 });

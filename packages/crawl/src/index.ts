@@ -1,4 +1,6 @@
 export * from './url-key';
 export * from './scope';
+export * from './path-patterns';
 export * from './robots';
 export * from './sitemap';
+export { parseSitemapOnThread, closeSitemapThreads } from './sitemap-thread';

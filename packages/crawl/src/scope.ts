@@ -1,10 +1,12 @@
+import { compilePathPatterns } from './path-patterns';
 import { canonicalCrawlUrl, crawlUrlKey } from './url-key';
 
 /**
  * Which discovered links a crawl follows, from Firecrawl's documented options: child paths of
  * the start URL unless crawlEntireDomain; the start host only unless allowSubdomains; external
  * sites one hop only with allowExternalLinks; include/exclude regexes on the path (or the whole
- * URL with regexOnFullURL); maxDiscoveryDepth; obvious non-document files skipped.
+ * URL with regexOnFullURL), matched in linear time (path-patterns.ts); maxDiscoveryDepth;
+ * obvious non-document files skipped.
  */
 export interface ScopeOptions {
   includePaths?: string[] | null;
@@ -40,8 +42,8 @@ export function createScope(startUrl: string, o: ScopeOptions) {
   const startBase = baseDomain(startHost);
   // Child-path rule: the start URL's directory ("/docs/intro" admits "/docs/intro/…"; "/docs/" admits "/docs/…").
   const startPath = start.pathname.endsWith('/') ? start.pathname : `${start.pathname}/`;
-  const includes = (o.includePaths ?? []).map((p) => new RegExp(p));
-  const excludes = (o.excludePaths ?? []).map((p) => new RegExp(p));
+  const includes = compilePathPatterns(o.includePaths);
+  const excludes = compilePathPatterns(o.excludePaths);
 
   /** The include/exclude rules alone (also applied to the start URL and sitemap URLs). */
   function passesPathRules(u: URL): 'include' | 'exclude' | null {

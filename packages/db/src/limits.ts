@@ -50,18 +50,6 @@ export async function countRequest(db: Db, teamId: string, cls: LimitClass): Pro
   return { count: Number(row.count), retryAfterSeconds: Math.max(1, Number(row.left)) };
 }
 
-/**
- * Credits the team has used: the ledger is the sum over its jobs (scrapes, crawls/batches — whose
- * credits_used is the sum of their documents — and parses). Map jobs carry no credits yet.
- */
-export async function teamCreditsUsed(db: Db, teamId: string): Promise<number> {
-  const r = await db.execute<{ used: string }>(sql`
-    SELECT (SELECT coalesce(sum(credits_used), 0) FROM scrape_jobs WHERE team_id = ${teamId})
-         + (SELECT coalesce(sum(credits_used), 0) FROM crawl_jobs WHERE team_id = ${teamId})
-         + (SELECT coalesce(sum(credits_used), 0) FROM parse_jobs WHERE team_id = ${teamId}) AS used`);
-  return Number(r.rows[0]?.used ?? 0);
-}
-
 /** Jobs of the team running now (pending scrapes/parses, crawls and batches scraping) and the latest success. */
 export async function teamQueue(db: Db, teamId: string): Promise<{ active: number; activeScrapes: number; mostRecentSuccess: Date | null }> {
   const r = await db.execute<{ scrapes: string; crawls: string; parses: string; recent: Date | string | null }>(sql`

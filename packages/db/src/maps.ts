@@ -1,6 +1,7 @@
 import { and, eq, like, or } from 'drizzle-orm';
 import type { Db } from './client';
 import { mapJobs, pageCache } from './schema/index';
+import { storable } from './text';
 
 export async function insertMapJob(db: Db, row: { id: string; teamId: string; options: unknown }) {
   await db.insert(mapJobs).values(row);
@@ -12,11 +13,11 @@ export async function loadMapJob(db: Db, id: string) {
 }
 
 export async function completeMapJob(db: Db, id: string, links: unknown) {
-  await db.update(mapJobs).set({ status: 'completed', links, completedAt: new Date() }).where(eq(mapJobs.id, id));
+  await db.update(mapJobs).set({ status: 'completed', links: storable(links), completedAt: new Date() }).where(eq(mapJobs.id, id));
 }
 
 export async function failMapJob(db: Db, id: string, error: unknown) {
-  await db.update(mapJobs).set({ status: 'failed', error, completedAt: new Date() }).where(and(eq(mapJobs.id, id), eq(mapJobs.status, 'pending')));
+  await db.update(mapJobs).set({ status: 'failed', error: storable(error), completedAt: new Date() }).where(and(eq(mapJobs.id, id), eq(mapJobs.status, 'pending')));
 }
 
 /** URLs of a site already in the page cache (the service's own index of pages it has seen). */

@@ -1,6 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from './client';
+import { chargeCtes } from './ledger';
 import { parseJobs } from './schema/index';
+import { storable, storableText } from './text';
 
 export interface NewParseJob {
   id: string;
@@ -12,7 +14,8 @@ export interface NewParseJob {
 }
 
 export async function insertParseJob(db: Db, row: NewParseJob) {
-  await db.insert(parseJobs).values({ ...row, uploadBytes: row.upload.length });
+  // The file name and type come from the upload's multipart headers, not from validated JSON.
+  await db.insert(parseJobs).values({ ...row, filename: row.filename === null ? null : storableText(row.filename), contentType: row.contentType === null ? null : storableText(row.contentType), uploadBytes: row.upload.length });
 }
 
 /** The job with its upload (the activity's read). */
@@ -30,18 +33,23 @@ export async function loadParseResult(db: Db, teamId: string, id: string) {
   return row ?? null;
 }
 
-/** Idempotent: a retried activity rewrites the same row. The upload is dropped with it. */
+/**
+ * Idempotent: a retried activity rewrites the same row, and its credits are charged to the
+ * ledger once (key parse:<id>), in the same statement. The upload is dropped with it.
+ */
 export async function completeParseJob(db: Db, id: string, document: unknown, creditsUsed: number) {
-  await db
-    .update(parseJobs)
-    .set({ status: 'completed', document, creditsUsed, upload: null, completedAt: new Date(), error: null })
-    .where(eq(parseJobs.id, id));
+  await db.execute(sql`
+    WITH done AS (
+      UPDATE ${parseJobs} SET status = 'completed', document = ${JSON.stringify(storable(document))}::jsonb, credits_used = ${creditsUsed}, upload = NULL, completed_at = now(), error = NULL
+      WHERE id = ${id} RETURNING id, team_id
+    ), ${chargeCtes(sql`SELECT team_id, id, 'parse', ${creditsUsed}::int, ${`parse:${id}`}::text FROM done`)}
+    SELECT 1`);
 }
 
 export async function failParseJob(db: Db, id: string, error: unknown) {
   await db
     .update(parseJobs)
-    .set({ status: 'failed', error, upload: null, completedAt: new Date() })
+    .set({ status: 'failed', error: storable(error), upload: null, completedAt: new Date() })
     .where(and(eq(parseJobs.id, id), eq(parseJobs.status, 'pending')));
 }
 

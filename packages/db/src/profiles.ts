@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { browserProfiles } from './schema/index';
+import { storable } from './text';
 
 /**
  * Browser profiles (scrape `profile`). Reading never waits on a lease; saving takes the
@@ -46,7 +47,7 @@ export async function acquireProfileLease(
 export async function saveProfileState(db: Db, p: { teamId: string; name: string; owner: string; state: unknown }): Promise<boolean> {
   const rows = await db
     .update(browserProfiles)
-    .set({ storageState: p.state, updatedAt: new Date(), leaseOwner: null, leaseExpiresAt: null })
+    .set({ storageState: storable(p.state), updatedAt: new Date(), leaseOwner: null, leaseExpiresAt: null })
     .where(and(eq(browserProfiles.teamId, p.teamId), eq(browserProfiles.name, p.name), eq(browserProfiles.leaseOwner, p.owner)))
     .returning({ name: browserProfiles.name });
   return rows.length > 0;

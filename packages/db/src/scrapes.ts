@@ -1,7 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { pageCache, scrapeJobs } from './schema/index';
+import { chargeCtes } from './ledger';
 import { SCRAPE_DONE_CHANNEL } from './scrape-done';
+import { storable } from './text';
 
 export async function insertScrapeJob(db: Db, row: { id: string; teamId: string; url: string | null; options: unknown }) {
   await db.insert(scrapeJobs).values(row);
@@ -22,29 +24,42 @@ export async function loadTeamScrape(db: Db, teamId: string, id: string) {
 }
 
 /**
- * Idempotent: a retried activity rewrites the same row. The waiting API hears of it on
+ * Idempotent: a retried activity rewrites the same row, and its credits are charged to the
+ * ledger once (key scrape:<id>), in the same statement. The waiting API hears of it on
  * SCRAPE_DONE_CHANNEL when the row commits (a NOTIFY in the same statement).
  */
 export async function completeScrapeJob(db: Db, id: string, document: unknown, creditsUsed: number) {
   await db.execute(sql`
     WITH done AS (
-      UPDATE ${scrapeJobs} SET status = 'completed', document = ${JSON.stringify(document)}::jsonb, credits_used = ${creditsUsed}, completed_at = now(), error = NULL
-      WHERE id = ${id} RETURNING id
-    )
+      UPDATE ${scrapeJobs} SET status = 'completed', document = ${JSON.stringify(storable(document))}::jsonb, credits_used = ${creditsUsed}, completed_at = now(), error = NULL
+      WHERE id = ${id} RETURNING id, team_id
+    ), ${chargeCtes(sql`SELECT team_id, id, 'scrape', ${creditsUsed}::int, ${scrapeCreditKey(id)}::text FROM done`)}
     SELECT pg_notify(${SCRAPE_DONE_CHANNEL}, done.id::text) FROM done`);
 }
+
+/** The ledger key of a scrape's charge (one per scrape id, whichever path completed it). */
+export const scrapeCreditKey = (scrapeId: string) => `scrape:${scrapeId}`;
 
 export async function failScrapeJob(db: Db, id: string, error: unknown) {
   await db
     .update(scrapeJobs)
-    .set({ status: 'failed', error, completedAt: new Date() })
+    .set({ status: 'failed', error: storable(error), completedAt: new Date() })
     .where(and(eq(scrapeJobs.id, id), eq(scrapeJobs.status, 'pending')));
 }
 
-/** A completed row for a scrape answered straight from the cache, so GET /v2/scrape/{id} works for it too. */
-export async function insertCompletedScrape(db: Db, row: { id: string; teamId: string; url: string | null; options: unknown; document: unknown; creditsUsed: number }) {
-  const now = new Date();
-  await db.insert(scrapeJobs).values({ ...row, status: 'completed', createdAt: now, completedAt: now });
+/**
+ * A completed row for a scrape answered straight from the cache, so GET /v2/scrape/{id} works
+ * for it too, and its charge, in one statement. `keepRow` false (zero data retention): the
+ * charge only.
+ */
+export async function insertCompletedScrape(db: Db, row: { id: string; teamId: string; url: string | null; options: unknown; document: unknown; creditsUsed: number; keepRow?: boolean }) {
+  await db.execute(sql`
+    WITH scrape AS (
+      INSERT INTO ${scrapeJobs} (id, team_id, url, options, status, document, credits_used, created_at, completed_at)
+      SELECT ${row.id}::uuid, ${row.teamId}::uuid, ${row.url}::text, ${JSON.stringify(row.options)}::jsonb, 'completed', ${JSON.stringify(storable(row.document))}::jsonb, ${row.creditsUsed}::int, now(), now()
+      WHERE ${row.keepRow !== false}::bool
+    ), ${chargeCtes(sql`SELECT ${row.teamId}::uuid, ${row.id}::uuid, 'scrape', ${row.creditsUsed}::int, ${scrapeCreditKey(row.id)}::text`)}
+    SELECT 1`);
 }
 
 export interface CachedPage {
@@ -85,4 +100,15 @@ export async function storeCachedPage(db: Db, cacheKey: string, page: Omit<Cache
 /** Zero data retention: the row goes once its document has been handed back. */
 export async function deleteScrapeJob(db: Db, id: string) {
   await db.delete(scrapeJobs).where(eq(scrapeJobs.id, id));
+}
+
+/**
+ * The page of a scrape whose model-made formats come next (wds-llm): stored without completing the
+ * job, with its base credits, so the LLM step reads it by id and completes the job. Idempotent.
+ */
+export async function storeScrapeDraft(db: Db, id: string, document: unknown, creditsUsed: number) {
+  await db
+    .update(scrapeJobs)
+    .set({ document: sql`${JSON.stringify(document)}::jsonb`, creditsUsed })
+    .where(and(eq(scrapeJobs.id, id), eq(scrapeJobs.status, 'pending')));
 }

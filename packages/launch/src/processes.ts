@@ -10,7 +10,8 @@ const ENTRY = {
   api: fileURLToPath(import.meta.resolve('@wds/api/main')),
   worker: fileURLToPath(import.meta.resolve('@wds/worker/main')),
 } as const;
-const READY_LINE = { api: /wds-api: listening on (\S+)/, worker: /wds-worker: serving/ } as const;
+// The messages of the processes' JSON log lines that say they are ready (a URL ends at a quote).
+const READY_LINE = { api: /wds-api: listening on ([^\s"]+)/, worker: /wds-worker: serving/ } as const;
 
 export interface AppProcess {
   child: ChildProcess;
@@ -27,7 +28,7 @@ export async function spawnApp(
   opts: { timeoutMs?: number; echo?: boolean; nodeArgs?: string[] } = {},
 ): Promise<AppProcess> {
   const { child, ready, output } = await spawnUntilReady(kind, [ENTRY[kind]], { ...process.env, ...env }, READY_LINE[kind], opts);
-  const metricsUrl = kind === 'worker' ? /wds-worker: metrics on (\S+\/metrics)/.exec(output())?.[1] : undefined;
+  const metricsUrl = kind === 'worker' ? /wds-worker: metrics on ([^\s"]+\/metrics)/.exec(output())?.[1] : undefined;
   return { child, url: ready[1], metricsUrl, output };
 }
 

@@ -68,6 +68,33 @@ export const scrapeDuration = new client.Histogram({
   buckets: LATENCY_BUCKETS,
   registers: [registry],
 });
+/** Model calls (packages/llm through the wds-llm activities). `model` is the configured model name: one per deployment. */
+export const llmCalls = new client.Counter({
+  name: 'wds_llm_calls_total',
+  help: 'LLM steps run by workers, by model, what they served (scrape, crawl, extract) and outcome (success, error code).',
+  labelNames: ['model', 'use', 'outcome'] as const,
+  registers: [registry],
+});
+export const llmTokens = new client.Counter({
+  name: 'wds_llm_tokens_total',
+  help: 'Tokens sent to (prompt) and received from (completion) the model, by model.',
+  labelNames: ['model', 'direction'] as const,
+  registers: [registry],
+});
+export const llmDuration = new client.Histogram({
+  name: 'wds_llm_step_duration_seconds',
+  help: 'Wall time of one LLM step (every model call of a page), by model and outcome.',
+  labelNames: ['model', 'outcome'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+  registers: [registry],
+});
+export const llmCredits = new client.Counter({
+  name: 'wds_llm_credits_total',
+  help: 'Credits charged for model-made formats, by model.',
+  labelNames: ['model'] as const,
+  registers: [registry],
+});
+
 export const pagesCrawled = new client.Counter({
   name: 'wds_crawl_pages_total',
   help: 'Crawl and batch-scrape pages stored, by job kind.',

@@ -46,7 +46,7 @@ let teamSeq = 0;
 /**
  * Each stack gets its own database on the shared Postgres: stacks differ in settings (a
  * webhook secret, private-network access), and workers of one stack must never pick up
- * another's shared work (the webhook outbox, leases).
+ * another's shared work (webhook deliveries, leases).
  */
 export async function stackDatabase(adminUrl: string, namespace: string): Promise<string> {
   const name = `wds_${namespace.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`.slice(0, 63);

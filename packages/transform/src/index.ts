@@ -1,7 +1,7 @@
 // HTML -> formats: clean, main content, markdown, metadata, links; on worker threads when configured.
 export type { TransformOptions, TransformResult, MetaValue } from './types';
 export { transformHtml, transformText } from './transform';
-export { configureTransformThreads, closeTransformThreads, transformHtmlAsync, transformThreadsSetting } from './transform-pool';
+export { configureTransformThreads, closeTransformThreads, transformHtmlAsync, looksClientRenderedAsync, transformThreadsSetting } from './transform-pool';
 export { parsePage, type Page } from './dom';
 export { loadHtml, cleanHtml, cleanDocument, cleanPage, serializeHtml, validateSelectors, type CleanOptions, type CleanResult } from './clean';
 export { keepMainContent, isBoilerplateToken } from './main-content';

@@ -2,7 +2,8 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WdsError } from '@wds/errors';
 import { transformHtml } from './transform';
-import { closeTransformThreads, configureTransformThreads, transformHtmlAsync } from './transform-pool';
+import { looksClientRendered } from './heuristics';
+import { closeTransformThreads, configureTransformThreads, looksClientRenderedAsync, transformHtmlAsync } from './transform-pool';
 import type { TransformOptions } from './types';
 
 const opts: TransformOptions = { onlyMainContent: true, removeBase64Images: true, want: { markdown: true, html: true, links: true, images: true } };
@@ -44,4 +45,13 @@ test('a conversion past its deadline fails with a timeout and the thread is repl
 test('without threads pages are converted inline', async () => {
   configureTransformThreads(0);
   assert.deepEqual(await transformHtmlAsync(page(4), 'https://site.test/p/4', opts, 1), transformHtml(page(4), 'https://site.test/p/4', opts));
+});
+
+test('the escalation test runs on a pool thread, with the inline answer', async () => {
+  configureTransformThreads(1);
+  const shell = '<html><body><div id="root"></div><script src="/main.js"></script></body></html>';
+  assert.equal(await looksClientRenderedAsync(shell, 30_000), true);
+  assert.equal(await looksClientRenderedAsync(page(1), 30_000), looksClientRendered(page(1)));
+  configureTransformThreads(0);
+  assert.equal(await looksClientRenderedAsync(shell, 1), true);
 });

@@ -4,26 +4,24 @@
  * puts that work on as many threads as configured while fetching, storing and Temporal polling
  * stay on the main thread. With no threads configured, pages are converted inline.
  *
+ * Two kinds of job share the threads: `transform` (HTML → formats) and `clientRendered` (the
+ * escalation test, `looksClientRendered`): every per-page CPU step on a page's HTML runs here,
+ * under a deadline, never on the event loop of the process that fetched it.
+ *
  * A thread that takes longer than a job's deadline (a hostile page) is terminated and replaced;
  * the jobs it held fail with a retryable error.
  */
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { WdsError, ScrapeCodes, type SerializedWdsError } from '@wds/errors';
+import { WdsError, ScrapeCodes } from '@wds/errors';
 import { siblingModule, startWorker } from '@wds/threads';
+import { looksClientRendered } from './heuristics';
 import { transformHtml } from './transform';
+import type { JobInput, JobOutput, TransformJob, TransformReply } from './transform-jobs';
 import type { TransformOptions, TransformResult } from './types';
 
-export interface TransformJob {
-  id: number;
-  html: string;
-  baseUrl: string;
-  opts: TransformOptions;
-}
-export type TransformReply = { id: number; result: TransformResult } | { id: number; error: SerializedWdsError };
-
 interface Pending {
-  resolve(r: TransformResult): void;
+  resolve(r: JobOutput[keyof JobOutput]): void;
   reject(e: unknown): void;
   timer: NodeJS.Timeout;
 }
@@ -81,21 +79,22 @@ class TransformPool {
     t.pending.clear();
   }
 
-  run(html: string, baseUrl: string, opts: TransformOptions, timeoutMs: number): Promise<TransformResult> {
+  run<J extends JobInput>(job: J, timeoutMs: number): Promise<JobOutput[J['kind']]> {
     // The least busy thread; ties go to the first.
     const t = this.threads.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
     const id = this.nextId++;
-    return new Promise<TransformResult>((resolve, reject) => {
+    return new Promise<JobOutput[J['kind']]>((resolve, reject) => {
       const timer = setTimeout(() => {
         // The thread is stuck on some page (not necessarily this one): replace it. This job
         // fails as a timeout; the others it held fail as retryable internal errors.
         t.pending.delete(id);
         this.replace(t, `a conversion took over ${timeoutMs} ms`);
-        reject(new WdsError('REQUEST_TIMEOUT', { code: ScrapeCodes.TIMEOUT, message: `Converting the page exceeded the timeout of ${timeoutMs} ms.` }));
+        const what = job.kind === 'transform' ? 'Converting' : 'Examining';
+        reject(new WdsError('REQUEST_TIMEOUT', { code: ScrapeCodes.TIMEOUT, message: `${what} the page exceeded the timeout of ${timeoutMs} ms.` }));
       }, timeoutMs);
-      t.pending.set(id, { resolve, reject, timer });
+      t.pending.set(id, { resolve: resolve as Pending['resolve'], reject, timer });
       t.worker.ref();
-      t.worker.postMessage({ id, html, baseUrl, opts } satisfies TransformJob);
+      t.worker.postMessage({ ...job, id } as TransformJob);
     });
   }
 
@@ -125,7 +124,16 @@ export function configureTransformThreads(n: number): void {
 /** transformHtml, on a pool thread when there is a pool. */
 export function transformHtmlAsync(html: string, baseUrl: string, opts: TransformOptions, timeoutMs: number): Promise<TransformResult> {
   if (!pool) return Promise.resolve().then(() => transformHtml(html, baseUrl, opts));
-  return pool.run(html, baseUrl, opts, Math.max(1, timeoutMs));
+  return pool.run({ kind: 'transform', html, baseUrl, opts }, Math.max(1, timeoutMs));
+}
+
+/**
+ * looksClientRendered, on a pool thread when there is a pool (inline otherwise: it is linear,
+ * a few ms for a megabyte). Fails with REQUEST_TIMEOUT past the deadline.
+ */
+export function looksClientRenderedAsync(html: string, timeoutMs: number): Promise<boolean> {
+  if (!pool) return Promise.resolve().then(() => looksClientRendered(html));
+  return pool.run({ kind: 'clientRendered', html }, Math.max(1, timeoutMs));
 }
 
 export async function closeTransformThreads(): Promise<void> {

@@ -1,12 +1,11 @@
 /**
- * A transform thread: turns HTML pages into formats (transformHtml) for the main thread, so a
- * worker process converts pages on every core while its main thread does the I/O. Messages are
- * handled one at a time, in arrival order.
+ * A transform thread: turns HTML pages into formats (transformHtml) and answers the escalation
+ * test (looksClientRendered) for the main thread, so a worker process converts pages on every
+ * core while its main thread does the I/O. Messages are handled one at a time, in arrival order.
  */
 import { parentPort } from 'node:worker_threads';
 import { toWdsError } from '@wds/errors';
-import { transformHtml } from './transform';
-import type { TransformJob, TransformReply } from './transform-pool';
+import { runTransformJob, type TransformJob, type TransformReply } from './transform-jobs';
 
 const port = parentPort;
 if (!port) throw new Error('transform-worker.ts must run in a worker thread');
@@ -14,7 +13,7 @@ if (!port) throw new Error('transform-worker.ts must run in a worker thread');
 port.on('message', (job: TransformJob) => {
   let reply: TransformReply;
   try {
-    reply = { id: job.id, result: transformHtml(job.html, job.baseUrl, job.opts) };
+    reply = { id: job.id, result: runTransformJob(job) };
   } catch (e) {
     reply = { id: job.id, error: toWdsError(e).toJSON() };
   }

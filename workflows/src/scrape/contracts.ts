@@ -24,6 +24,11 @@ export interface ScrapeWorkflowInput {
 export interface ScrapeWorkflowResult {
   jobId: string;
   statusCode: number;
+  /**
+   * The request asks for model-made formats (json, summary, …) or onlyCleanContent: the page's
+   * document is stored as a draft, and the job is completed by the LLM activity (wds-llm).
+   */
+  needsLlm?: boolean;
 }
 
 /**
@@ -71,6 +76,18 @@ export interface ScrapeActivities {
 /** wds-browser (one BrowserPool per process). */
 export interface BrowserActivities {
   renderPage(input: RenderPageInput): Promise<RenderPageResult>;
+}
+
+/** The LLM step of a scrape (wds-llm): reads the draft document, adds the model-made fields, completes the job. */
+export interface EnrichScrapeInput {
+  jobId: string;
+  /** Epoch ms by which the scrape must be done; retries share it. */
+  deadlineMs: number;
+}
+
+/** wds-llm: model calls, with their own slots and rate limits, never on the fetch queue. */
+export interface LlmScrapeActivities {
+  enrichScrape(input: EnrichScrapeInput): Promise<ScrapeWorkflowResult>;
 }
 
 /** wds-control: bookkeeping. */

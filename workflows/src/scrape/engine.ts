@@ -71,3 +71,12 @@ export function browserActivityTimeouts(remainingMs: number, required: boolean) 
     scheduleToStartTimeout: required ? undefined : Math.max(1_000, Math.min(OPTIONAL_BROWSER_PICKUP_MS, Math.floor(budget / 2))),
   };
 }
+
+/**
+ * Timeouts of the LLM activity, from the scrape's remaining budget: it may wait in the queue
+ * behind other model calls (wds-llm has few slots) and retry a failing provider, all within it.
+ */
+export function llmActivityTimeouts(remainingMs: number) {
+  const budget = Math.max(1_000, remainingMs);
+  return { scheduleToCloseTimeout: budget + 2_000, startToCloseTimeout: budget + 1_000, heartbeatTimeout: 10_000 };
+}

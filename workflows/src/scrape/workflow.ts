@@ -1,16 +1,18 @@
 import { ActivityFailure, proxyActivities, proxyLocalActivities, TimeoutFailure } from '@temporalio/workflow';
-import type { BrowserActivities, ScrapeActivities, ScrapeStoreActivities, FetchPageResult, ScrapeWorkflowInput, ScrapeWorkflowResult } from './contracts';
+import type { BrowserActivities, LlmScrapeActivities, ScrapeActivities, ScrapeStoreActivities, FetchPageResult, ScrapeWorkflowInput, ScrapeWorkflowResult } from './contracts';
 import { NON_RETRYABLE_KINDS, TaskQueues } from '../common';
 import { describeFailure } from '../failure';
-import { browserActivityTimeouts } from './engine';
+import { browserActivityTimeouts, llmActivityTimeouts } from './engine';
 
 /**
  * A single-URL scrape. The fetch activity (wds-fetch) loads the options, decides the engine
  * (./engine.ts) and either fetches over HTTP and completes the job, or answers `needsBrowser`
  * — up front (actions, screenshot, mobile, profile, waitFor) or after seeing script-rendered
  * HTML — without completing it. The browser activity (wds-browser) then renders the page
- * within what is left of the budget and completes the job. Only ids and flags cross Temporal.
- * On failure the error is recorded for GET /v2/scrape/{id} and rethrown for the waiting API.
+ * within what is left of the budget and completes the job. When the request asks for model-made
+ * formats, either engine stores a draft instead and the LLM activity (wds-llm) completes the job.
+ * Only ids and flags cross Temporal. On failure the error is recorded for GET /v2/scrape/{id}
+ * and rethrown for the waiting API.
  */
 export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<ScrapeWorkflowResult> {
   const started = Date.now();
@@ -33,11 +35,27 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<Scrape
     retry: { maximumAttempts: 5 },
   });
 
+  const deadlineMs = started + input.timeoutMs;
   try {
-    const fetched: FetchPageResult = await scrapePage({ jobId: input.jobId });
-    if (!fetched.needsBrowser) return { jobId: fetched.jobId, statusCode: fetched.statusCode };
+    const page = await producePage();
+    if (!page.needsLlm) return { jobId: page.jobId, statusCode: page.statusCode };
+    const { enrichScrape } = proxyActivities<LlmScrapeActivities>({
+      taskQueue: TaskQueues.llm,
+      ...llmActivityTimeouts(deadlineMs - Date.now()),
+      // No attempt limit: a failing provider is retried until the scrape's own budget ends.
+      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', nonRetryableErrorTypes: [...NON_RETRYABLE_KINDS] },
+    });
+    const enriched = await enrichScrape({ jobId: input.jobId, deadlineMs });
+    return { jobId: enriched.jobId, statusCode: enriched.statusCode };
+  } catch (err) {
+    await recordScrapeFailure({ jobId: input.jobId, error: describeFailure(err) });
+    throw err;
+  }
 
-    const deadlineMs = started + input.timeoutMs;
+  /** The page by the HTTP engine, or by the browser when the fetch activity says it should. */
+  async function producePage(): Promise<ScrapeWorkflowResult> {
+    const fetched: FetchPageResult = await scrapePage({ jobId: input.jobId });
+    if (!fetched.needsBrowser) return fetched;
     const { required } = fetched.needsBrowser;
     const { renderPage } = proxyActivities<BrowserActivities>({
       taskQueue: TaskQueues.browser,
@@ -46,19 +64,12 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<Scrape
       retry,
     });
     try {
-      const r = await renderPage({ jobId: input.jobId, deadlineMs });
-      return { jobId: r.jobId, statusCode: r.statusCode };
+      return await renderPage({ jobId: input.jobId, deadlineMs });
     } catch (err) {
       // An optional render nobody picked up in time: the HTTP engine answers instead.
-      if (!required && isScheduleToStartTimeout(err)) {
-        const http = await scrapePage({ jobId: input.jobId, engine: 'http', deadlineMs });
-        return { jobId: http.jobId, statusCode: http.statusCode };
-      }
+      if (!required && isScheduleToStartTimeout(err)) return await scrapePage({ jobId: input.jobId, engine: 'http', deadlineMs });
       throw err;
     }
-  } catch (err) {
-    await recordScrapeFailure({ jobId: input.jobId, error: describeFailure(err) });
-    throw err;
   }
 }
 

@@ -35,6 +35,8 @@ const doc = (title: string, body: string, head = '') =>
 let onCrashPage: (() => void) | undefined;
 
 const routes: Record<string, Handler> = {
+  // Text a script writes 3 s after the page loaded: long after the automatic settle (quiet 250 ms).
+  '/late': html(doc('Late', '<main><p>first text</p><p id="late">not yet</p></main><script>setTimeout(() => { document.getElementById("late").textContent = "appeared late"; }, 3000);</script>')),
   '/static': html(doc('Static', `<main><h1>Server rendered</h1><p>${'Plain server-side text for readers. '.repeat(12)}</p></main>`)),
   '/spa': html(
     doc(
@@ -169,6 +171,16 @@ describe('engine choice', () => {
     assert.equal(d.metadata!.engine, 'browser');
     assert.match(String(site.lastHeaders('/spa')!['accept-language']), /^de-DE/);
     assert.match(d.markdown!, /de-DE\|Europe\/Berlin/);
+  });
+
+  test('waitFor: the browser waits before reading the DOM (text written 3 s after load is there, and not without it)', async () => {
+    // mobile keeps both requests on the browser, so waitFor is the only difference.
+    const without = await fc.scrape(site.url('/late'), { mobile: true, maxAge: 0 });
+    assert.equal(without.metadata!.engine, 'browser');
+    assert.match(without.markdown!, /not yet/);
+    const waited = await fc.scrape(site.url('/late'), { mobile: true, waitFor: 4500, maxAge: 0 });
+    assert.equal(waited.metadata!.engine, 'browser');
+    assert.match(waited.markdown!, /appeared late/);
   });
 
   test('mobile: a phone UA and viewport', async () => {

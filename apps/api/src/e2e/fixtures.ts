@@ -57,6 +57,8 @@ export const routes: Record<string, Handler> = {
   },
   '/json': (_q, r) => void r.writeHead(200, { 'content-type': 'application/json' }).end('{"hello":"world","n":1}'),
   '/text': (_q, r) => void r.writeHead(200, { 'content-type': 'text/plain' }).end('Plain text body\nsecond line'),
+  /** The time the page was fetched, in its text: a document shows when the server fetched it. */
+  '/clock': (_q, r) => void r.writeHead(200, { 'content-type': 'text/plain' }).end(`fetched at ${Date.now()}`),
   '/echo-headers': (q, r) => {
     r.writeHead(200, { 'content-type': 'text/html' });
     r.end(`<html><body><p id="ua">${q.headers['user-agent'] ?? ''}</p><p id="x">${q.headers['x-test'] ?? ''}</p><p id="lang">${q.headers['accept-language'] ?? ''}</p></body></html>`);

@@ -132,7 +132,8 @@ describe('job stream', () => {
     assert.equal(status.status, 'completed');
     assert.equal(status.completed, PAGES);
 
-    await until(() => stack.api.output().includes(`WebSocket watcher of job ${id} disconnected`), 'the stalled watcher to be cut off', { timeoutMs: 30_000 });
+    const cutOff = () => stack.api.output().split('\n').some((l) => l.includes('"msg":"WebSocket watcher disconnected') && l.includes(`"jobId":"${id}"`));
+    await until(cutOff, 'the stalled watcher to be cut off (its log line)', { timeoutMs: 30_000 });
     // Reading again, the stalled client gets what was in flight, then the connection ends without a `done`.
     raw.resume();
     const code = await stuck.closed;

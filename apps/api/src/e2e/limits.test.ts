@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
-import { setTeamLimits } from '@wds/db';
+import { setTeamLimits, teamCreditBalance, teamLedgerTotals } from '@wds/db';
 import { call, html, namespaceFor, startFixtureSite, startStack, type FixtureSite, type Stack } from '@wds/test-utils';
 
 // Per-team limits from Postgres, through raw HTTP: rate (429 + Retry-After), credits (402),
@@ -63,6 +63,28 @@ describe('limits', () => {
     assert.equal((await call(as, 'POST', '/v2/crawl', { url: site.url('/page') })).status, 402);
     usage = await call(as, 'GET', '/v2/team/credit-usage');
     assert.equal(usage.json.data.remainingCredits, 0);
+  });
+
+  test('credit-usage reads the ledger: scrapes (zero data retention too), batch pages and parses are each billed once', async () => {
+    const team = await stack.newTeam({ flags: { zeroDataRetention: true } });
+    await setTeamLimits(stack.db.db, team.teamId, { creditLimit: 1000 });
+    const as = { url: stack.url, apiKey: team.apiKey };
+    const fc = new Firecrawl({ apiKey: team.apiKey, apiUrl: stack.url });
+    const remaining = async () => (await call(as, 'GET', '/v2/team/credit-usage')).json.data.remainingCredits as number;
+    assert.equal(await remaining(), 1000);
+    await fc.scrape(site.url('/page?ledger-1'), { maxAge: 0 });
+    // Nothing of a zero-data-retention scrape is kept, except its bill.
+    await fc.scrape(site.url('/page?ledger-zdr'), { maxAge: 0, zeroDataRetention: true } as never);
+    await fc.scrape(site.url('/page?ledger-zdr'), { zeroDataRetention: true } as never); // answered from the cache
+    const batch = await fc.batchScrape([site.url('/page?b1'), site.url('/page?b2'), site.url('/page?b3')], { options: { maxAge: 0 }, pollInterval: 1 } as never);
+    assert.equal(batch.data.length, 3);
+    const parsed = await fc.parse({ data: Buffer.from('<html><body><h1>Ledger</h1><p>parsed</p></body></html>'), filename: 'ledger.html', contentType: 'text/html' });
+    const parseCredits = (parsed.metadata as { creditsUsed: number }).creditsUsed;
+    assert.ok(parseCredits >= 1);
+    assert.equal(await remaining(), 1000 - (1 + 2 + 3 + parseCredits));
+    assert.deepEqual(await teamCreditBalance(stack.db.db, team.teamId), await teamLedgerTotals(stack.db.db, team.teamId));
+    const kinds = await stack.db.pool.query(`SELECT job_kind, count(*)::int AS n FROM credit_ledger WHERE team_id = $1 GROUP BY job_kind ORDER BY job_kind`, [team.teamId]);
+    assert.deepEqual(kinds.rows, [{ job_kind: 'batch', n: 3 }, { job_kind: 'parse', n: 1 }, { job_kind: 'scrape', n: 3 }]);
   });
 
   test('concurrent scrapes: queued with metadata, 429 beyond the wait bound; queue-status and concurrency-check', async () => {

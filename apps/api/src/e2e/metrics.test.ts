@@ -5,13 +5,14 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { exportedSamples, metricNames, sampleSum } from '@wds/metrics/promql';
 import { freePort } from '@wds/launch';
-import { call, html, namespaceFor, startFixtureSite, startStack, type FixtureSite, type Stack } from '@wds/test-utils';
+import { call, html, namespaceFor, startFakeOpenAI, startFixtureSite, startStack, type FakeOpenAI, type FixtureSite, type Stack } from '@wds/test-utils';
 
 // /metrics of a running stack (API, and a worker's prom-client and Temporal SDK ports), and every
 // Grafana panel's PromQL checked against what those processes really export.
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 let stack: Stack;
 let site: FixtureSite;
+let model: FakeOpenAI;
 let workerPort: number;
 let temporalPort: number;
 const text: Record<'api' | 'worker' | 'temporal', string> = { api: '', worker: '', temporal: '' };
@@ -30,11 +31,16 @@ before(async () => {
     '/page': html('<html><head><title>Metrics page</title></head><body><h1>Hello</h1></body></html>'),
     '/other': html('<html><body><p>Other page</p></body></html>'),
   });
+  model = await startFakeOpenAI();
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
-    env: { WDS_METRICS_PORT: String(workerPort), WDS_TEMPORAL_METRICS_PORT: String(temporalPort), WDS_METRICS_HOST: '127.0.0.1' },
+    env: {
+      WDS_METRICS_PORT: String(workerPort), WDS_TEMPORAL_METRICS_PORT: String(temporalPort), WDS_METRICS_HOST: '127.0.0.1',
+      OPENAI_BASE_URL: model.baseUrl, MODEL_NAME: 'fake-model',
+    },
   });
-  // Work so that counters and histograms have samples: a miss, a hit, an error, a small crawl.
+  // Work so that counters and histograms have samples: a miss, a hit, an error, a small crawl, a model step.
+  assert.equal((await call(stack, 'POST', '/v2/scrape', { url: site.url('/other'), formats: ['summary'] })).status, 200);
   assert.equal((await call(stack, 'POST', '/v2/scrape', { url: site.url('/page') })).status, 200);
   assert.equal((await call(stack, 'POST', '/v2/scrape', { url: site.url('/page') })).status, 200);
   assert.equal((await call(stack, 'POST', '/v2/scrape', { url: 'not a url' })).status, 400);
@@ -54,6 +60,7 @@ before(async () => {
 after(async () => {
   await stack?.stop();
   await site?.close();
+  await model?.close();
 });
 
 describe('metrics', () => {
@@ -76,6 +83,14 @@ describe('metrics', () => {
     assert.ok(sampleSum(text.worker, 'wds_credits_used_total') >= 3);
     assert.equal(sampleSum(text.worker, 'wds_jobs_finished_total', { kind: 'crawl', status: 'completed' }), 1);
     assert.ok(sampleSum(text.worker, 'wds_process_cpu_seconds_total') > 0);
+  });
+
+  test('worker: model steps by model and outcome, tokens both ways, credits', () => {
+    assert.equal(sampleSum(text.worker, 'wds_llm_calls_total', { model: 'fake-model', use: 'scrape', outcome: 'success' }), 1);
+    assert.ok(sampleSum(text.worker, 'wds_llm_tokens_total', { model: 'fake-model', direction: 'prompt' }) > 0);
+    assert.ok(sampleSum(text.worker, 'wds_llm_tokens_total', { model: 'fake-model', direction: 'completion' }) > 0);
+    assert.equal(sampleSum(text.worker, 'wds_llm_credits_total', { model: 'fake-model' }), 4);
+    assert.equal(sampleSum(text.worker, 'wds_llm_step_duration_seconds_count', { model: 'fake-model', outcome: 'success' }), 1);
   });
 
   test('worker: the Temporal SDK exports its own metrics on its own port', () => {

@@ -170,10 +170,14 @@ describe('bodies and transport', () => {
     assert.ok(Date.now() - t0 < 9_000, 'answered within the budget');
   });
 
-  test('waitFor delays the fetch', async () => {
+  test('waitFor delays the fetch (the page says when it was fetched)', async () => {
+    const fetchedAt = (d: { markdown?: string }) => Number(/fetched at (\d+)/.exec(d.markdown ?? '')?.[1]);
     const t0 = Date.now();
-    await fc.scrape(site.url('/text'), { waitFor: 700, maxAge: 0 });
-    assert.ok(Date.now() - t0 >= 700);
+    const waited = await fc.scrape(site.url('/clock'), { waitFor: 700, maxAge: 0 });
+    assert.ok(fetchedAt(waited) - t0 >= 700, `fetched ${fetchedAt(waited) - t0} ms after the request`);
+    const t1 = Date.now();
+    const direct = await fc.scrape(site.url('/clock'), { maxAge: 0 });
+    assert.ok(fetchedAt(direct) - t1 < 700, `without waitFor fetched ${fetchedAt(direct) - t1} ms after the request`);
   });
 
   test('a PDF with parsers: [] comes back as bare base64, byte-exact', async () => {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { acquireConcurrencySlot, countRequest, getTeamLimits, releaseConcurrencySlot, teamCreditsUsed, type Db, type LimitDefaults, type TeamLimits } from '@wds/db';
+import { acquireConcurrencySlot, countRequest, getTeamLimits, releaseConcurrencySlot, teamCreditBalance, type Db, type LimitDefaults, type TeamLimits } from '@wds/db';
 import { WdsError } from '@wds/errors';
 
 type LimitClass = 'scrape' | 'crawl' | 'batch' | 'map' | 'parse' | 'status' | 'other';
@@ -70,8 +70,10 @@ export function enforceLimits(db: Db, cfg: LimitsConfig, limitsOf: TeamLimitsRea
     }
     if (!JOB_CLASS[req.routeOptions.url ?? ''] || req.method !== 'POST') return;
 
-    if (limits.creditLimit !== null && (await teamCreditsUsed(db, req.auth.teamId)) >= limits.creditLimit) {
-      throw new WdsError('PAYMENT_REQUIRED');
+    if (limits.creditLimit !== null) {
+      // One row read (the ledger's running balance); reserved credits are spoken for.
+      const b = await teamCreditBalance(db, req.auth.teamId);
+      if (b.used + b.reserved >= limits.creditLimit) throw new WdsError('PAYMENT_REQUIRED');
     }
     if (cls === 'scrape' && limits.maxConcurrency !== null) {
       const t0 = Date.now();

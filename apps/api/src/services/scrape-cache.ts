@@ -1,4 +1,4 @@
-import { browserOnlyFeatures, effectiveMaxAge, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
+import { browserOnlyFeatures, effectiveMaxAge, needsLlm, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
 import { findCachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { buildDocumentAsync, needsPdfConversion } from '@wds/documents';
@@ -11,7 +11,7 @@ export const isCacheOnly = (o: ScrapeUrlRequest) => o.lockdown || o.minAge !== u
 
 export type CacheAnswer =
   | { document: ScrapeDocument; creditsUsed: number; worker?: undefined }
-  /** A hit whose formats are built on a worker (PDF conversion is too heavy for the API). */
+  /** A hit whose formats are built on a worker (PDF conversion is too heavy for the API; models are called by workers). */
   | { worker: ScrapeCacheLookup };
 
 /**
@@ -38,7 +38,8 @@ export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: str
     return null;
   }
   const page = { requestedUrl: o.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset };
-  if (needsPdfConversion(page, o)) {
+  // PDF conversion and model calls belong on workers (the API never calls the model).
+  if (needsPdfConversion(page, o) || needsLlm(o)) {
     // The worker reads the same cache window itself; only ids and this small record travel.
     return { worker: { maxAgeMs, minAgeMs: o.minAge, onMiss: o.lockdown ? 'lockdown' : o.minAge !== undefined ? 'minAge' : 'fetch' } };
   }

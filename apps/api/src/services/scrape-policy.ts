@@ -1,6 +1,7 @@
-import { browserOnlyFeatures, unavailableFeatures, type ScrapeOptions } from '@wds/contracts';
+import { browserOnlyFeatures, llmWork, NO_LLM, unavailableFeatures, type Deployment, type ScrapeOptions } from '@wds/contracts';
 import type { AuthedKey } from '@wds/db';
 import { WdsError } from '@wds/errors';
+import { compileUserSchema } from '@wds/llm';
 import { validateSelectors } from '@wds/transform';
 
 type PolicyInput = ScrapeOptions & { domainTools?: boolean; url?: string };
@@ -10,7 +11,7 @@ type PolicyInput = ScrapeOptions & { domainTools?: boolean; url?: string };
  * lacks (400). A single-URL scrape (`url` present) may use the browser engine; crawl and batch
  * scrape options (no `url`) may not, as their pages go through the HTTP engine only.
  */
-export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey): void {
+export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: Deployment = NO_LLM): void {
   // A selector the cleaner cannot parse is the caller's mistake: say so before fetching anything.
   validateSelectors(o.includeTags, 'includeTags');
   validateSelectors(o.excludeTags, 'excludeTags');
@@ -23,9 +24,13 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey): void {
   if (o.threatProtection && !auth.flags.threatProtection) {
     throw new WdsError('FORBIDDEN', { message: 'Forbidden: threat protection overrides are not enabled for this team.', code: 'THREAT_PROTECTION_NOT_ENABLED' });
   }
-  const missing = unavailableFeatures(o);
   const single = typeof o.url === 'string';
+  const missing = unavailableFeatures(o, deployment);
   if (!single) {
+    for (const t of llmWork(o).formats) {
+      missing.push({ field: 'formats', message: `Format '${t}' is not available for crawl and batch scrape pages yet. Use POST /v2/scrape for it.` });
+    }
+    if (o.onlyCleanContent) missing.push({ field: 'onlyCleanContent', message: "'onlyCleanContent' is not available for crawl and batch scrape pages yet. Use POST /v2/scrape for it." });
     for (const field of browserOnlyFeatures(o)) {
       missing.push({
         field: field === 'screenshot' ? 'formats' : field,
@@ -39,5 +44,25 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey): void {
       code: 'FEATURE_NOT_AVAILABLE',
       details: missing,
     });
+  }
+  checkLlmRequest(o);
+}
+
+/**
+ * Model-made formats, checked before anything is fetched: one object per format type (a page
+ * has one `json`, one `answer`), a JSON Schema that compiles (spec: 422), and no cleaning pass
+ * under zero data retention (spec: unsupported there).
+ */
+function checkLlmRequest(o: PolicyInput): void {
+  const seen = new Set<string>();
+  for (const [i, f] of o.formats.entries()) {
+    if (!['json', 'question', 'highlights', 'summary'].includes(f.type)) continue;
+    if (seen.has(f.type)) throw new WdsError('BAD_REQUEST', { details: [{ code: 'duplicate_format', path: ['formats', i], message: `formats may hold one '${f.type}' entry` }] });
+    seen.add(f.type);
+    const schema = (f as { schema?: unknown }).schema;
+    if (f.type === 'json' && schema !== undefined) compileUserSchema(schema);
+  }
+  if (o.onlyCleanContent && o.zeroDataRetention) {
+    throw new WdsError('BAD_REQUEST', { details: [{ code: 'unsupported', path: ['onlyCleanContent'], message: 'onlyCleanContent is not supported with zeroDataRetention: the page would be sent to the cleaning model' }] });
   }
 }

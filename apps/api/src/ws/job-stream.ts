@@ -122,7 +122,7 @@ export function attachJobStreams(app: FastifyInstance, deps: ApiDeps, cfg: JobSt
       const deadline = Date.now() + cfg.stallMs;
       while (open && ws.bufferedAmount > cfg.maxBufferedBytes) {
         if (Date.now() >= deadline) {
-          process.stderr.write(`wds-api: WebSocket watcher of job ${jobId} disconnected: ${ws.bufferedAmount} bytes unread for ${cfg.stallMs} ms\n`);
+          app.log.warn({ jobId, unreadBytes: ws.bufferedAmount, stallMs: cfg.stallMs }, 'WebSocket watcher disconnected: it stopped reading');
           open = false;
           ws.terminate();
           return;

@@ -5,6 +5,7 @@ import { findJobByIdempotencyKey, insertCrawlJob, jobStatus } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { crawlUrlKey } from '@wds/crawl';
 import type { ApiDeps } from '../../deps';
+import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
@@ -35,7 +36,7 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
       throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
     }
     const { urls: rawUrls, webhook, maxConcurrency, ignoreInvalidURLs, appendToId: _a, origin: _o, integration: _i, ...scrapeOptions } = o;
-    checkScrapePolicy(scrapeOptions, req.auth);
+    checkScrapePolicy(scrapeOptions, req.auth, deps.deployment);
 
     const valid: string[] = [];
     const invalid: string[] = [];
@@ -64,6 +65,8 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
     }
 
     const id = randomUUID();
+    noteLogIds(req, { jobId: id });
+    if (o.zeroDataRetention) for (const u of valid) forgetUrlInLogs(req, u);
     await insertCrawlJob(
       deps.db,
       {

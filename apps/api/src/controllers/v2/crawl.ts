@@ -4,6 +4,7 @@ import { crawlParamsPreviewSchema, crawlRequestSchema } from '@wds/contracts';
 import { activeCrawls, insertCrawlJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { ApiDeps } from '../../deps';
+import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
@@ -31,10 +32,12 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
     if (o.zeroDataRetention && !req.auth.flags.zeroDataRetention) {
       throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
     }
-    checkScrapePolicy({ ...o.scrapeOptions, zeroDataRetention: o.zeroDataRetention || o.scrapeOptions.zeroDataRetention }, req.auth);
+    checkScrapePolicy({ ...o.scrapeOptions, zeroDataRetention: o.zeroDataRetention || o.scrapeOptions.zeroDataRetention }, req.auth, deps.deployment);
     o.limit = crawlLimitWithin(o.limit, (req.body as { limit?: unknown }).limit == null, cfg.maxCrawlLimit);
 
     const id = randomUUID();
+    noteLogIds(req, { jobId: id });
+    if (o.zeroDataRetention) forgetUrlInLogs(req, o.url);
     const { url, ...options } = o;
     await insertCrawlJob(deps.db, {
       id,

@@ -4,6 +4,7 @@ import { mapRequestSchema } from '@wds/contracts';
 import { insertMapJob, loadMapJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { ApiDeps } from '../../deps';
+import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { validateBody } from './validate';
 
@@ -18,6 +19,7 @@ export function mapController(deps: ApiDeps) {
       throw new WdsError('FORBIDDEN', { message: 'Forbidden: threat protection overrides are not enabled for this team.', code: 'THREAT_PROTECTION_NOT_ENABLED' });
     }
     const id = randomUUID();
+    noteLogIds(req, { jobId: id });
     await insertMapJob(deps.db, { id, teamId: req.auth.teamId, options: o });
     await deps.starters.runMap({ jobId: id, timeoutMs: o.timeout ?? DEFAULT_MAP_TIMEOUT_MS });
     const job = await loadMapJob(deps.db, id);

@@ -7,6 +7,7 @@ import { WdsError } from '@wds/errors';
 import { detectDocument } from '@wds/documents';
 import { validateSelectors } from '@wds/transform';
 import type { ApiDeps } from '../../deps';
+import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 
 /**
@@ -56,7 +57,8 @@ function parseController(deps: ApiDeps, cfg: ParseConfig) {
     if (o.zeroDataRetention && !req.auth.flags.zeroDataRetention) {
       throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
     }
-    const missing = unavailableParseFeatures(o);
+    // Model-made formats of uploads are not wired to the parse workflow yet, whatever the deployment.
+    const missing = unavailableParseFeatures(o, { llm: { ok: false, message: 'model-made formats are not built for POST /v2/parse yet' } });
     if (missing.length) {
       throw new WdsError('FEATURE_NOT_AVAILABLE', { message: missing.map((m) => m.message).join(' '), code: 'FEATURE_NOT_AVAILABLE', details: missing });
     }
@@ -70,6 +72,7 @@ function parseController(deps: ApiDeps, cfg: ParseConfig) {
     }
 
     const jobId = randomUUID();
+    noteLogIds(req, { jobId });
     const contentType = upload.mimetype && upload.mimetype !== 'application/octet-stream' ? upload.mimetype : null;
     await insertParseJob(deps.db, { id: jobId, teamId: req.auth.teamId, filename: upload.filename || null, contentType, upload: upload.bytes, options: o });
     let row: Awaited<ReturnType<typeof loadParseResult>>;

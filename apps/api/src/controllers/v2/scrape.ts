@@ -5,6 +5,7 @@ import { deleteScrapeJob, insertCompletedScrape, insertScrapeJob, loadScrapeJob 
 import { WdsError } from '@wds/errors';
 import { creditsUsed } from '@wds/metrics';
 import type { ApiDeps } from '../../deps';
+import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { answerFromCache } from '../../services/scrape-cache';
 import { checkScrapePolicy } from '../../services/scrape-policy';
@@ -26,16 +27,17 @@ export function scrapeController(deps: ApiDeps) {
     if (body && typeof body === 'object' && 'catalog' in body) return catalog(req);
 
     const o = validateBody(scrapeUrlRequestSchema, body);
-    checkScrapePolicy(o, req.auth);
+    checkScrapePolicy(o, req.auth, deps.deployment);
     const scrapeId = randomUUID();
     // Zero-data-retention and lockdown requests leave no URL behind.
     const keepNothing = o.zeroDataRetention || o.lockdown;
+    noteLogIds(req, { scrapeId });
+    if (keepNothing) forgetUrlInLogs(req, o.url);
 
     const cached = await answerFromCache(deps.db, o, scrapeId);
     if (cached && !cached.worker) {
-      if (!keepNothing) {
-        await insertCompletedScrape(deps.db, { id: scrapeId, teamId: req.auth.teamId, url: o.url, options: o, document: cached.document, creditsUsed: cached.creditsUsed });
-      }
+      // The row (unless nothing may be kept) and the charge, which zero data retention keeps too.
+      await insertCompletedScrape(deps.db, { id: scrapeId, teamId: req.auth.teamId, url: o.url, options: o, document: cached.document, creditsUsed: cached.creditsUsed, keepRow: !keepNothing });
       creditsUsed.inc({ kind: 'scrape' }, cached.creditsUsed);
       return reply.send({ success: true, data: withQueueMetadata(req, cached.document) });
     }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { heldConcurrencySlots, teamCreditsUsed, teamQueue } from '@wds/db';
+import { heldConcurrencySlots, teamCreditBalance, teamQueue } from '@wds/db';
 import type { ApiDeps } from '../../deps';
 import type { TeamLimitsReader } from '../../middleware/limits';
 
@@ -10,9 +10,11 @@ const UNLIMITED = 99_999_999;
 export function teamControllers(deps: ApiDeps, limitsOf: TeamLimitsReader) {
   return {
     async creditUsage(req: FastifyRequest) {
-      const [limits, used] = await Promise.all([limitsOf(req.auth.teamId), teamCreditsUsed(deps.db, req.auth.teamId)]);
+      const [limits, balance] = await Promise.all([limitsOf(req.auth.teamId), teamCreditBalance(deps.db, req.auth.teamId)]);
       const plan = limits.creditLimit ?? UNLIMITED;
-      return { success: true, data: { remainingCredits: Math.max(0, plan - used), planCredits: plan, billingPeriodStart: null, billingPeriodEnd: null } };
+      // Credits reserved by running jobs (agents) are not available either.
+      const remaining = plan - balance.used - balance.reserved;
+      return { success: true, data: { remainingCredits: Math.max(0, remaining), planCredits: plan, billingPeriodStart: null, billingPeriodEnd: null } };
     },
     async queueStatus(req: FastifyRequest) {
       const [limits, q] = await Promise.all([limitsOf(req.auth.teamId), teamQueue(deps.db, req.auth.teamId)]);

@@ -1,0 +1,35 @@
+import type { WebhookEvent } from '@wds/contracts';
+import { documentByKey, type Db, type DueDelivery, type JobKind } from '@wds/db';
+import { loadJobOptions } from '../crawl/job-options';
+
+/** What a delivery sends: the JSON body (before signing) and the headers the job asked for. */
+export type WebhookRequest = { body: string; headers: Record<string, string> } | { drop: string };
+
+/**
+ * Builds the request of one delivery from its event, when it is sent. One source per job kind
+ * whose jobs have webhooks; wave-2 kinds add theirs here.
+ */
+export type WebhookSource = (db: Db, d: DueDelivery) => Promise<WebhookRequest>;
+
+/**
+ * Crawls and batch scrapes, in Firecrawl's format: {success, type: crawl.<event> |
+ * batch_scrape.<event>, id, data, metadata, error?}; `data` holds the page's document for a
+ * `page` event (read from crawl_documents now; the event only names its URL key), else [].
+ */
+const crawlSource: WebhookSource = async (db, d) => {
+  const job = await loadJobOptions(db, d.jobId);
+  if (!job.webhook) return { drop: 'the job has no webhook' };
+  const event = d.eventType as WebhookEvent;
+  let data: unknown[] = [];
+  if (event === 'page') {
+    const doc = await documentByKey(db, d.jobId, String(d.eventPayload.urlKey));
+    if (doc === null) return { drop: 'the page document is no longer stored' };
+    data = [doc];
+  }
+  const prefix = job.kind === 'crawl' ? 'crawl' : 'batch_scrape';
+  const body: Record<string, unknown> = { success: event !== 'failed', type: `${prefix}.${event}`, id: job.id, data, metadata: job.webhook.metadata ?? {} };
+  if (typeof d.eventPayload.error === 'string') body.error = d.eventPayload.error;
+  return { body: JSON.stringify(body), headers: job.webhook.headers ?? {} };
+};
+
+export const WEBHOOK_SOURCES: Partial<Record<JobKind, WebhookSource>> = { crawl: crawlSource, batch: crawlSource };
