@@ -124,7 +124,10 @@ function normalize(doc: Document): Page {
 }
 
 export function parsePage(html: string): Page {
-  return normalize(parseDocument(html, { decodeEntities: true }));
+  // The HTML parsing spec reads a NUL in attribute values, raw text and comments as U+FFFD;
+  // htmlparser2 keeps it, and the URL parser would then strip it from the end of an href.
+  const text = html.includes('\0') ? html.replaceAll('\0', '\ufffd') : html;
+  return normalize(parseDocument(text, { decodeEntities: true }));
 }
 
 /** Detach a node from its parent (domhandler keeps sibling links, so they are fixed here). */
