@@ -17,14 +17,26 @@ export async function crawlParamsWorkflow(input: CrawlParamsWorkflowInput): Prom
   try {
     return await deriveCrawlParams({ jobId: input.previewId });
   } catch (err) {
-    if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {
+    if (outOfBudget(err)) {
+      const last = err.cause instanceof ApplicationFailure ? ` (last: ${err.cause.message})` : '';
       throw ApplicationFailure.create({
         type: 'REQUEST_TIMEOUT',
         nonRetryable: true,
-        message: `Request Timeout: the model did not turn the prompt into crawl options within ${Math.round(input.timeoutMs / 1000)} s (the provider was slow or failing). Retry, or set the crawl options yourself.`,
+        message: `Request Timeout: the model did not turn the prompt into crawl options within ${Math.round(input.timeoutMs / 1000)} s: the provider was slow or failing${last}. Retry, or set the crawl options yourself.`,
         details: [{ code: 'LLM_TIMEOUT' }],
       });
     }
     throw err;
   }
+}
+
+/**
+ * The budget ended the step: it timed out, or it failed with a retryable error that Temporal
+ * did not retry because the next attempt would start past the schedule-to-close timeout.
+ */
+function outOfBudget(err: unknown): err is ActivityFailure {
+  if (!(err instanceof ActivityFailure)) return false;
+  const cause = err.cause;
+  if (cause instanceof TimeoutFailure) return true;
+  return cause instanceof ApplicationFailure && !cause.nonRetryable && !(NON_RETRYABLE_KINDS as readonly string[]).includes(cause.type ?? '');
 }

@@ -328,7 +328,9 @@ describe('crawl prompt', () => {
     const r = await call(stack, 'POST', '/v2/crawl/params-preview', { url: site.url('/'), prompt: 'blog posts' });
     assert.equal(r.status, 408, r.text);
     assert.match(r.json.error, /did not turn the prompt into crawl options within 8 s/);
-    assert.ok(Date.now() - t0 >= 7_000, 'failed only at the budget');
+    assert.match(r.json.error, /HTTP 503/, 'the last provider error is named');
+    // Temporal stops retrying once the next backoff would end past the budget.
+    assert.ok(Date.now() - t0 >= 5_000, 'failed only near the budget');
     assert.ok(model.chatRequests().filter((x) => kindOf(x) === 'crawl').length >= 2, 'retried while waiting');
   });
 });
