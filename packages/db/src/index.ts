@@ -13,3 +13,5 @@ export * from './parse';
 export * from './profiles';
 export * from './limits';
 export { storable, storableText } from './text';
+export { indexDocuments, searchConfigFor, searchEntryOf, searchIndexingEnabled, setSearchIndexing, searchUrlKey, SEARCH_CONFIGS, type SearchEntry } from './search-index';
+export * from './search';
