@@ -55,7 +55,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
         activities: {
           ...scrapeActivities(),
           ...createCrawlActivities(pageDeps),
-          ...createMapActivities(pageDeps),
+          ...createMapActivities({ ...pageDeps, sharedSearchIndex: env.WDS_SEARCH_SHARED_INDEX }),
           ...createParseActivities({ db }),
         },
         maxConcurrentActivityTaskExecutions: env.WDS_FETCH_CONCURRENCY,

@@ -5,6 +5,8 @@ import { jobControllers } from '../controllers/v2/jobs';
 import { mapController } from '../controllers/v2/map';
 import { parseRoutes, type ParseConfig } from '../controllers/v2/parse';
 import { scrapeController } from '../controllers/v2/scrape';
+import { searchController } from '../controllers/v2/search';
+import { OwnIndexProvider } from '@wds/search';
 import { scrapeStatusController } from '../controllers/v2/scrape-status';
 import type { ApiDeps } from '../deps';
 import { authenticate } from '../middleware/auth';
@@ -41,6 +43,7 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
   app.get('/batch/scrape/:id/errors', batch.errors);
 
   app.post('/map', mapController(deps));
+  app.post('/search', searchController(deps, cfg, deps.search ?? new OwnIndexProvider(deps.db, { shared: deps.sharedIndex ?? false })));
   await app.register(parseRoutes(deps, cfg.parse));
 
   const team = teamControllers(deps, limitsOf);
