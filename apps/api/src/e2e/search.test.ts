@@ -178,6 +178,20 @@ describe('the own index (no provider configured)', () => {
   });
 });
 
+describe('/v2/map search', () => {
+  test('ranks from the own index: pages whose text matches come first, with their titles', async () => {
+    // "brewing" is in one page's heading, in no URL: only the index can know.
+    const r = await fc.map(site.url('/'), { search: 'brewing', sitemap: 'skip' } as never);
+    const links = r.links as { url: string; title?: string }[];
+    assert.equal(links[0]!.url, site.url('/en/teapots'));
+    assert.equal(links[0]!.title, 'Teapots of the world');
+    // Another team's map does not rank from this team's pages.
+    const other = await stack.newTeam();
+    const theirs = await new Firecrawl({ apiKey: other.apiKey, apiUrl: stack.url }).map(site.url('/'), { search: 'brewing', sitemap: 'skip' } as never);
+    assert.ok(!(theirs.links as { url: string; title?: string }[]).some((l) => l.title === 'Teapots of the world'));
+  });
+});
+
 describe('validation', () => {
   const bad = async (body: unknown, re: RegExp) => {
     const res = await call(stack, 'POST', '/v2/search', body);
