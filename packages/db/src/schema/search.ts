@@ -10,9 +10,9 @@ const regconfig = customType<{ data: string }>({ dataType: () => 'regconfig' });
  * per page and team, whatever stored the page (scrape, crawl, batch), written in the statement
  * that stores the page and replaced by a fresher copy. Zero-data-retention pages never get here.
  *
- * `tsv` is computed by Postgres from the text columns with the page's text-search configuration
- * (`config`, from its language): title weighted A, headings B, description C, body D, so a title
- * match ranks above a body match. `body` is the page's text (markdown without markup, capped),
+ * `tsv` and `tsv_rank` are computed by Postgres from the text columns with the page's text-search
+ * configuration (`config`, from its language): title weighted A, headings B, description C, body D,
+ * so a title match ranks above a body match. `body` is the page's text (markdown without markup, capped),
  * kept for snippets.
  */
 export const searchPages = pgTable(
@@ -38,15 +38,27 @@ export const searchPages = pgTable(
     publishedAt: timestamp('published_at', { withTimezone: true }),
     /** When the indexed copy was fetched (a cache hit's original fetch): the freshest copy wins. */
     storedAt: timestamp('stored_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Everything the page says: what matches. */
     tsv: tsvector('tsv')
       .notNull()
       .generatedAlwaysAs(
         sql`setweight(to_tsvector(config, title), 'A') || setweight(to_tsvector(config, headings), 'B') || setweight(to_tsvector(config, description), 'C') || setweight(to_tsvector(config, body), 'D')`,
       ),
+    /**
+     * What ranks: title, headings, description and the body's first 1,000 characters. Small enough
+     * to stay in the row (the full vector is TOASTed), so ranking thousands of candidates reads no
+     * TOAST; its own GIN index finds the pages that match where it counts first.
+     */
+    tsvRank: tsvector('tsv_rank')
+      .notNull()
+      .generatedAlwaysAs(
+        sql`setweight(to_tsvector(config, title), 'A') || setweight(to_tsvector(config, headings), 'B') || setweight(to_tsvector(config, description), 'C') || setweight(to_tsvector(config, left(body, 1000)), 'D')`,
+      ),
   },
   (t) => [
     primaryKey({ columns: [t.teamId, t.urlKey] }),
     index('search_pages_tsv_idx').using('gin', t.tsv),
+    index('search_pages_tsv_rank_idx').using('gin', t.tsvRank),
     index('search_pages_team_host_idx').on(t.teamId, t.host),
   ],
 );
