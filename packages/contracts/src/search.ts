@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scrapeDocumentSchema } from './responses';
 import { scrapeOptionsSchema } from './scrape';
 
 /**
@@ -79,54 +80,48 @@ export const searchRequestSchema = z
   });
 export type SearchRequest = z.output<typeof searchRequestSchema>;
 
-// ---- Response (the OpenAPI document's search response) ----
+// ---- Response (the OpenAPI document's search response; responses.ts style: strict envelopes) ----
 
-const scrapedFields = {
-  markdown: z.string().nullable().optional(),
-  html: z.string().nullable().optional(),
-  rawHtml: z.string().nullable().optional(),
-  links: z.array(z.string()).optional(),
-  screenshot: z.string().nullable().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-};
+/** With scrapeOptions a result also carries its page's document fields (metadata among them). */
+const scraped = scrapeDocumentSchema.partial().shape;
 
-export const searchWebResultSchema = z.looseObject({
+export const searchWebResultSchema = z.strictObject({
+  ...scraped,
   url: z.string(),
   title: z.string().optional(),
-  description: z.string().optional(),
+  description: z.string().optional().describe('The matching passage (highlights), else the page or provider description.'),
   position: z.int().optional(),
-  category: z.string().optional(),
-  ...scrapedFields,
+  category: z.enum(SEARCH_CATEGORY_TYPES).optional().describe('The category the result belongs to, when categories were asked for.'),
 });
-export const searchNewsResultSchema = z.looseObject({
+export const searchNewsResultSchema = z.strictObject({
+  ...scraped,
   url: z.string().optional(),
   title: z.string().optional(),
   snippet: z.string().optional(),
   date: z.string().optional(),
   imageUrl: z.string().optional(),
   position: z.int().optional(),
-  category: z.string().optional(),
-  ...scrapedFields,
+  category: z.enum(SEARCH_CATEGORY_TYPES).optional(),
 });
-export const searchImageResultSchema = z.looseObject({
+export const searchImageResultSchema = z.strictObject({
+  ...scraped,
   url: z.string().optional(),
   title: z.string().optional(),
   imageUrl: z.string().optional(),
   imageWidth: z.int().optional(),
   imageHeight: z.int().optional(),
   position: z.int().optional(),
-  ...scrapedFields,
 });
 
-export const searchResponseSchema = z.object({
+export const searchResponseSchema = z.strictObject({
   success: z.literal(true),
-  data: z.object({
+  data: z.strictObject({
     web: z.array(searchWebResultSchema).optional(),
     news: z.array(searchNewsResultSchema).optional(),
     images: z.array(searchImageResultSchema).optional(),
-  }),
-  warning: z.string().nullable().optional(),
-  id: z.string(),
-  creditsUsed: z.int(),
+  }).describe('Only the requested sources are present.'),
+  warning: z.string().optional().describe('Why results may be missing: failing SearXNG engines, a source a provider could not answer, results not scraped in time.'),
+  id: z.uuid(),
+  creditsUsed: z.int().describe('2 per 10 results, plus the credits of scraping them.'),
 });
 export type SearchResponse = z.output<typeof searchResponseSchema>;
