@@ -10,17 +10,21 @@ import { scrapeOptionsSchema } from './scrape';
 export const SEARCH_SOURCE_TYPES = ['web', 'news', 'images'] as const;
 export const SEARCH_CATEGORY_TYPES = ['github', 'research', 'pdf'] as const;
 
-const sourceType = z.enum(SEARCH_SOURCE_TYPES, { error: "each source must be 'web', 'news' or 'images'" });
 const categoryType = z.enum(SEARCH_CATEGORY_TYPES, { error: "each category must be 'github', 'research' or 'pdf'" });
 
 const tbsString = z.string().trim().min(1).max(200);
 const locationString = z.string().trim().min(1).max(200);
 
 /** A source as a string or an object; a web source object may carry its own tbs and location. */
+/**
+ * `alexandria` (Firecrawl's catalogue of data providers) is a source the SDKs know: it is accepted
+ * here and refused by the API with Firecrawl's 403 for a team without the catalogue, on which
+ * firecrawl-mcp falls back to a web search.
+ */
 const sourceSchema = z.union([
-  sourceType,
+  z.enum([...SEARCH_SOURCE_TYPES, 'alexandria'], { error: "each source must be 'web', 'news' or 'images'" }),
   z.strictObject({ type: z.literal('web'), tbs: tbsString.optional(), location: locationString.optional() }),
-  z.strictObject({ type: z.enum(['news', 'images'], { error: "each source must be 'web', 'news' or 'images'" }) }),
+  z.strictObject({ type: z.enum(['news', 'images', 'alexandria'], { error: "each source must be 'web', 'news' or 'images'" }) }),
 ], { error: "each source must be 'web', 'news' or 'images' (or an object with that type)" });
 
 const categorySchema = z.union([categoryType, z.strictObject({ type: categoryType })], { error: "each category must be 'github', 'research' or 'pdf' (or an object with that type)" });
@@ -67,11 +71,14 @@ export const searchRequestSchema = z
     if (dup) ctx.addIssue({ code: 'custom', path: ['sources'], message: `source '${dup}' is listed twice` });
   })
   .transform((o) => {
-    const sources = (o.sources ?? ['web']).map((s) => (typeof s === 'string' ? { type: s } : s)) as { type: (typeof SEARCH_SOURCE_TYPES)[number]; tbs?: string; location?: string }[];
-    const web = sources.find((s) => s.type === 'web');
+    const all = (o.sources ?? ['web']).map((s) => (typeof s === 'string' ? { type: s } : s)) as { type: (typeof SEARCH_SOURCE_TYPES)[number] | 'alexandria'; tbs?: string; location?: string }[];
+    const sources = all.filter((s): s is { type: (typeof SEARCH_SOURCE_TYPES)[number] } => s.type !== 'alexandria');
+    const web = sources.find((s) => s.type === 'web') as { tbs?: string; location?: string } | undefined;
     return {
       ...o,
       sources: sources.map((s) => s.type),
+      /** The request named the alexandria source (the API refuses it). */
+      alexandria: all.length > sources.length,
       categories: [...new Set((o.categories ?? []).map((c) => (typeof c === 'string' ? c : c.type)))],
       // A web source object's tbs/location win over the top-level ones (they apply to web only).
       tbs: web?.tbs ?? o.tbs,

@@ -221,6 +221,13 @@ describe('validation', () => {
     await bad({ query: 'kettle', bogus: 1 }, /bogus/);
     await bad({ query: 'kettle', scrapeOptions: { formats: ['nope'] } }, /formats/);
   });
+  test("the alexandria source and domainTools get Firecrawl's 403 for a team without its catalogue", async () => {
+    for (const body of [{ query: 'kettle', sources: ['web', 'alexandria'] }, { query: 'kettle', domainTools: true }]) {
+      const res = await call(stack, 'POST', '/v2/search', body);
+      assert.equal(res.status, 403);
+      assert.equal((res.json as { error: string }).error, 'This endpoint is not enabled for this team.');
+    }
+  });
   test('enterprise ZDR search needs the team flag (403)', async () => {
     const res = await call(stack, 'POST', '/v2/search', { query: 'kettle', enterprise: ['zdr'] });
     assert.equal(res.status, 403);

@@ -82,8 +82,10 @@ function checkOptions(req: FastifyRequest, o: SearchRequest, deps: ApiDeps) {
   if (o.threatProtection && !req.auth.flags.threatProtection) {
     throw new WdsError('FORBIDDEN', { message: 'Forbidden: threat protection overrides are not enabled for this team.', code: 'THREAT_PROTECTION_NOT_ENABLED' });
   }
-  if (o.domainTools) {
-    throw new WdsError('FEATURE_NOT_AVAILABLE', { message: "'domainTools' is not available for search in this deployment.", code: 'FEATURE_NOT_AVAILABLE' });
+  // Firecrawl's answer for a team without its provider catalogue (Alexandria): firecrawl-mcp asks
+  // for it by default and, on exactly this 403, searches the web alone.
+  if (o.alexandria || o.domainTools) {
+    throw new WdsError('FORBIDDEN', { message: 'This endpoint is not enabled for this team.', code: 'CATALOG_NOT_ENABLED' });
   }
   // Result pages are scraped as batch pages: the same options are available as for a batch.
   if (o.scrapeOptions) {
