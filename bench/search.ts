@@ -8,8 +8,8 @@ import { round, summary, writeResult } from './stats';
 /**
  * Issue 16: the own search index at scale, and what indexing costs a crawl.
  *  1. Crawl a local site (BENCH_SEARCH_CRAWL_PAGES, 2,000) through the full stack with indexing
- *     off, on, off, on (the worker restarted with WDS_SEARCH_INDEX each time; maxAge 0 so every
- *     page is fetched): pages/s each way, target on ≥ 90% of off.
+ *     off, on, off, on (the worker restarted with WDS_SEARCH_INDEX each time; a new site process,
+ *     so new URLs, per crawl: every page is fetched): pages/s each way, target on ≥ 90% of off.
  *  2. Index BENCH_SEARCH_PAGES (100,000) generated pages (bench/search-corpus.ts: Zipf vocabulary,
  *     ~800 words, English/German/French/none) with indexDocuments, the rows the storing statements
  *     write; rows/s and index size per page (table + TOAST + GIN).
