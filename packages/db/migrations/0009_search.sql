@@ -22,6 +22,8 @@ CREATE TABLE "search_pages" (
 );
 --> statement-breakpoint
 ALTER TABLE "search_pages" ADD CONSTRAINT "search_pages_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+-- tsv_rank is read for every candidate a query ranks: kept in the row (compressed if need be) rather than TOASTed.
+ALTER TABLE "search_pages" ALTER COLUMN "tsv_rank" SET STORAGE MAIN;--> statement-breakpoint
 CREATE INDEX "search_pages_tsv_idx" ON "search_pages" USING gin ("tsv");--> statement-breakpoint
 CREATE INDEX "search_pages_tsv_rank_idx" ON "search_pages" USING gin ("tsv_rank");--> statement-breakpoint
 CREATE INDEX "search_pages_team_host_idx" ON "search_pages" USING btree ("team_id","host");

@@ -46,8 +46,9 @@ export const searchPages = pgTable(
       ),
     /**
      * What ranks: title, headings, description and the body's first 1,000 characters. Small enough
-     * to stay in the row (the full vector is TOASTed), so ranking thousands of candidates reads no
-     * TOAST; its own GIN index finds the pages that match where it counts first.
+     * to stay in the row (the migration sets STORAGE MAIN; the full vector is TOASTed), so ranking
+     * thousands of candidates reads no TOAST; its own GIN index finds the pages that match where it
+     * counts first.
      */
     tsvRank: tsvector('tsv_rank')
       .notNull()
