@@ -157,6 +157,7 @@ export class SearxngProvider implements SearchProvider {
       const range = q.tbs?.range;
       if (range) p.set('time_range', TIME_RANGE[range]!);
     } else p.set('categories', source);
+    if (q.safe !== undefined) p.set('safesearch', q.safe ? '1' : '0');
     const locale = q.country ? LOCALE_OF_COUNTRY[q.country.toUpperCase()] : undefined;
     if (locale) p.set('language', locale);
     return p;

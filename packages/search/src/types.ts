@@ -33,6 +33,8 @@ export interface SearchQuery {
   location?: string;
   /** ISO 3166-1 alpha-2. */
   country?: string;
+  /** SafeSearch: filter explicit results (SearXNG `safesearch=1`); undefined = the provider's default. */
+  safe?: boolean;
   /** Prefer the best-matching passage as a web result's description (Firecrawl's `highlights`, default true). */
   highlights: boolean;
   /** The team searching: the own index answers from its pages (unless the operator shares the index). */

@@ -248,6 +248,10 @@ describe('SearXNG (SEARXNG_ENDPOINT set)', () => {
     assert.equal(web.format, 'json');
     assert.equal(web.engines, 'duckduckgo,brave');
     assert.equal(web.language, 'de-DE');
+    assert.equal(web.safesearch, undefined, 'SearXNG keeps its default unless `safe` is set');
+    // `safe` is in Firecrawl's API reference; the JS SDK does not send it, so raw HTTP.
+    assert.equal((await call({ url: searxApi, apiKey: stack.apiKey }, 'POST', '/v2/search', { query: 'kettle', safe: true })).status, 200);
+    assert.equal(searx.requests.at(-1)!.safesearch, '1');
     assert.equal(searx.requests.find((q) => q.categories === 'news')!.engines, undefined, 'engines apply to web only');
   });
 

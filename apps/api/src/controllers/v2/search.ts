@@ -44,6 +44,7 @@ export function searchController(deps: ApiDeps, cfg: CrawlConfig, provider: Sear
       tbs,
       location: o.location,
       country: o.country,
+      safe: o.safe,
       highlights: o.highlights,
       teamId: req.auth.teamId,
     };
