@@ -7,6 +7,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   browser: async () => (await import('./browser')).runBrowserBench(),
   load: async () => (await import('./load')).runLoadBench(),
   transform: async () => (await import('./transform')).runTransformBench(),
+  search: async () => (await import('./search')).runSearchBench(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -71,3 +71,9 @@ test('firecrawl_crawl starts a crawl that firecrawl_check_crawl_status follows t
   }, `crawl ${id} to complete`, { timeoutMs: 120_000, everyMs: 1_000 });
   for (const h of ['Ecosystem home', 'Alpha page', 'Beta page']) assert.match(status, new RegExp(h));
 });
+
+test('firecrawl_search answers from the pages WDS stored (the own index)', async () => {
+  // The scrape and crawl above stored the fixture pages; no search provider is configured.
+  const text = await callTool('firecrawl_search', { query: 'alpha', limit: 3 });
+  assert.ok(text.includes(JSON.stringify(site.url('/docs/alpha')).slice(1, -1)), `the alpha page in ${text}`);
+});

@@ -57,6 +57,17 @@ def test_batch_scrape(fc: Firecrawl, site: str):
     assert sorted(d.markdown.splitlines()[0] for d in job.data) == ["# Alpha page", "# Beta page"]
 
 
+def test_search_finds_stored_pages(fc: Firecrawl, site: str):
+    # The pages the tests above scraped and crawled are in the own search index (no provider configured).
+    result = fc.search("alpha", limit=5)
+    urls = [r.url for r in result.web]
+    assert f"{site}/docs/alpha" in urls
+    assert urls[0] == f"{site}/docs/alpha", "the page titled Alpha ranks first"
+    assert result.news is None and result.images is None
+    scraped = fc.search("alpha", limit=1, scrape_options={"formats": ["markdown"]})
+    assert scraped.web[0].markdown.startswith("# Alpha page")
+
+
 def test_parse_an_upload(fc: Firecrawl):
     page = b"<html><head><title>Uploaded</title></head><body><main><h1>From a file</h1><p>Parsed by WDS.</p></main></body></html>"
     doc = fc.parse(page, filename="upload.html", content_type="text/html")

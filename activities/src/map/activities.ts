@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { MapRequest } from '@wds/contracts';
-import { cachedUrlsOfHost, completeMapJob, loadMapJob } from '@wds/db';
+import { cachedUrlsOfHost, completeMapJob, loadMapJob, searchSitePages } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { baseDomain, canonicalCrawlUrl, crawlUrlKey, parseRobots } from '@wds/crawl';
 import { fetchPage, decodeBody } from '@wds/fetch';
@@ -15,14 +15,19 @@ import type { MapActivities } from '@wds/workflows/map';
  * service has already seen (the page cache), filtered and ranked by `search`. One request,
  * no crawl.
  */
-export function createMapActivities(deps: DiscoveryDeps): MapActivities {
+export interface MapDeps extends DiscoveryDeps {
+  /** `search` ranks from every team's indexed pages (WDS_SEARCH_SHARED_INDEX), not only the requesting team's. */
+  sharedSearchIndex?: boolean;
+}
+
+export function createMapActivities(deps: MapDeps): MapActivities {
   return {
     mapSite: ({ jobId }: JobRef) =>
       asActivity(async () => {
         const job = await loadMapJob(deps.db, jobId);
         if (!job) throw new WdsError('NOT_FOUND', { message: `Map job ${jobId} not found` });
         const o = job.options as MapRequest;
-        const links = await mapSite(deps, o, Context.current().cancellationSignal);
+        const links = await mapSite(deps, o, Context.current().cancellationSignal, deps.sharedSearchIndex ? null : job.teamId);
         await completeMapJob(deps.db, jobId, links);
         return { count: links.length };
       }),
@@ -31,7 +36,11 @@ export function createMapActivities(deps: DiscoveryDeps): MapActivities {
 
 const LINKS_ONLY = { links: true, markdown: false, html: false, images: false };
 
-export async function mapSite(deps: DiscoveryDeps, o: MapRequest, signal?: AbortSignal): Promise<{ url: string; title?: string }[]> {
+/**
+ * `teamId`: whose pages in the own search index rank a `search` (null = every team's, a shared
+ * index; undefined = no index ranking, only URL matching).
+ */
+export async function mapSite(deps: DiscoveryDeps, o: MapRequest, signal?: AbortSignal, teamId?: string | null): Promise<{ url: string; title?: string }[]> {
   const start = new URL(o.url);
   const startHost = start.hostname.toLowerCase().replace(/^www\./, '');
   const site = baseDomain(startHost);
@@ -79,8 +88,42 @@ export async function mapSite(deps: DiscoveryDeps, o: MapRequest, signal?: Abort
     seen.add(key);
     links.push(url);
   }
-  const ranked = o.search ? rankBySearch(links, o.search) : links;
-  return ranked.slice(0, o.limit).map((url) => (url === o.url && title ? { url, title } : { url }));
+  let ranked = o.search ? rankBySearch(links, o.search) : links;
+  const titles = new Map<string, string>();
+  if (o.search && teamId !== undefined) {
+    // Pages of the site whose text matches, best first, ahead of URL matches: the own index knows
+    // what the pages say, not only what their URLs spell (and adds indexed pages discovery missed).
+    const hits = await searchSitePages(deps.db, {
+      teamId,
+      hosts: [startHost],
+      subdomainsOf: o.includeSubdomains ? site : null,
+      query: o.search,
+      limit: Math.min(o.limit, 1_000),
+    }).catch(() => []);
+    const keyOf = (url: string) => crawlUrlKey(url, { ignoreQueryParameters: o.ignoreQueryParameters });
+    const first: string[] = [];
+    const keys = new Set<string>();
+    for (const h of hits) {
+      let u: URL;
+      try {
+        u = new URL(h.url);
+      } catch {
+        continue;
+      }
+      if (!inScope(u)) continue;
+      const url = canonicalCrawlUrl(u, { ignoreQueryParameters: o.ignoreQueryParameters });
+      const key = keyOf(url);
+      if (keys.has(key)) continue;
+      keys.add(key);
+      first.push(url);
+      if (h.title) titles.set(key, h.title);
+    }
+    ranked = [...first, ...ranked.filter((u) => !keys.has(keyOf(u)))];
+  }
+  return ranked.slice(0, o.limit).map((url) => {
+    const t = url === o.url && title ? title : titles.get(crawlUrlKey(url, { ignoreQueryParameters: o.ignoreQueryParameters }));
+    return t ? { url, title: t } : { url };
+  });
 }
 
 /** URLs containing more of the search terms come first; the rest keep their order after them. */

@@ -1,5 +1,6 @@
 import type { Deployment } from '@wds/contracts';
 import type { Db, ScrapeDoneListener } from '@wds/db';
+import type { SearchProvider } from '@wds/search';
 import type { Starters } from './temporal';
 
 /** What controllers need; built once in app.ts so tests and benches can pass their own. */
@@ -10,6 +11,10 @@ export interface ApiDeps {
   scrapeDone?: ScrapeDoneListener;
   /** What this deployment is configured for (an LLM or not); absent = nothing optional. */
   deployment?: Deployment;
+  /** Who answers POST /v2/search; absent = the own index, team by team. */
+  search?: SearchProvider;
+  /** The own index answers every team with every team's pages (map's search ranking too). */
+  sharedIndex?: boolean;
   /** Checks the stack behind the API for /ready. */
   ready(): Promise<{ postgres: boolean; temporal: boolean }>;
 }

@@ -1,9 +1,9 @@
-import { envInt, envStr, exitOnConfigError, loadEnv, z } from '@wds/config';
+import { ConfigError, envInt, envStr, exitOnConfigError, loadEnv, z } from '@wds/config';
 import { commonEnvShape } from '@wds/config/common';
 
 export function loadApiEnv(source: Record<string, string | undefined> = process.env) {
   try {
-    return loadEnv(
+    const env = loadEnv(
       {
         ...commonEnvShape,
         DATABASE_URL: z.string({ error: 'is required (postgres://...)' }).url('must be a postgres:// URL'),
@@ -62,6 +62,10 @@ export function loadApiEnv(source: Record<string, string | undefined> = process.
       },
       source,
     );
+    if ((env.WDS_SEARCH_PROVIDER === 'searxng' || env.WDS_SEARCH_PROVIDER === 'both') && !env.SEARXNG_ENDPOINT) {
+      throw new ConfigError('WDS_SEARCH_PROVIDER', `is ${env.WDS_SEARCH_PROVIDER} but SEARXNG_ENDPOINT is not set`);
+    }
+    return env;
   } catch (e) {
     return exitOnConfigError(e);
   }

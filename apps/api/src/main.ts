@@ -1,7 +1,8 @@
 import { join, resolve } from 'node:path';
-import { llmEnvOf } from '@wds/config/common';
+import { llmEnvOf, searchEnvOf } from '@wds/config/common';
 import type { Deployment } from '@wds/contracts';
-import { connectDb, createKey, ensureTeam, listenForScrapeDone, migrateDb } from '@wds/db';
+import { connectDb, createKey, ensureTeam, listenForScrapeDone, migrateDb, setSearchIndexing } from '@wds/db';
+import { createSearchProvider } from '@wds/search';
 import { resolveLlmConfig } from '@wds/llm';
 import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics } from '@wds/metrics';
@@ -19,6 +20,8 @@ collectProcessMetrics();
 // Cache hits are converted off the event loop, which stays free to route other requests.
 configureTransformThreads(transformThreadsSetting(env.WDS_TRANSFORM_THREADS));
 const dbh = connectDb(env.DATABASE_URL, { max: 20 });
+// Cache hits the API stores index their page as the workers' stores do.
+setSearchIndexing(env.WDS_SEARCH_INDEX);
 await migrateDb(dbh);
 if (env.WDS_API_KEY) {
   const teamId = await ensureTeam(dbh.db, env.WDS_DEFAULT_TEAM);
@@ -46,6 +49,8 @@ const app = await buildApp(
     starters,
     scrapeDone,
     deployment,
+    search: createSearchProvider(dbh.db, searchEnvOf(env)),
+    sharedIndex: env.WDS_SEARCH_SHARED_INDEX,
     async ready() {
       const [postgres, temporal] = await Promise.all([
         dbh.pool.query('SELECT 1').then(() => true, () => false),

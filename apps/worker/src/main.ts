@@ -3,7 +3,7 @@ import { startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailab
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { llmEnvOf } from '@wds/config/common';
 import { createLlmClient, resolveLlmConfig } from '@wds/llm';
-import { connectDb, migrateDb } from '@wds/db';
+import { connectDb, migrateDb, setSearchIndexing } from '@wds/db';
 import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics, observeBrowserPool, serveMetrics } from '@wds/metrics';
 import { warmPdfWorker } from '@wds/documents';
@@ -49,6 +49,8 @@ try {
   exitOnConfigError(new ConfigError('WDS_HOST_OVERRIDES', (e as Error).message));
 }
 const dbh = connectDb(env.DATABASE_URL, { max: Math.min(50, env.WDS_FETCH_CONCURRENCY + 5) });
+// Pages are indexed for search by the statements that store them (packages/db/src/search-index.ts).
+setSearchIndexing(env.WDS_SEARCH_INDEX);
 await migrateDb(dbh);
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
 

@@ -59,7 +59,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
         activities: {
           ...scrapeActivities(),
           ...createCrawlActivities(pageDeps),
-          ...createMapActivities(pageDeps),
+          ...createMapActivities({ ...pageDeps, sharedSearchIndex: env.WDS_SEARCH_SHARED_INDEX }),
           ...createExtractFetchActivities(pageDeps),
           ...createParseActivities({ db }),
         },

@@ -57,6 +57,19 @@ export const commonEnvShape = {
   WDS_LLM_MAX_OUTPUT_TOKENS: envInt(0, 0, 1_000_000),
   /** One model request's timeout. */
   WDS_LLM_TIMEOUT_MS: envInt(120_000, 1_000, 3_600_000),
+  // ---- Search (POST /v2/search, /v2/map search; packages/search) ----
+  /** A SearXNG instance (Firecrawl's self-host name), e.g. http://searxng:8080; its settings.yml must enable the json format. */
+  SEARXNG_ENDPOINT: envUrl(),
+  /** Comma-separated SearXNG engines for web results (default: the instance's). */
+  SEARXNG_ENGINES: envStr(),
+  /** Comma-separated SearXNG categories for web results (default: general). */
+  SEARXNG_CATEGORIES: envStr(),
+  /** auto (SearXNG when SEARXNG_ENDPOINT is set, else the own index), index, searxng, or both (own index first, then SearXNG). */
+  WDS_SEARCH_PROVIDER: z.enum(['auto', 'index', 'searxng', 'both']).default('auto'),
+  /** The own index answers every team with every team's pages (one organisation). Default: a team searches only its own pages. */
+  WDS_SEARCH_SHARED_INDEX: envBool(false),
+  /** Index stored pages for search as they are stored (false: pages are stored as before, the own index stays as it is). */
+  WDS_SEARCH_INDEX: envBool(true),
 };
 
 /** The LLM part of a parsed env, as packages/llm takes it. */
@@ -71,5 +84,17 @@ export function llmEnvOf(env: {
       maxOutputTokens: env.WDS_LLM_MAX_OUTPUT_TOKENS || undefined,
       requestTimeoutMs: env.WDS_LLM_TIMEOUT_MS,
     },
+  };
+}
+
+/** The search part of a parsed env, as packages/search's createSearchProvider takes it. */
+export function searchEnvOf(env: {
+  SEARXNG_ENDPOINT?: string; SEARXNG_ENGINES?: string; SEARXNG_CATEGORIES?: string;
+  WDS_SEARCH_PROVIDER: 'auto' | 'index' | 'searxng' | 'both'; WDS_SEARCH_SHARED_INDEX: boolean;
+}) {
+  return {
+    provider: env.WDS_SEARCH_PROVIDER,
+    searxng: env.SEARXNG_ENDPOINT ? { endpoint: env.SEARXNG_ENDPOINT, engines: env.SEARXNG_ENGINES, categories: env.SEARXNG_CATEGORIES } : null,
+    sharedIndex: env.WDS_SEARCH_SHARED_INDEX,
   };
 }

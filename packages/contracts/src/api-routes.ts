@@ -9,6 +9,7 @@ import {
   scrapeDocumentSchema, scrapeResponseSchema, scrapeStatusResponseSchema,
 } from './responses';
 import { scrapeCatalogRequestSchema, scrapeUrlRequestSchema } from './scrape';
+import { searchRequestSchema, searchResponseSchema } from './search';
 
 /**
  * Every route the API answers, with what it takes and each status it can answer: the table
@@ -27,6 +28,7 @@ export const REQUEST_SCHEMAS = {
   BatchScrapeRequest: batchScrapeRequestSchema,
   MapRequest: mapRequestSchema,
   ExtractRequest: extractRequestSchema,
+  SearchRequest: searchRequestSchema,
   ParseOptions: parseOptionsSchema,
 } as const;
 
@@ -45,6 +47,7 @@ export const RESPONSE_SCHEMAS = {
   CrawlParamsPreviewResponse: crawlParamsPreviewResponseSchema,
   ExtractStartedResponse: extractStartedResponseSchema,
   ExtractStatusResponse: extractStatusResponseSchema,
+  SearchResponse: searchResponseSchema,
   ParseDocument: parseDocumentSchema,
   ParseResponse: z.strictObject({ success: z.literal(true), data: parseDocumentSchema }),
   CreditUsageResponse: creditUsageResponseSchema,
@@ -71,7 +74,7 @@ export interface ApiRoute {
   path: string;
   operationId: string;
   summary: string;
-  tag: 'Scraping' | 'Crawling' | 'Mapping' | 'Extraction' | 'Parsing' | 'Account' | 'Operations';
+  tag: 'Scraping' | 'Crawling' | 'Mapping' | 'Search' | 'Extraction' | 'Parsing' | 'Account' | 'Operations';
   auth: 'bearer' | 'none' | 'signed-link';
   description?: string;
   body?: { json: RequestSchemaName | RequestSchemaName[] } | { multipart: { file: string; options: RequestSchemaName } };
@@ -216,6 +219,13 @@ export const API_ROUTES: ApiRoute[] = [
     summary: 'Status and answer of an extract', params: uuidParam('extract'),
     description: '`data` is [] while processing (as upstream); `creditsUsed` is live.',
     responses: { ...ok('ExtractStatusResponse'), ...errors(400, 404, ...AUTHED) },
+  },
+  {
+    method: 'POST', path: '/v2/search', operationId: 'search', tag: 'Search', auth: 'bearer',
+    summary: 'Search the web (SearXNG) or the pages this deployment stored, optionally scraping every result',
+    description: 'Providers by WDS_SEARCH_PROVIDER. 408 when the provider does not answer within `timeout`; 502 when SearXNG fails (a 403 from it: its JSON format is disabled).',
+    body: { json: 'SearchRequest' },
+    responses: { ...ok('SearchResponse'), ...errors(...JSON_BODY, 402, ...AUTHED, 408, 502, JOB_NOT_STARTED) },
   },
   {
     method: 'POST', path: '/v2/parse', operationId: 'parse', tag: 'Parsing', auth: 'bearer',

@@ -8,6 +8,7 @@ export * from './scopes';
 export * from './crawl';
 export * from './parse';
 export * from './extract';
+export * from './search';
 export * from './responses';
 export * from './api-routes';
 export * from './openapi';

@@ -5,6 +5,7 @@ import { storable, storableText } from './text';
 import { eventCtes, type EventWebhook } from './events';
 import { chargeCtes, boundedKey } from './ledger';
 import { pickOnce } from './pick';
+import { searchIndexCte } from './search-index';
 
 /** Frontier, documents and counters of crawl and batch jobs. Every write is idempotent per (job, URL key). */
 
@@ -198,11 +199,16 @@ export interface FinishedPage {
  * activity, so it is claimed again when the lease ends (as when a worker dies), and its charge
  * and events are written again with it (a receiver may see that page's webhook twice).
  */
+/** A job whose pages must not outlive it (zero data retention, lockdown scrape options): never indexed for search. */
+const KEEPS_NO_DATA = sql.raw(`(zero_data_retention OR coalesce((options #>> '{scrapeOptions,zeroDataRetention}')::boolean, false)
+  OR coalesce((options ->> 'zeroDataRetention')::boolean, false) OR coalesce((options #>> '{scrapeOptions,lockdown}')::boolean, false)
+  OR coalesce((options ->> 'lockdown')::boolean, false))`);
+
 export async function finishPage(db: Db, jobId: string, key: string, page: FinishedPage): Promise<boolean> {
   const d = page.document;
   const res = await db.execute<{ stored: number }>(sql`
     WITH job AS (
-      SELECT team_id, kind FROM crawl_jobs WHERE id = ${jobId}
+      SELECT team_id, kind, ${KEEPS_NO_DATA} AS keeps_no_data FROM crawl_jobs WHERE id = ${jobId}
     ), links AS (
       ${frontierInsert(jobId, page.links)}
     ), doc AS (
@@ -222,7 +228,7 @@ export async function finishPage(db: Db, jobId: string, key: string, page: Finis
       payload: sql`jsonb_build_object('urlKey', ${key}::text, 'docSeq', doc.seq)`,
       src: sql`doc`,
       webhook: d?.webhook,
-    })}
+    })}${searchIndexCte(sql`SELECT job.team_id FROM doc, job WHERE NOT job.keeps_no_data`, d?.body)}
     SELECT (SELECT count(*) FROM doc)::int AS stored, set_config('synchronous_commit', 'off', true) AS async_commit`);
   return (res.rows[0]?.stored ?? 0) > 0;
 }

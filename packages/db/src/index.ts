@@ -14,3 +14,5 @@ export * from './profiles';
 export * from './limits';
 export { storable, storableText } from './text';
 export * from './extracts';
+export { indexDocuments, searchConfigFor, searchEntryOf, searchIndexingEnabled, setSearchIndexing, searchUrlKey, SEARCH_CONFIGS, type SearchEntry } from './search-index';
+export * from './search';

@@ -4,6 +4,7 @@ import { pageCache, scrapeJobs } from './schema/index';
 import { chargeCtes } from './ledger';
 import { SCRAPE_DONE_CHANNEL } from './scrape-done';
 import { storable } from './text';
+import { searchIndexCte } from './search-index';
 
 export async function insertScrapeJob(db: Db, row: { id: string; teamId: string; url: string | null; options: unknown }) {
   await db.insert(scrapeJobs).values(row);
@@ -25,15 +26,17 @@ export async function loadTeamScrape(db: Db, teamId: string, id: string) {
 
 /**
  * Idempotent: a retried activity rewrites the same row, and its credits are charged to the
- * ledger once (key scrape:<id>), in the same statement. The waiting API hears of it on
+ * ledger once (key scrape:<id>), in the same statement, which also indexes the page for search
+ * unless the scrape keeps no URL (zero data retention, lockdown). The waiting API hears of it on
  * SCRAPE_DONE_CHANNEL when the row commits (a NOTIFY in the same statement).
  */
 export async function completeScrapeJob(db: Db, id: string, document: unknown, creditsUsed: number) {
   await db.execute(sql`
     WITH done AS (
       UPDATE ${scrapeJobs} SET status = 'completed', document = ${JSON.stringify(storable(document))}::jsonb, credits_used = ${creditsUsed}, completed_at = now(), error = NULL
-      WHERE id = ${id} RETURNING id, team_id
+      WHERE id = ${id} RETURNING id, team_id, url
     ), ${chargeCtes(sql`SELECT team_id, id, 'scrape', ${creditsUsed}::int, ${scrapeCreditKey(id)}::text FROM done`)}
+    ${searchIndexCte(sql`SELECT team_id FROM done WHERE url IS NOT NULL`, document)}
     SELECT pg_notify(${SCRAPE_DONE_CHANNEL}, done.id::text) FROM done`);
 }
 
@@ -59,6 +62,7 @@ export async function insertCompletedScrape(db: Db, row: { id: string; teamId: s
       SELECT ${row.id}::uuid, ${row.teamId}::uuid, ${row.url}::text, ${JSON.stringify(row.options)}::jsonb, 'completed', ${JSON.stringify(storable(row.document))}::jsonb, ${row.creditsUsed}::int, now(), now()
       WHERE ${row.keepRow !== false}::bool
     ), ${chargeCtes(sql`SELECT ${row.teamId}::uuid, ${row.id}::uuid, 'scrape', ${row.creditsUsed}::int, ${scrapeCreditKey(row.id)}::text`)}
+    ${searchIndexCte(sql`SELECT ${row.teamId}::uuid AS team_id WHERE ${row.keepRow !== false && row.url !== null}::bool`, row.document)}
     SELECT 1`);
 }
 

@@ -5,3 +5,4 @@ export * from './temporal';
 export * from './wait';
 export * from './tcp-proxy';
 export * from './fake-openai';
+export * from './fake-searxng';

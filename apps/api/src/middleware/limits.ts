@@ -10,6 +10,8 @@ const JOB_CLASS: Record<string, LimitClass> = {
   '/v2/crawl': 'crawl',
   '/v2/batch/scrape': 'batch',
   '/v2/map': 'map',
+  // Search may scrape its results: it counts against the scrape budget.
+  '/v2/search': 'scrape',
   '/v2/parse': 'parse',
   // An extract is a frontier job like a crawl: the same per-minute class, and 402 once credits are used up.
   '/v2/extract': 'crawl',

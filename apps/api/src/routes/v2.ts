@@ -6,6 +6,8 @@ import { jobControllers } from '../controllers/v2/jobs';
 import { mapController } from '../controllers/v2/map';
 import { parseRoutes, type ParseConfig } from '../controllers/v2/parse';
 import { scrapeController } from '../controllers/v2/scrape';
+import { searchController } from '../controllers/v2/search';
+import { OwnIndexProvider } from '@wds/search';
 import { scrapeStatusController } from '../controllers/v2/scrape-status';
 import type { ApiDeps } from '../deps';
 import { authenticate } from '../middleware/auth';
@@ -45,6 +47,7 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
   app.post('/map', mapController(deps));
   app.post('/extract', extractController(deps, { ...cfg.extract, publicUrl: cfg.publicUrl }));
   app.get('/extract/:id', extractStatusController(deps));
+  app.post('/search', searchController(deps, cfg, deps.search ?? new OwnIndexProvider(deps.db, { shared: deps.sharedIndex ?? false })));
   await app.register(parseRoutes(deps, cfg.parse));
 
   const team = teamControllers(deps, limitsOf);

@@ -9,3 +9,4 @@ export * from './profiles';
 export * from './limits';
 export * from './ledger';
 export * from './extracts';
+export * from './search';

@@ -1,0 +1,65 @@
+import { sql } from 'drizzle-orm';
+import { customType, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { teams } from './teams';
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+const regconfig = customType<{ data: string }>({ dataType: () => 'regconfig' });
+
+/**
+ * The service's own search index (POST /v2/search without a provider, /v2/map `search`): one row
+ * per page and team, whatever stored the page (scrape, crawl, batch), written in the statement
+ * that stores the page and replaced by a fresher copy. Zero-data-retention pages never get here.
+ *
+ * `tsv` and `tsv_rank` are computed by Postgres from the text columns with the page's text-search
+ * configuration (`config`, from its language): title weighted A, headings B, description C, body D,
+ * so a title match ranks above a body match. `body` is the page's text (markdown without markup, capped),
+ * kept for snippets.
+ */
+export const searchPages = pgTable(
+  'search_pages',
+  {
+    teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    /** The page's identity: host without `www.`, path without trailing slash, sorted query (as crawl URL keys). */
+    urlKey: text('url_key').notNull(),
+    url: text('url').notNull(),
+    /** Lower-cased host without `www.` (domain filters, map). */
+    host: text('host').notNull(),
+    title: text('title').notNull().default(''),
+    description: text('description').notNull().default(''),
+    headings: text('headings').notNull().default(''),
+    body: text('body').notNull().default(''),
+    /** BCP 47 tag from the page (`<html lang>`), null when it had none. */
+    language: text('language'),
+    config: regconfig('config').notNull().default(sql`'simple'::regconfig`),
+    contentType: text('content_type'),
+    /** og:image: what the images source answers with. */
+    imageUrl: text('image_url'),
+    /** article:published_time: articles answer the news source. */
+    publishedAt: timestamp('published_at', { withTimezone: true }),
+    /** When the indexed copy was fetched (a cache hit's original fetch): the freshest copy wins. */
+    storedAt: timestamp('stored_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Everything the page says: what matches. */
+    tsv: tsvector('tsv')
+      .notNull()
+      .generatedAlwaysAs(
+        sql`setweight(to_tsvector(config, title), 'A') || setweight(to_tsvector(config, headings), 'B') || setweight(to_tsvector(config, description), 'C') || setweight(to_tsvector(config, body), 'D')`,
+      ),
+    /**
+     * What ranks: title, headings, description and the body's first 1,000 characters. Small enough
+     * to stay in the row (the migration sets STORAGE MAIN; the full vector is TOASTed), so ranking
+     * thousands of candidates reads no TOAST; its own GIN index finds the pages that match where it
+     * counts first.
+     */
+    tsvRank: tsvector('tsv_rank')
+      .notNull()
+      .generatedAlwaysAs(
+        sql`setweight(to_tsvector(config, title), 'A') || setweight(to_tsvector(config, headings), 'B') || setweight(to_tsvector(config, description), 'C') || setweight(to_tsvector(config, left(body, 1000)), 'D')`,
+      ),
+  },
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.urlKey] }),
+    index('search_pages_tsv_idx').using('gin', t.tsv),
+    index('search_pages_tsv_rank_idx').using('gin', t.tsvRank),
+    index('search_pages_team_host_idx').on(t.teamId, t.host),
+  ],
+);

@@ -1,0 +1,206 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Db } from './client';
+import { storableText } from './text';
+
+/**
+ * The write side of the own search index (`search_pages`). Pages are indexed by the statement
+ * that stores them (finishPage, completeScrapeJob, insertCompletedScrape) through
+ * `searchIndexCte`, so a page is searchable exactly when it is stored; Postgres computes the
+ * tsvector (a generated column). What is indexed is derived here from the stored document.
+ */
+
+/** BCP 47 primary language subtag → Postgres text-search configuration. */
+const CONFIG_OF_LANGUAGE: Record<string, string> = {
+  ar: 'arabic', hy: 'armenian', eu: 'basque', ca: 'catalan', da: 'danish', nl: 'dutch', en: 'english', et: 'estonian',
+  fi: 'finnish', fr: 'french', de: 'german', el: 'greek', hi: 'hindi', hu: 'hungarian', id: 'indonesian', ga: 'irish',
+  it: 'italian', lt: 'lithuanian', ne: 'nepali', no: 'norwegian', nb: 'norwegian', nn: 'norwegian', pt: 'portuguese',
+  ro: 'romanian', ru: 'russian', sr: 'serbian', es: 'spanish', sv: 'swedish', ta: 'tamil', tr: 'turkish', yi: 'yiddish',
+};
+
+/**
+ * Every configuration a page can be indexed with. A query is matched against each (see search.ts):
+ * the query's language is unknown, the page's is not. Configurations this server lacks (estonian
+ * before Postgres 17, armenian… before 16) fall back to `simple` when writing and are skipped when reading.
+ */
+export const SEARCH_CONFIGS: readonly string[] = [...new Set(Object.values(CONFIG_OF_LANGUAGE)), 'simple'];
+
+/** The configuration for a page's language (`en-US`, `de`, `pt_BR`); `simple` (no stemming, no stop words) when unknown. */
+export function searchConfigFor(language: unknown): string {
+  const tag = typeof language === 'string' ? language : Array.isArray(language) && typeof language[0] === 'string' ? language[0] : '';
+  const primary = tag.trim().toLowerCase().split(/[-_]/)[0] ?? '';
+  return CONFIG_OF_LANGUAGE[primary] ?? 'simple';
+}
+
+/** Longest body text indexed per page: to_tsvector's cost and the tsvector's size grow with it (1 MB hard limit). */
+export const MAX_INDEXED_CHARS = 100_000;
+
+export interface SearchEntry {
+  urlKey: string;
+  url: string;
+  host: string;
+  title: string;
+  description: string;
+  headings: string;
+  body: string;
+  language: string | null;
+  config: string;
+  contentType: string | null;
+  imageUrl: string | null;
+  /** ISO time. */
+  publishedAt: string | null;
+  /** ISO time of the fetch that produced the copy (a cache hit's original fetch); null = now. */
+  storedAt: string | null;
+}
+
+/**
+ * The index's identity of a page: the crawl frontier's rule (scheme and `www.` ignored, host lower-cased,
+ * default port, fragment and trailing slash dropped, query parameters sorted), so a page crawled twice,
+ * scraped and crawled, or reached through a redirect is one row.
+ */
+export function searchUrlKey(u: URL): string {
+  const host = u.hostname.toLowerCase().replace(/^www\./, '');
+  const defaultPort = u.port === '' || (u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443');
+  let path = u.pathname || '/';
+  if (path.length > 1 && path.endsWith('/')) path = path.replace(/\/+$/, '') || '/';
+  let query = '';
+  if (u.search.length > 1) {
+    const params = [...u.searchParams.entries()].sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : 1) : a < b ? -1 : 1));
+    query = `?${new URLSearchParams(params).toString()}`;
+  }
+  return `${host}${defaultPort ? '' : `:${u.port}`}${path}${query}`;
+}
+
+const first = (v: unknown): string | null => (typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : null);
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** Markdown → the text that is indexed: headings apart (weighted above the body), links, images and markup reduced to their words. */
+export function markdownToIndexText(markdown: string): { headings: string; body: string } {
+  const headings: string[] = [];
+  const body: string[] = [];
+  let size = 0;
+  for (const line of markdown.split('\n')) {
+    if (size > MAX_INDEXED_CHARS) break;
+    const h = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    const text = plain(h ? h[1]! : line);
+    if (!text) continue;
+    (h ? headings : body).push(text);
+    size += text.length + 1;
+  }
+  return { headings: headings.join('\n').slice(0, 10_000), body: body.join('\n').slice(0, MAX_INDEXED_CHARS) };
+}
+
+function plain(line: string): string {
+  return line
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1') // images: their alt text
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1') // links: their text
+    .replace(/<[^>]{1,200}>/g, ' ') // stray tags
+    .replace(/^\s*(?:>\s*)+|^\s*(?:[-*+]|\d+[.)])\s+|[*`~|]+|^\s*-{3,}\s*$/g, ' ') // quotes, list marks, emphasis, tables, rules
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/**
+ * What the index keeps of a stored document, or null when it is not indexed: pages the target
+ * answered with an error (4xx/5xx), and documents without a URL.
+ */
+export function searchEntryOf(document: unknown): SearchEntry | null {
+  if (!document || typeof document !== 'object') return null;
+  const d = document as { markdown?: unknown; metadata?: Record<string, unknown> };
+  const m = d.metadata ?? {};
+  const status = typeof m.statusCode === 'number' ? m.statusCode : 200;
+  if (status >= 400) return null;
+  const raw = first(m.url) ?? first(m.sourceURL);
+  let u: URL;
+  try {
+    u = new URL(raw ?? '');
+  } catch {
+    return null;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+  u.hash = '';
+  const { headings, body } = typeof d.markdown === 'string' ? markdownToIndexText(d.markdown) : { headings: '', body: '' };
+  const language = first(m.language);
+  const published = first(m.publishedTime);
+  const publishedAt = published && !Number.isNaN(Date.parse(published)) ? new Date(published).toISOString() : null;
+  const cachedAt = m.cacheState === 'hit' ? first(m.cachedAt) : null;
+  const t = (s: string | null, max: number) => storableText(oneLine(s ?? '').slice(0, max));
+  return {
+    urlKey: searchUrlKey(u),
+    url: u.href,
+    host: u.hostname.toLowerCase().replace(/^www\./, ''),
+    title: t(first(m.title) ?? first(m.ogTitle), 1_000),
+    description: t(first(m.description) ?? first(m.ogDescription), 2_000),
+    headings: storableText(headings),
+    body: storableText(body),
+    language: language ? language.slice(0, 35) : null,
+    config: searchConfigFor(language),
+    contentType: first(m.contentType),
+    imageUrl: first(m.ogImage),
+    publishedAt,
+    storedAt: cachedAt && !Number.isNaN(Date.parse(cachedAt)) ? new Date(cachedAt).toISOString() : null,
+  };
+}
+
+let indexing = true;
+
+/**
+ * Turns indexing of stored pages on or off for this process (WDS_SEARCH_INDEX, read by each app's
+ * env.ts; the search bench compares crawls both ways). Off, pages are stored exactly as before.
+ */
+export function setSearchIndexing(on: boolean): void {
+  indexing = on;
+}
+
+export function searchIndexingEnabled(): boolean {
+  return indexing;
+}
+
+/**
+ * A CTE (with its leading comma) for the statement storing a page: indexes `document` for the team
+ * that `source` yields (a query returning `team_id`; no row = not indexed, e.g. the page was not
+ * stored by this call, or the job keeps no data). Empty when indexing is off or the document is not
+ * indexable, leaving the statement as it was.
+ */
+export function searchIndexCte(source: SQL, document: unknown): SQL {
+  if (!indexing) return sql``;
+  const e = searchEntryOf(document);
+  if (!e) return sql``;
+  return sql`, search_index AS (${upsert(sql`SELECT s.team_id, ${e.urlKey}::text, ${e.url}::text, ${e.host}::text, ${e.title}::text, ${e.description}::text,
+      ${e.headings}::text, ${e.body}::text, ${e.language}::text, ${configOf(sql`${e.config}::text`)}, ${e.contentType}::text, ${e.imageUrl}::text,
+      ${e.publishedAt}::timestamptz, coalesce(${e.storedAt}::timestamptz, now())
+    FROM (${source}) s`)})`;
+}
+
+/** The configuration named, or `simple` when this server does not have it. */
+const configOf = (name: SQL) => sql`coalesce((SELECT c.oid FROM pg_ts_config c WHERE c.cfgname = ${name} AND c.cfgnamespace = 'pg_catalog'::regnamespace), 'simple'::regconfig::oid)::regconfig`;
+
+/** Insert or replace: a row is replaced only by a copy at least as fresh, so a late retry never brings back an older page. */
+function upsert(rows: SQL): SQL {
+  return sql`INSERT INTO search_pages AS p (team_id, url_key, url, host, title, description, headings, body, language, config, content_type, image_url, published_at, stored_at)
+    ${rows}
+    ON CONFLICT (team_id, url_key) DO UPDATE SET url = excluded.url, host = excluded.host, title = excluded.title, description = excluded.description,
+      headings = excluded.headings, body = excluded.body, language = excluded.language, config = excluded.config, content_type = excluded.content_type,
+      image_url = excluded.image_url, published_at = excluded.published_at, stored_at = excluded.stored_at
+    WHERE p.stored_at <= excluded.stored_at`;
+}
+
+/**
+ * Indexes documents of a team directly (backfills, benchmarks, tests): the same rows the storing
+ * statements write. Returns how many rows were written.
+ */
+export async function indexDocuments(db: Db, teamId: string, documents: unknown[]): Promise<number> {
+  const entries = documents.map(searchEntryOf).filter((e): e is SearchEntry => !!e);
+  // The last copy of a URL in the list wins (one statement cannot touch a row twice).
+  const byKey = new Map(entries.map((e) => [e.urlKey, e]));
+  const list = [...byKey.values()];
+  if (!list.length) return 0;
+  const col = <K extends keyof SearchEntry>(k: K) => sql.param(list.map((e) => e[k]));
+  const res = await db.execute(
+    upsert(sql`SELECT ${teamId}::uuid, t.k, t.u, t.h, t.ti, t.de, t.he, t.bo, t.la, ${configOf(sql`t.co`)}, t.ct, t.im, t.pu::timestamptz, coalesce(t.st::timestamptz, now())
+      FROM unnest(${col('urlKey')}::text[], ${col('url')}::text[], ${col('host')}::text[], ${col('title')}::text[], ${col('description')}::text[],
+                  ${col('headings')}::text[], ${col('body')}::text[], ${col('language')}::text[], ${col('config')}::text[], ${col('contentType')}::text[],
+                  ${col('imageUrl')}::text[], ${col('publishedAt')}::text[], ${col('storedAt')}::text[])
+        AS t(k, u, h, ti, de, he, bo, la, co, ct, im, pu, st)`),
+  );
+  return res.rowCount ?? 0;
+}
