@@ -10,3 +10,5 @@ export { createBrowserActivities } from './browser/activities';
 export type { BrowserActivityDeps, BrowserDocument } from './browser/render-page';
 export { temporalBrowserAvailability, type BrowserAvailability } from './browser/availability';
 export { createLlmActivities, type LlmActivityDeps } from './llm/activities';
+export { createCrawlLlmActivities, type CrawlLlmDeps } from './llm/crawl-pages';
+export { createTokenBudget, type TokenBudget } from './llm/token-budget';
