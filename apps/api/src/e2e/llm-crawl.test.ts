@@ -81,7 +81,7 @@ beforeEach(() => {
 type Doc = { json?: { title?: string }; summary?: string; markdown?: string; metadata: { title?: string; sourceURL: string; creditsUsed?: number } };
 
 const genCrawl = (limit: number, more: Record<string, unknown> = {}) =>
-  fc.startCrawl(site.url('/gen/0'), { limit, sitemap: 'skip', includePaths: ['^/gen/'], ...more } as never);
+  fc.startCrawl(site.url('/gen/0'), { limit, sitemap: 'skip', crawlEntireDomain: true, includePaths: ['^/gen/'], ...more } as never);
 
 async function waitDone(id: string, kind: 'crawl' | 'batch' = 'crawl', timeoutMs = 120_000) {
   return until(
@@ -130,14 +130,17 @@ describe('model-made formats on crawl and batch pages', () => {
       const streamed: Doc[] = [];
       watcher.on('document', (d: Doc) => streamed.push(d));
       const watched = new Promise<{ status: string }>((resolve) => watcher.on('done', resolve));
-      await watcher.start();
+      // start() resolves when the job is done: the status is polled meanwhile.
+      const watching = watcher.start();
 
       // While the crawl runs, every document the status shows is complete.
       let sawPartial = false;
       let polls = 0;
+      const seen: number[] = [];
       for (;;) {
         const s = await fc.getCrawlStatus(id, { autoPaginate: false });
         polls++;
+        seen.push(s.completed);
         for (const d of s.data as Doc[]) {
           assert.equal(d.json?.title, d.metadata.title, 'status shows a document only with its json');
           assert.equal(d.summary, `Summary of ${d.metadata.title}.`);
@@ -146,7 +149,8 @@ describe('model-made formats on crawl and batch pages', () => {
         if (s.completed > 0 && s.completed < PAGES) sawPartial = true;
         await new Promise((r) => setTimeout(r, 150));
       }
-      assert.ok(polls > 3 && sawPartial, 'the crawl was watched while partly done');
+      assert.ok(polls > 3 && sawPartial, `the crawl was watched while partly done (completed at each poll: ${seen.join(' ')})`);
+      await watching;
       assert.equal((await watched).status, 'completed');
 
       const all = await fc.getCrawlStatus(id);
@@ -240,7 +244,7 @@ describe('isolation', () => {
     // The plain crawl's site is reached by a second host name (overrides are fixed per worker): its own port.
     const plain = async () => {
       const t0 = Date.now();
-      const { id } = await fc.startCrawl(`http://127.0.0.1:${other.port}/gen/0`, { limit: 60, sitemap: 'skip', includePaths: ['^/gen/'], maxConcurrency: 10 } as never);
+      const { id } = await fc.startCrawl(`http://127.0.0.1:${other.port}/gen/0`, { limit: 60, sitemap: 'skip', crawlEntireDomain: true, includePaths: ['^/gen/'], maxConcurrency: 10, scrapeOptions: { maxAge: 0 } } as never);
       const s = await waitDone(id);
       assert.equal(s.status, 'completed');
       assert.equal(s.completed, 60);
