@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { eventCtes, type EventWebhook } from './events';
 import { boundedKey, chargeCtes } from './ledger';
+import { pickOnce } from './pick';
 import { storable, storableText } from './text';
 
 /**
@@ -31,16 +32,16 @@ export interface ClaimedLlmPage {
  * Leases up to `n` ready pages (never leased, lease or back-off over) to `owner`, oldest first.
  * `retakeOwn` (an activity attempt's first claim) also takes back what earlier attempts of the
  * same activity held, so the work of a killed worker resumes at once. SKIP LOCKED: concurrent
- * batches never wait for each other.
+ * batches never wait for each other; pickOnce: the pick runs once whatever the plan (pick.ts).
  */
 export async function claimLlmPages(db: Db, jobId: string, owner: string, n: number, leaseMs: number, opts: { retakeOwn: boolean }): Promise<ClaimedLlmPage[]> {
   const mine = opts.retakeOwn ? sql`OR lease_owner = ${owner}` : sql``;
   const r = await db.execute<{ url_key: string; document: unknown; credits: number; attempts: number; age_ms: number; last_error: string | null; seq: string }>(sql`
     UPDATE crawl_llm_pages p SET lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = p.attempts + 1
-    WHERE p.job_id = ${jobId} AND p.url_key IN (
+    WHERE p.job_id = ${jobId} AND p.url_key = ANY(${pickOnce(sql`
       SELECT url_key FROM crawl_llm_pages
       WHERE job_id = ${jobId} AND (lease_until IS NULL OR lease_until < now() ${mine})
-      ORDER BY seq LIMIT ${n} FOR UPDATE SKIP LOCKED)
+      ORDER BY seq LIMIT ${n} FOR UPDATE SKIP LOCKED`)})
     RETURNING p.url_key, p.document, p.credits, p.attempts, p.last_error, p.seq,
               (EXTRACT(EPOCH FROM now() - p.created_at) * 1000)::int AS age_ms`);
   return r.rows
