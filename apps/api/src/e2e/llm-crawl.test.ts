@@ -289,6 +289,27 @@ describe('isolation', () => {
   });
 });
 
+describe('cancellation', () => {
+  test('cancelling a crawl whose model calls hang stops both windows: calls aborted, nothing stored or billed, nothing pending', async () => {
+    behaviour = () => ({ hang: true });
+    const { id } = await genCrawl(10, { maxConcurrency: 2, scrapeOptions: { formats: ['summary'] } });
+    await until(() => model.inFlight >= 2, 'model calls hanging', { timeoutMs: 30_000, everyMs: 20 });
+    assert.equal(await fc.cancelCrawl(id), true);
+    const s = await waitDone(id, 'crawl', 30_000);
+    assert.equal(s.status, 'cancelled');
+    await until(() => model.inFlight === 0, 'the hanging calls aborted', { timeoutMs: 15_000, everyMs: 50 });
+    const calls = model.chatRequests().length;
+    await new Promise((r) => setTimeout(r, 4_000));
+    assert.equal(model.chatRequests().length, calls, 'no model call after the cancel');
+    assert.equal(s.data.length, 0);
+    assert.equal((await charges(id)).length, 0);
+    const pending = await stack.db.pool.query('SELECT count(*)::int AS n FROM crawl_llm_pages WHERE job_id = $1', [id]);
+    assert.equal(pending.rows[0].n, 0);
+    const left = await stack.db.pool.query("SELECT count(*)::int AS n FROM crawl_urls WHERE job_id = $1 AND status IN ('queued', 'leased', 'llm')", [id]);
+    assert.equal(left.rows[0].n, 0);
+  });
+});
+
 describe('durability', () => {
   test('a worker SIGKILLed during an LLM batch: every page enriched once and billed once', { timeout: 240_000 }, async () => {
     const second = await stack.addWorker();
