@@ -29,5 +29,9 @@ export function planCrawl(
   const concurrency = Math.min(total, 10);
   // Ten pages per slot: each batch costs a workflow task and an activity round trip through
   // Temporal, and its slots claim further URLs as they free up, so bigger batches lose nothing.
-  return { window: Math.ceil(total / concurrency), batchSize: concurrency * 10, concurrency, delayMs: 0, ...perRun };
+  // Two per slot when the pages wait for the model: a batch reports its pending pages when it
+  // returns, and the LLM window should start on them early, not after a hundred fetches (a model
+  // step costs far more than the extra round trips).
+  const perSlot = llm.llm ? 2 : 10;
+  return { window: Math.ceil(total / concurrency), batchSize: concurrency * perSlot, concurrency, delayMs: 0, ...perRun };
 }
