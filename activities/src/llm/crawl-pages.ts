@@ -19,8 +19,9 @@ export interface CrawlLlmDeps {
   tokens?: TokenBudget | null;
   /**
    * How long a page's model step is retried through provider failures (429, 5xx, timeouts),
-   * counted from when the page was fetched (WDS_LLM_PAGE_PATIENCE_MS); then it is a failed page
-   * with the last error. A crawl has no timeout of its own, so this is its budget.
+   * counted from its first such failure (WDS_LLM_PAGE_PATIENCE_MS; time spent waiting for its
+   * turn does not count); then it is a failed page with the last error. A crawl has no timeout
+   * of its own, so this is its budget.
    */
   pagePatienceMs: number;
 }
@@ -113,9 +114,10 @@ async function enrichPage(deps: CrawlLlmDeps, job: LoadedJob, page: ClaimedLlmPa
       await failLlmPage(deps.db, job.id, page.key, err.message);
       return { kind: 'failed' };
     }
-    if (page.ageMs >= deps.pagePatienceMs) {
-      const minutes = Math.round(deps.pagePatienceMs / 60_000);
-      await failLlmPage(deps.db, job.id, page.key, `The model step kept failing for ${minutes >= 1 ? `${minutes} min` : `${deps.pagePatienceMs} ms`} (WDS_LLM_PAGE_PATIENCE_MS): ${err.message}`);
+    if ((page.failingMs ?? 0) >= deps.pagePatienceMs) {
+      const s = deps.pagePatienceMs / 1000;
+      const patience = s >= 120 ? `${Math.round(s / 60)} min` : `${Math.round(s)} s`;
+      await failLlmPage(deps.db, job.id, page.key, `The model step kept failing for ${patience} (WDS_LLM_PAGE_PATIENCE_MS): ${err.message}`);
       return { kind: 'failed' };
     }
     const retryAfter = (err as { retryAfterMs?: number }).retryAfterMs;

@@ -8,6 +8,7 @@ CREATE TABLE "crawl_llm_pages" (
 	"lease_until" timestamp with time zone,
 	"attempts" integer DEFAULT 0 NOT NULL,
 	"last_error" text,
+	"failing_since" timestamp with time zone,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "crawl_llm_pages_job_id_url_key_pk" PRIMARY KEY("job_id","url_key")
 );

@@ -82,6 +82,20 @@ test('a deferred page waits out its back-off; a page failed for good is a failed
   assert.equal(backlog.ready, 1, 'only the never-claimed page');
   const next = await claimLlmPages(h.db, id, 'y', 5, 60_000, { retakeOwn: true });
   assert.deepEqual(next.map((p) => p.key), ['a.test/2'], 'the deferred page is held back');
+  assert.equal(next[0]!.failingMs, null, 'a page that never failed has no patience clock');
+  // Its back-off over, the failed page comes back with its clock running since the first failure.
+  await h.db.execute(sql`UPDATE crawl_llm_pages SET lease_until = now() - interval '1 second' WHERE job_id = ${id} AND url_key = ${a!.key}`);
+  const [again] = await claimLlmPages(h.db, id, 'z', 1, 60_000, { retakeOwn: true });
+  assert.equal(again!.key, a!.key);
+  assert.ok(again!.failingMs !== null && again!.failingMs >= 0, String(again!.failingMs));
+  assert.equal(again!.lastError, 'HTTP 503');
+  // A token-limit deferral (no error) neither starts nor resets the clock.
+  await h.db.execute(sql`UPDATE crawl_llm_pages SET failing_since = now() - interval '10 seconds' WHERE job_id = ${id} AND url_key = ${a!.key}`);
+  await deferLlmPage(h.db, id, a!.key, 'z', 0, { countAttempt: false });
+  await deferLlmPage(h.db, id, a!.key, 'z', 0, { error: 'HTTP 429', countAttempt: true }); // not the owner any more: no effect
+  const [third] = await claimLlmPages(h.db, id, 'w', 1, 60_000, { retakeOwn: true });
+  assert.ok(third!.failingMs! >= 10_000, String(third!.failingMs));
+  assert.equal(third!.attempts, 2, 'the token-limit deferral took its attempt back');
 
   assert.equal(await failLlmPage(h.db, id, b!.key, 'The model output does not conform'), true);
   assert.equal(await failLlmPage(h.db, id, b!.key, 'again'), false);

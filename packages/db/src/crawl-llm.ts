@@ -23,8 +23,8 @@ export interface ClaimedLlmPage {
   credits: number;
   /** Claims of this page so far, this one included. */
   attempts: number;
-  /** Age of the pending work (ms since the page was fetched): the patience for retryable failures counts from it. */
-  ageMs: number;
+  /** Ms since the first retryable failure of its model step (null: it has not failed yet): the patience for provider failures counts from it. */
+  failingMs: number | null;
   lastError: string | null;
 }
 
@@ -36,17 +36,17 @@ export interface ClaimedLlmPage {
  */
 export async function claimLlmPages(db: Db, jobId: string, owner: string, n: number, leaseMs: number, opts: { retakeOwn: boolean }): Promise<ClaimedLlmPage[]> {
   const mine = opts.retakeOwn ? sql`OR lease_owner = ${owner}` : sql``;
-  const r = await db.execute<{ url_key: string; document: unknown; credits: number; attempts: number; age_ms: number; last_error: string | null; seq: string }>(sql`
+  const r = await db.execute<{ url_key: string; document: unknown; credits: number; attempts: number; failing_ms: number | null; last_error: string | null; seq: string }>(sql`
     UPDATE crawl_llm_pages p SET lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = p.attempts + 1
     WHERE p.job_id = ${jobId} AND p.url_key = ANY(${pickOnce(sql`
       SELECT url_key FROM crawl_llm_pages
       WHERE job_id = ${jobId} AND (lease_until IS NULL OR lease_until < now() ${mine})
       ORDER BY seq LIMIT ${n} FOR UPDATE SKIP LOCKED`)})
     RETURNING p.url_key, p.document, p.credits, p.attempts, p.last_error, p.seq,
-              (EXTRACT(EPOCH FROM now() - p.created_at) * 1000)::int AS age_ms`);
+              (EXTRACT(EPOCH FROM now() - p.failing_since) * 1000)::int AS failing_ms`);
   return r.rows
     .sort((a, b) => Number(a.seq) - Number(b.seq))
-    .map((x) => ({ key: x.url_key, document: x.document, credits: x.credits, attempts: x.attempts, ageMs: x.age_ms, lastError: x.last_error }));
+    .map((x) => ({ key: x.url_key, document: x.document, credits: x.credits, attempts: x.attempts, failingMs: x.failing_ms, lastError: x.last_error }));
 }
 
 export interface EnrichedPage {
@@ -112,13 +112,15 @@ export async function failLlmPage(db: Db, jobId: string, key: string, error: str
 
 /**
  * Gives a leased page back, claimable again after `delayMs` (the back-off after a retryable
- * failure, or the end of the token window). `error` is remembered as its last failure;
+ * failure, or the end of the token window). `error` is remembered as its last failure (and
+ * the first one starts the patience clock);
  * `countAttempt: false` undoes the claim's attempt (the model was never asked: a token limit).
  */
 export async function deferLlmPage(db: Db, jobId: string, key: string, owner: string, delayMs: number, o: { error?: string; countAttempt: boolean }): Promise<void> {
   await db.execute(sql`
     UPDATE crawl_llm_pages SET lease_owner = NULL, lease_until = now() + make_interval(secs => ${Math.max(0, delayMs) / 1000}),
-      attempts = attempts - ${o.countAttempt ? 0 : 1}, last_error = coalesce(${o.error === undefined ? null : storableText(o.error)}, last_error)
+      attempts = attempts - ${o.countAttempt ? 0 : 1}, last_error = coalesce(${o.error === undefined ? null : storableText(o.error)}, last_error),
+      failing_since = CASE WHEN ${o.error !== undefined}::bool THEN coalesce(failing_since, now()) ELSE failing_since END
     WHERE job_id = ${jobId} AND url_key = ${key} AND lease_owner = ${owner}`);
 }
 

@@ -28,6 +28,7 @@ let model: FakeOpenAI;
 let fc: Firecrawl;
 
 const TOKENS_PER_MINUTE = 1_000_000_000;
+const PATIENCE_MS = 30_000;
 
 /** What kind of call a request is, from its system prompt (packages/llm/src/prompts.ts). */
 function kindOf(r: FakeChatRequest): string {
@@ -64,6 +65,8 @@ before(async () => {
       WDS_LLM_TIMEOUT_MS: '3000',
       // On for every test (reserve and correct around each step); the token test fills the window.
       WDS_LLM_TOKENS_PER_MINUTE: String(TOKENS_PER_MINUTE),
+      // A page whose provider keeps failing fails after this long (the outage test outlasts it).
+      WDS_LLM_PAGE_PATIENCE_MS: String(PATIENCE_MS),
     },
   });
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
@@ -235,6 +238,23 @@ describe('model-made formats on crawl and batch pages', () => {
     assert.equal(docs.length, 7);
     assert.ok(docs.every((d) => d.summary === `Summary of ${d.metadata.title}.`));
     assert.equal((await fc.getCrawlErrors(id)).errors.length, 0);
+  });
+});
+
+describe('a provider down for longer than the patience', () => {
+  test('each page fails with the last error after WDS_LLM_PAGE_PATIENCE_MS from its first failure; the crawl completes, nothing billed', { timeout: 150_000 }, async () => {
+    const t0 = Date.now();
+    behaviour = () => ({ error: { status: 503, message: 'overloaded for good', type: 'server_error' } });
+    const { id } = await genCrawl(3, { scrapeOptions: { formats: ['summary'] } });
+    const s = await waitDone(id, 'crawl', 120_000);
+    assert.equal(s.status, 'completed');
+    assert.equal(s.completed, 0);
+    assert.ok(Date.now() - t0 >= PATIENCE_MS, 'the pages were retried for the whole patience');
+    const errors = (await fc.getCrawlErrors(id)).errors;
+    assert.equal(errors.length, 3, JSON.stringify(errors));
+    for (const e of errors) assert.match(e.error, /^The model step kept failing for 30 s \(WDS_LLM_PAGE_PATIENCE_MS\): .*HTTP 503/);
+    assert.ok(model.chatRequests().length >= 3 * 4, `retried with back-off (${model.chatRequests().length} calls)`);
+    assert.equal((await charges(id)).length, 0);
   });
 });
 

@@ -113,6 +113,11 @@ export const crawlLlmPages = pgTable(
     attempts: integer('attempts').notNull().default(0),
     /** The last retryable failure, kept as the page's error if the job's patience runs out. */
     lastError: text('last_error'),
+    /**
+     * The first retryable failure of its model step (null: none yet). The patience for provider
+     * failures counts from here, not from the fetch: a page may wait long for its turn.
+     */
+    failingSince: timestamp('failing_since', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.jobId, t.urlKey] }), index('crawl_llm_pages_job_seq_idx').on(t.jobId, t.seq)],
