@@ -1,6 +1,7 @@
 import { llmWork, type ScrapeOptions } from '@wds/contracts';
 import { reserveLlmTokens, settleLlmTokens, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
+import { llmTokenLimitWaits } from '@wds/metrics';
 import { CONTEXT_MARGIN, countTokens, isLlmError, OUTPUT_TOKENS, truncateToTokens, type LlmConfig, type Usage } from '@wds/llm';
 
 /**
@@ -38,7 +39,10 @@ export function createTokenBudget(db: Db, tokensPerMinute: number): TokenBudget 
     tokensPerMinute,
     async reserve(tokens) {
       const r = await reserveLlmTokens(db, tokens, tokensPerMinute);
-      if (!r.granted) throw new TokenLimitError(tokensPerMinute, r.retryAfterMs);
+      if (!r.granted) {
+        llmTokenLimitWaits.inc();
+        throw new TokenLimitError(tokensPerMinute, r.retryAfterMs);
+      }
       let settled = false;
       return async (used) => {
         if (settled) return;
