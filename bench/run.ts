@@ -8,6 +8,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   load: async () => (await import('./load')).runLoadBench(),
   transform: async () => (await import('./transform')).runTransformBench(),
   search: async () => (await import('./search')).runSearchBench(),
+  llm: async () => (await import('./llm')).runLlmBench(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -23,7 +23,7 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(opts: { temporalInMemory?: boolean; nodeArgs?: string[]; env?: Record<string, string> } = {}): Promise<BenchStack> {
+export async function startBenchStack(opts: { temporalInMemory?: boolean; nodeArgs?: string[]; /** More env for the API and worker (e.g. an LLM provider). */ env?: Record<string, string> } = {}): Promise<BenchStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wds-bench-'));
   chmodSync(dataDir, 0o755);
   const pg = await startEmbeddedPostgres({ dataDir, port: await freePort() });

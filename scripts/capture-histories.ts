@@ -2,14 +2,17 @@
 // embedded stack and writes its workflow history to workflows/src/histories/, for the replay
 // test (workflows/src/replay.test.ts). Capture again when a workflow changes on purpose, and
 // keep the old files: running workflows still have to replay after a deploy.
+// CAPTURE_ONLY=crawl-llm,scrape-llm captures only those (of the jobs with model-made formats); the others stay as they are.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
 import { findTemporalCli, spawnApp } from '@wds/launch';
-import { html, startFixtureSite } from '@wds/test-utils';
+import { html, startFakeOpenAI, startFixtureSite } from '@wds/test-utils';
 import { workflowIds } from '@wds/workflows/common';
 import { startBenchStack } from '../bench/stack';
 
+/** Ends the capture early (CAPTURE_ONLY). */
+class Done extends Error {}
 const out = new URL('../workflows/src/histories/', import.meta.url).pathname;
 mkdirSync(out, { recursive: true });
 const site = await startFixtureSite({
@@ -18,7 +21,11 @@ const site = await startFixtureSite({
   '/b': html('<html><body><main><h1>B</h1></main></body></html>'),
   '/slow': (_req, res) => void setTimeout(() => res.end('<html><body>late</body></html>'), 3_000),
 });
-const stack = await startBenchStack();
+// A model for the LLM jobs: json replies carry a title, summaries are one line.
+const model = await startFakeOpenAI({ handler: (r) => (String(r.messages[0]?.content ?? '').includes('summarize') ? { content: 'A short summary.' } : { content: { title: 'T' } }) });
+const stack = await startBenchStack({ env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-capture-not-a-secret', MODEL_NAME: 'fake-model' } });
+const only = process.env.CAPTURE_ONLY?.split(',').filter(Boolean);
+const wanted = (name: string) => !only || only.includes(name);
 // A second API on the same stack, starting scrapes with a local fetch.
 const localApi = await spawnApp('api', {
   DATABASE_URL: stack.databaseUrl,
@@ -41,6 +48,15 @@ async function save(name: string, workflowId: string) {
   process.stdout.write(`wrote ${name}.json\n`);
 }
 try {
+  if (wanted('scrape-llm')) {
+    const llm = await post(stack.base, '/v2/scrape', { url: site.url('/b'), maxAge: 0, formats: ['summary'] });
+    await save('scrape-llm', workflowIds.scrape(llm.data.metadata.scrapeId));
+  }
+  if (wanted('crawl-llm')) {
+    const llmCrawl = await post(stack.base, '/v2/crawl', { url: site.url('/'), limit: 3, sitemap: 'skip', scrapeOptions: { formats: ['markdown', 'summary'] } });
+    await save('crawl-llm', workflowIds.crawl(llmCrawl.id));
+  }
+  if (only) throw new Done();
   const scraped = await post(stack.base, '/v2/scrape', { url: site.url('/'), maxAge: 0 });
   await save('scrape-queue', workflowIds.scrape(scraped.data.metadata.scrapeId));
   const local = await post(localApi.url!.replace('localhost', '127.0.0.1'), '/v2/scrape', { url: site.url('/a'), maxAge: 0 });
@@ -58,7 +74,10 @@ try {
   await save('crawl', workflowIds.crawl(crawl.id));
   const batch = await post(stack.base, '/v2/batch/scrape', { urls: [site.url('/a'), site.url('/b')] });
   await save('batch', workflowIds.batch(batch.id));
+} catch (e) {
+  if (!(e instanceof Done)) throw e;
 } finally {
+  await model.close();
   await connection.close();
   localApi.child.kill('SIGTERM');
   await stack.stop();

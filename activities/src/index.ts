@@ -11,3 +11,5 @@ export type { BrowserActivityDeps, BrowserDocument } from './browser/render-page
 export { temporalBrowserAvailability, type BrowserAvailability } from './browser/availability';
 export { createLlmActivities, type LlmActivityDeps } from './llm/activities';
 export { createExtractFetchActivities, createExtractControlActivities, createExtractLlmActivities } from './extract/activities';
+export { createCrawlLlmActivities, type CrawlLlmDeps } from './llm/crawl-pages';
+export { createTokenBudget, type TokenBudget } from './llm/token-budget';

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { finishJob, frontierCounts, jobStatus } from '@wds/db';
+import { finishJob, frontierCounts, jobStatus, llmBacklog } from '@wds/db';
 import type { JobRef } from '@wds/workflows/common';
 import type { FinishJobInput, FrontierState, ProcessBatchInput, CrawlActivities, CrawlControlActivities } from '@wds/workflows/crawl';
 import { jobsFinished } from '@wds/metrics';
@@ -24,8 +24,9 @@ export function createCrawlActivities(deps: PageDeps): CrawlActivities {
 export function createCrawlControlActivities(deps: Pick<PageDeps, 'db'>): CrawlControlActivities {
   return {
     async frontierState({ jobId }: JobRef): Promise<FrontierState> {
-      const [counts, status] = await Promise.all([frontierCounts(deps.db, jobId), jobStatus(deps.db, jobId)]);
-      return { ...counts, status: status ?? 'failed' };
+      const [counts, status, llm] = await Promise.all([frontierCounts(deps.db, jobId), jobStatus(deps.db, jobId), llmBacklog(deps.db, jobId)]);
+      // `llm` only when there is some, so jobs without LLM work report what they always did.
+      return { ...counts, status: status ?? 'failed', ...(llm.pending ? { llm } : {}) };
     },
     async finishJob({ jobId, outcome, error }: FinishJobInput) {
       const { status, changed } = await finishJob(deps.db, jobId, outcome, error);

@@ -1,3 +1,4 @@
+import { needsLlm } from '@wds/contracts';
 import { failPage, finishPage, type ClaimedUrl, type FrontierEntry } from '@wds/db';
 import { toWdsError } from '@wds/errors';
 import { crawlPageStored } from '@wds/metrics';
@@ -27,7 +28,9 @@ function scopeOf(job: LoadedJob): CrawlScope | null {
  * The page handler of crawls and batch scrapes: robots check, scrape (cache allowed), then the
  * document, its credits, its page event (with its webhook delivery) and the links in scope are
  * stored in one statement, idempotent per (job, URL key), so a retried batch never stores a
- * page twice.
+ * page twice. When the scrape options ask for model-made formats, the document is stored as
+ * pending LLM work instead (no credits, no event yet): an LLM batch on wds-llm completes it
+ * (../llm/crawl-pages.ts), so no model call ever runs in the fetch queue.
  */
 export function crawlPageHandler(deps: PageDeps, robotsFor: ReturnType<typeof createRobotsCache>, job: LoadedJob): PageHandler {
   const scope = scopeOf(job);
@@ -70,9 +73,12 @@ async function scrapeAndStore(deps: PageDeps, job: LoadedJob, scope: CrawlScope 
       if (a.ok) links.push({ url: a.url, key: a.key, depth: a.depth, external: a.external });
     }
   }
-  const document = u.discoveryOnly ? undefined : { body: page.document, credits: page.creditsUsed, webhook: webhookFor(job, 'page') };
+  // A page whose formats need the model is stored as pending LLM work: the LLM window ends it.
+  const pendingLlm = needsLlm(job.scrape);
+  const document = u.discoveryOnly ? undefined : { body: page.document, credits: page.creditsUsed, webhook: webhookFor(job, 'page'), pendingLlm };
   const stored = await finishPage(deps.db, job.id, u.key, { links, document });
   if (!stored || !document) return 'skipped';
+  if (pendingLlm) return 'pending';
   crawlPageStored(job.kind, page.creditsUsed);
   return 'stored';
 }

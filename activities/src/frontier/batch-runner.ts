@@ -12,8 +12,11 @@ const HEARTBEAT_MS = 1_000;
 /** How soon an idle slot asks again while sibling slots may still discover links. */
 const CLAIM_RETRY_MS = 50;
 
-/** What a page handler reports; `stored` pages count as succeeded, `failed` ones as failed. */
-export type PageOutcome = 'stored' | 'failed' | 'skipped';
+/**
+ * What a page handler reports; `stored` pages count as succeeded, `failed` ones as failed;
+ * `pending` pages were stored as pending LLM work (the workflow's LLM window ends them).
+ */
+export type PageOutcome = 'stored' | 'pending' | 'failed' | 'skipped';
 
 export interface BatchRun {
   jobId: string;
@@ -31,7 +34,7 @@ export async function runFrontierBatch(db: Db, input: ProcessBatchInput, leaseMs
 
   const abort = new AbortController();
   const run: BatchRun = { jobId, signal: abort.signal, sleep: (ms) => ctx.sleep(ms) };
-  const counts = { done: 0, succeeded: 0, failed: 0 };
+  const counts = { done: 0, succeeded: 0, failed: 0, llmQueued: 0 };
   const stopWatching = watchJob(db, jobId, abort, counts);
   const owner = `${ctx.info.workflowExecution?.runId ?? ctx.info.workflowType}:${ctx.info.activityId}`;
   const claimer = createClaimer(db, { jobId, owner, leaseMs, budget: input.batchSize, perClaim: input.concurrency, signal: abort.signal });
@@ -40,12 +43,19 @@ export async function runFrontierBatch(db: Db, input: ProcessBatchInput, leaseMs
       const outcome = await handlePage(u, run);
       if (outcome === 'stored') counts.succeeded++;
       else if (outcome === 'failed') counts.failed++;
+      else if (outcome === 'pending') counts.llmQueued++;
       counts.done++;
     });
   } finally {
     stopWatching();
   }
-  return { claimed: claimer.claimed(), succeeded: counts.succeeded, failed: counts.failed, stopped: abort.signal.aborted };
+  return {
+    claimed: claimer.claimed(),
+    succeeded: counts.succeeded,
+    failed: counts.failed,
+    stopped: abort.signal.aborted,
+    ...(counts.llmQueued ? { llmQueued: counts.llmQueued } : {}),
+  };
 }
 
 /** Heartbeats (progress + liveness) and aborts the batch when it is cancelled or the job stops. */

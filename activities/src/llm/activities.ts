@@ -7,10 +7,13 @@ import { creditsUsed, llmCalls, llmCredits, llmDuration, llmTokens } from '@wds/
 import type { EnrichScrapeInput, LlmScrapeActivities, ScrapeWorkflowResult } from '@wds/workflows/scrape';
 import { asActivity } from '../failures';
 import { runPageFormats, withLlmFields, type PageLlmResult } from './page-formats';
+import { estimateStepTokens, withTokenBudget, type TokenBudget } from './token-budget';
 
 export interface LlmActivityDeps {
   db: Db;
   client: LlmClient;
+  /** The deployment's token limit (WDS_LLM_TOKENS_PER_MINUTE); null = none. */
+  tokens?: TokenBudget | null;
 }
 
 const HEARTBEAT_MS = 2_000;
@@ -30,7 +33,14 @@ async function enrichScrape(deps: LlmActivityDeps, { jobId, deadlineMs }: Enrich
   if (job.status === 'completed' && draft) return { jobId, statusCode: draft.metadata.statusCode };
   if (!draft) throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: `Scrape job ${jobId} has no page to run the model over` });
   const o = job.options as ScrapeOptions;
-  const r = await withDeadline(deadlineMs, o.timeout, (call) => observed(deps.client.config.model, 'scrape', () => runPageFormats(deps.client, o, draft, call)));
+  // A full token window throws before the deadline's clock matters: Temporal retries at the window's end.
+  const r = await withDeadline(deadlineMs, o.timeout, (call) =>
+    withTokenBudget(
+      deps.tokens,
+      () => estimateStepTokens(deps.client.config, o, draft.markdown ?? ''),
+      () => observed(deps.client.config.model, 'scrape', () => runPageFormats(deps.client, o, draft, call)),
+    ),
+  );
   const total = job.creditsUsed + r.credits;
   const doc = withLlmFields(draft, r, o);
   doc.metadata = { ...doc.metadata, creditsUsed: total };

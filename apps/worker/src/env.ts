@@ -77,6 +77,10 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_LLM_CONCURRENCY: envInt(8, 1, 1000),
         /** Model steps started per minute across the deployment (the wds-llm task queue's rate; 0 = unbounded). */
         WDS_LLM_REQUESTS_PER_MINUTE: envInt(0, 0, 1_000_000),
+        /** Model tokens (prompts + output budgets, corrected by real usage) per minute across the deployment, counted in Postgres; 0 = unbounded. */
+        WDS_LLM_TOKENS_PER_MINUTE: envInt(0, 0, 1_000_000_000),
+        /** How long a crawl or batch page's model step is retried through provider failures before the page fails with the last error. */
+        WDS_LLM_PAGE_PATIENCE_MS: envInt(30 * 60_000, 1_000, 7 * 24 * 3_600_000),
       },
       source,
     );

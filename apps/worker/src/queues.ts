@@ -6,11 +6,13 @@ import {
   createExtractControlActivities,
   createExtractFetchActivities,
   createExtractLlmActivities,
+  createCrawlLlmActivities,
   createLlmActivities,
   createMapActivities,
   createParseActivities,
   createScrapeActivities,
   createStoreActivities,
+  createTokenBudget,
   type BrowserAvailability,
 } from '@wds/activities';
 import type { Db } from '@wds/db';
@@ -73,16 +75,23 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
         // worker cannot start stay in Temporal for another browser worker.
         maxConcurrentActivityTaskExecutions: browserPages(env),
       };
-    case TaskQueues.llm:
+    case TaskQueues.llm: {
       if (!res.llm) return null;
+      const tokens = createTokenBudget(db, env.WDS_LLM_TOKENS_PER_MINUTE);
       return {
-        activities: { ...createLlmActivities({ db, client: res.llm }), ...createExtractLlmActivities({ db, client: res.llm }) },
+        activities: {
+          ...createLlmActivities({ db, client: res.llm, tokens }),
+          // Crawl and batch pages: LLM batches run one page at a time, so a slot is one model step here too.
+          ...createExtractLlmActivities({ db, client: res.llm }),
+          ...createCrawlLlmActivities({ db, client: res.llm, tokens, pagePatienceMs: env.WDS_LLM_PAGE_PATIENCE_MS }),
+        },
         // Model calls wait on the provider, not on this process: the slots bound what one worker
         // asks of the provider at once, and the task queue's rate (shared by every worker, enforced
         // by the Temporal server) bounds the deployment's requests per minute.
         maxConcurrentActivityTaskExecutions: env.WDS_LLM_CONCURRENCY,
         ...(env.WDS_LLM_REQUESTS_PER_MINUTE ? { maxTaskQueueActivitiesPerSecond: env.WDS_LLM_REQUESTS_PER_MINUTE / 60 } : {}),
       };
+    }
     default:
       return null;
   }

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
-import { crawlDocuments, crawlJobs, crawlRobots, crawlUrls } from './schema/index';
+import { crawlDocuments, crawlJobs, crawlLlmPages, crawlRobots, crawlUrls } from './schema/index';
 import { storable, storableText } from './text';
 import { eventCtes, type EventWebhook } from './events';
 import { chargeCtes, boundedKey } from './ledger';
@@ -178,6 +178,12 @@ export interface FinishedPage {
     credits: number;
     /** The job's webhook, when it subscribes to page events: the page event is delivered there. */
     webhook?: EventWebhook | null;
+    /**
+     * The request asks for model-made formats: the document waits in crawl_llm_pages for its
+     * model step (crawl-llm.ts), unseen and unbilled until that step stores it; the URL becomes
+     * `llm`. No charge and no event here.
+     */
+    pendingLlm?: boolean;
   };
 }
 
@@ -188,7 +194,8 @@ export interface FinishedPage {
  * charged to the ledger (key page:<job>:<url key>), a `page` event is appended (payload: url key
  * and document seq) and, with a webhook, its delivery is queued. Links go in with the page:
  * once a URL is done it is never retried, so its links must never be lost after it. True when
- * this call stored the document.
+ * this call stored the document (or, with `pendingLlm`, its draft: then nothing is billed or
+ * announced until the model step ends it, see crawl-llm.ts).
  *
  * The statement commits asynchronously (set_config … true lasts until its commit): the page
  * event takes the job's event head row and holds it until the commit, so waiting for the WAL
@@ -206,6 +213,8 @@ const KEEPS_NO_DATA = sql.raw(`(zero_data_retention OR coalesce((options #>> '{s
 
 export async function finishPage(db: Db, jobId: string, key: string, page: FinishedPage): Promise<boolean> {
   const d = page.document;
+  const pending = !!d?.pendingLlm;
+  const body = d ? JSON.stringify(storable(d.body)) : null;
   const res = await db.execute<{ stored: number }>(sql`
     WITH job AS (
       SELECT team_id, kind, ${KEEPS_NO_DATA} AS keeps_no_data FROM crawl_jobs WHERE id = ${jobId}
@@ -213,12 +222,20 @@ export async function finishPage(db: Db, jobId: string, key: string, page: Finis
       ${frontierInsert(jobId, page.links)}
     ), doc AS (
       INSERT INTO crawl_documents (job_id, url_key, document, credits)
-      SELECT ${jobId}::uuid, ${key}::text, ${d ? JSON.stringify(storable(d.body)) : null}::jsonb, ${d?.credits ?? 0}::int
-      WHERE ${!!d}::bool
+      SELECT ${jobId}::uuid, ${key}::text, ${pending ? null : body}::jsonb, ${d?.credits ?? 0}::int
+      WHERE ${!!d && !pending}::bool
       ON CONFLICT DO NOTHING
       RETURNING seq, credits
+    ), draft AS (
+      INSERT INTO crawl_llm_pages (job_id, url_key, document, credits)
+      SELECT ${jobId}::uuid, ${key}::text, ${pending ? body : null}::jsonb, ${d?.credits ?? 0}::int
+      WHERE ${pending}::bool AND NOT EXISTS (SELECT 1 FROM crawl_documents WHERE job_id = ${jobId}::uuid AND url_key = ${key}::text)
+        AND EXISTS (SELECT 1 FROM crawl_jobs WHERE id = ${jobId} AND status = 'scraping')
+      ON CONFLICT DO NOTHING
+      RETURNING 1
     ), done AS (
-      UPDATE crawl_urls SET status = 'done', done_at = now(), lease_owner = NULL, lease_until = NULL
+      UPDATE crawl_urls SET done_at = now(), lease_owner = NULL, lease_until = NULL,
+        status = CASE WHEN EXISTS (SELECT 1 FROM draft) OR EXISTS (SELECT 1 FROM crawl_llm_pages WHERE job_id = ${jobId} AND url_key = ${key}) THEN 'llm' ELSE 'done' END
       WHERE job_id = ${jobId} AND url_key = ${key}
     ), ${chargeCtes(sql`SELECT job.team_id, ${jobId}::uuid, job.kind, doc.credits, ${boundedKey('page', jobId, key)}::text FROM doc, job`)},
     ${eventCtes({
@@ -229,7 +246,7 @@ export async function finishPage(db: Db, jobId: string, key: string, page: Finis
       src: sql`doc`,
       webhook: d?.webhook,
     })}${searchIndexCte(sql`SELECT job.team_id FROM doc, job WHERE NOT job.keeps_no_data`, d?.body)}
-    SELECT (SELECT count(*) FROM doc)::int AS stored, set_config('synchronous_commit', 'off', true) AS async_commit`);
+    SELECT (SELECT count(*) FROM doc)::int + (SELECT count(*) FROM draft)::int AS stored, set_config('synchronous_commit', 'off', true) AS async_commit`);
   return (res.rows[0]?.stored ?? 0) > 0;
 }
 
@@ -280,8 +297,11 @@ export async function finishJob(db: Db, jobId: string, status: 'completed' | 'fa
       await tx
         .update(crawlUrls)
         .set({ status: 'cancelled', leaseOwner: null, leaseUntil: null })
-        .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, ['queued', 'leased'])));
+        .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, ['queued', 'leased', 'llm'])));
     }
+    // Pages still waiting for their model step are never shown once the job has ended (a
+    // completed job has none: its workflow waits for them).
+    if (final !== 'scraping') await tx.delete(crawlLlmPages).where(eq(crawlLlmPages.jobId, jobId));
     // A job the API cancelled: its final counters are written now, once the work has stopped.
     if (!row) await tx.update(crawlJobs).set({ completedAt: sql`coalesce(${crawlJobs.completedAt}, now())`, completed: c.completed, failed: c.failed, creditsUsed: c.creditsUsed }).where(eq(crawlJobs.id, jobId));
     return { status: final, changed: !!row };

@@ -5,6 +5,8 @@ export * from './scrape-done';
 export * as schema from './schema/index';
 export type { CreditEntry, JobKind, TeamFlags } from './schema/index';
 export * from './crawls';
+export * from './crawl-llm';
+export * from './llm-tokens';
 export * from './events';
 export * from './ledger';
 export * from './webhooks';

@@ -94,6 +94,12 @@ export const llmCredits = new client.Counter({
   labelNames: ['model'] as const,
   registers: [registry],
 });
+/** WDS_LLM_TOKENS_PER_MINUTE at work: model steps held back to the next minute window. */
+export const llmTokenLimitWaits = new client.Counter({
+  name: 'wds_llm_token_limit_waits_total',
+  help: 'Model steps that found the deployment token window (WDS_LLM_TOKENS_PER_MINUTE) full and waited for the next minute.',
+  registers: [registry],
+});
 
 export const pagesCrawled = new client.Counter({
   name: 'wds_crawl_pages_total',

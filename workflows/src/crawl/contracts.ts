@@ -16,6 +16,19 @@ export interface CrawlPlan {
   delayMs: number;
   /** Batches one workflow run may start before it continues as new (bounds its history). */
   batchesPerRun?: number;
+  /**
+   * Set when the job's pages need model-made formats (json, summary, question, highlights,
+   * onlyCleanContent): the page handler stores each page as pending LLM work, and the loop keeps
+   * a second window of LLM batches (wds-llm) enriching them.
+   */
+  llm?: LlmPlan;
+}
+
+export interface LlmPlan {
+  /** LLM batch activities in flight at once: the job's model steps at a time (each batch runs one page at a time). */
+  window: number;
+  /** Pages one LLM batch enriches (one after another) before it returns. */
+  batchSize: number;
 }
 
 export interface CrawlProgress {
@@ -50,6 +63,8 @@ export interface ProcessBatchResult {
   failed: number;
   /** The job is no longer running (cancelled or ended): claim nothing more. */
   stopped: boolean;
+  /** Pages this batch stored as pending LLM work (absent: none). */
+  llmQueued?: number;
 }
 
 export interface FrontierState {
@@ -57,6 +72,29 @@ export interface FrontierState {
   leased: number;
   nextLeaseExpiryMs: number | null;
   status: string;
+  /** Pending LLM work (absent in histories of jobs without it). */
+  llm?: { pending: number; ready: number; nextReadyMs: number | null };
+}
+
+/** One LLM batch (wds-llm): enrich up to `batchSize` pending pages of the job, one at a time. */
+export interface LlmBatchInput {
+  jobId: string;
+  batchSize: number;
+}
+
+export interface LlmBatchResult {
+  claimed: number;
+  /** Enriched documents stored. */
+  stored: number;
+  /** Pages whose model step failed for good (now failed pages with their error). */
+  failed: number;
+  /** Pages given back after a retryable failure or for the token limit, to be tried again later. */
+  deferred: number;
+  /** The batch ended because nothing was ready to claim (everything is taken, backing off, or done). */
+  drained: boolean;
+  /** The provider failed or the token window is full: start no LLM batch of this job for this long. */
+  waitMs?: number;
+  stopped: boolean;
 }
 
 export interface FinishJobInput {
@@ -69,6 +107,11 @@ export interface FinishJobInput {
 export interface CrawlActivities {
   seedJob(input: JobRef): Promise<number>;
   processBatch(input: ProcessBatchInput): Promise<ProcessBatchResult>;
+}
+
+/** wds-llm: model calls, with their slots and rate limits, never on the fetch queue. */
+export interface CrawlLlmActivities {
+  runLlmBatch(input: LlmBatchInput): Promise<LlmBatchResult>;
 }
 
 /** wds-control: bookkeeping only, no outbound requests. */

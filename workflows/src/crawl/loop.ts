@@ -1,11 +1,13 @@
 import { CancellationScope, isCancellation, sleep, workflowInfo } from '@temporalio/workflow';
 import type { JobRef } from '../common';
-import type { CrawlPlan, CrawlProgress, FinishJobInput, FrontierState, ProcessBatchInput, ProcessBatchResult } from './contracts';
+import type { CrawlPlan, CrawlProgress, FinishJobInput, FrontierState, LlmBatchInput, LlmBatchResult, LlmPlan, ProcessBatchInput, ProcessBatchResult } from './contracts';
 
 /** Batches per run before continuing as new even if the server has not suggested it yet (plan.batchesPerRun overrides). */
 const MAX_BATCHES_PER_RUN = 1_000;
 /** Consecutive batch activities that fail for good before the whole job is declared failed. */
 const MAX_CONSECUTIVE_BATCH_FAILURES = 5;
+/** LLM window of a job whose plan has none (a job kind whose own handler stores pending LLM work). */
+const DEFAULT_LLM_PLAN: LlmPlan = { window: 4, batchSize: 5 };
 
 /**
  * The steps a frontier job is made of. Each is an activity stub of the calling workflow, so a job
@@ -17,6 +19,11 @@ export interface FrontierSteps {
   seed?(input: JobRef): Promise<unknown>;
   /** Leases up to `batchSize` URLs, handles each page, and returns counts only. */
   runBatch(input: ProcessBatchInput): Promise<ProcessBatchResult>;
+  /**
+   * Enriches pages the page handler stored as pending LLM work (wds-llm). Without it, pending
+   * LLM work is not waited for.
+   */
+  runLlmBatch?(input: LlmBatchInput): Promise<LlmBatchResult>;
   frontierState(input: JobRef): Promise<FrontierState>;
   finishJob(input: FinishJobInput): Promise<{ status: string }>;
 }
@@ -31,11 +38,11 @@ export interface FrontierJob {
 export type FrontierOutcome = { done: true; status: string } | { done: false };
 
 /**
- * Runs a frontier job until the frontier is empty (the job is finished: `done`) or this run
- * should hand over to a new one (`done: false`: the caller continues as new with `progress`;
- * continueAsNew works by throwing, so it must not happen in here, where a throw ends the job as
- * failed). Cancellation marks the job cancelled and is rethrown; any other failure marks it
- * failed and is rethrown.
+ * Runs a frontier job until the frontier is empty and no page waits for its model step (the job
+ * is finished: `done`) or this run should hand over to a new one (`done: false`: the caller
+ * continues as new with `progress`; continueAsNew works by throwing, so it must not happen in
+ * here, where a throw ends the job as failed). Cancellation marks the job cancelled and is
+ * rethrown; any other failure marks it failed and is rethrown.
  */
 export async function runFrontierJob(job: FrontierJob, steps: FrontierSteps): Promise<FrontierOutcome> {
   const { jobId } = job;
@@ -58,47 +65,137 @@ export async function runFrontierJob(job: FrontierJob, steps: FrontierSteps): Pr
   }
 }
 
+type Settled =
+  | { kind: 'fetch'; id: number; result: ProcessBatchResult | null }
+  | { kind: 'llm'; id: number; result: LlmBatchResult | null }
+  | { kind: 'wake'; error?: unknown };
+
 /**
- * Keeps a bounded window of batch activities busy until the frontier is empty ('done') or this
- * run has started enough batches ('continue'). Drains its activities before either answer.
+ * Keeps two bounded windows busy until the frontier is empty and no LLM work is pending ('done')
+ * or this run has started enough batches ('continue'): fetch batches (wds-fetch) over the
+ * frontier, and — for jobs whose pages need model-made formats — LLM batches (wds-llm) over the
+ * pages waiting for their model step. The windows are independent: fetching goes on at full
+ * speed while the model provider is slow, failing or rate-limited (the LLM window then pauses,
+ * with a timer, for as long as the batches report). Drains both windows before either answer.
+ *
+ * A job without LLM work issues exactly the commands it did before the LLM window existed
+ * (committed histories replay unchanged): the LLM side only acts on counts its activities report.
  */
 async function runWindow({ jobId, plan, progress }: FrontierJob, steps: FrontierSteps): Promise<'done' | 'continue'> {
-  const inFlight = new Map<number, Promise<{ id: number; result: ProcessBatchResult | null }>>();
+  const inFlight = new Map<number, Promise<Settled>>();
+  const llmInFlight = new Map<number, Promise<Settled>>();
   let nextId = 0;
   let exhausted = false; // the last batch found nothing to claim
   let failures = 0;
   let batchesThisRun = 0;
 
+  const llm = steps.runLlmBatch ? (plan.llm ?? DEFAULT_LLM_PLAN) : null;
+  /** Pages known to wait for their model step (a hint: LLM batches claim what is really there). */
+  let llmKnown = plan.llm && progress.runs > 0 ? plan.llm.window : 0; // a new run resumes a previous run's backlog
+  let llmPausedUntil = 0;
+  let llmFailures = 0;
+  let llmStopped = false;
+  let wake: Promise<Settled> | null = null;
+
   const launch = () => {
     const id = nextId++;
     batchesThisRun++;
     const p = steps.runBatch({ jobId, batchSize: plan.batchSize, concurrency: plan.concurrency, delayMs: plan.delayMs }).then(
-      (result) => ({ id, result }),
-      (err) => {
+      (result): Settled => ({ kind: 'fetch', id, result }),
+      (err): Settled => {
         if (isCancellation(err)) throw err;
-        return { id, result: null }; // a batch that failed for good: its URLs come back when their lease ends
+        return { kind: 'fetch', id, result: null }; // a batch that failed for good: its URLs come back when their lease ends
       },
     );
     inFlight.set(id, p);
+  };
+  const launchLlm = (l: LlmPlan) => {
+    const id = nextId++;
+    batchesThisRun++;
+    const p = steps.runLlmBatch!({ jobId, batchSize: l.batchSize }).then(
+      (result): Settled => ({ kind: 'llm', id, result }),
+      (err): Settled => {
+        if (isCancellation(err)) throw err;
+        return { kind: 'llm', id, result: null }; // its leased pages come back when their lease ends
+      },
+    );
+    llmInFlight.set(id, p);
   };
 
   for (;;) {
     const handOver = workflowInfo().continueAsNewSuggested || batchesThisRun >= (plan.batchesPerRun ?? MAX_BATCHES_PER_RUN);
     while (!handOver && !exhausted && inFlight.size < plan.window) launch();
+    if (llm && !handOver && !llmStopped && Date.now() >= llmPausedUntil) {
+      while (llmKnown > 0 && llmInFlight.size < llm.window) {
+        launchLlm(llm);
+        llmKnown--;
+      }
+    }
 
-    if (inFlight.size === 0) {
+    if (inFlight.size === 0 && llmInFlight.size === 0) {
       // Asked before handing over too, or a finished job would continue as new forever.
       const f = await steps.frontierState({ jobId });
       if (f.status !== 'scraping') return 'done';
-      if (f.queued === 0 && f.leased === 0) return 'done';
+      const backlog = llm ? f.llm : undefined;
+      if (f.queued === 0 && f.leased === 0 && !backlog?.pending) return 'done';
       if (handOver) return 'continue';
-      // Only leases of vanished workers remain: wait for the first to expire, then retake it.
-      if (f.queued === 0) await sleep(Math.min(Math.max(f.nextLeaseExpiryMs ?? 1_000, 250), 30_000));
+      if (backlog?.ready) llmKnown = Math.max(llmKnown, backlog.ready);
+      // Nothing claimable now: wait for the first lease (of vanished workers), back-off or pause to end.
+      if (f.queued === 0) {
+        const waits: number[] = [];
+        if (f.leased > 0 || !backlog?.pending) waits.push(f.nextLeaseExpiryMs ?? 1_000);
+        if (backlog?.pending) waits.push(backlog.ready ? Math.max(0, llmPausedUntil - Date.now()) : (backlog.nextReadyMs ?? 1_000));
+        const ms = Math.min(...waits);
+        if (!backlog?.ready || ms > 0) await sleep(Math.min(Math.max(ms, 250), 30_000));
+        if (backlog?.pending && !backlog.ready) llmKnown = Math.max(llmKnown, 1);
+      }
       exhausted = false;
       continue;
     }
 
-    const { id, result } = await Promise.race(inFlight.values());
+    // While the LLM window pauses and other work is in flight, a timer ends the pause.
+    if (llm && !wake && llmKnown > 0 && llmPausedUntil > Date.now()) {
+      const w: Promise<Settled> = sleep(llmPausedUntil - Date.now()).then(
+        (): Settled => ({ kind: 'wake' }),
+        (error): Settled => ({ kind: 'wake', error }),
+      );
+      wake = w;
+    }
+    const racing = [...inFlight.values(), ...llmInFlight.values()];
+    if (wake) racing.push(wake);
+    const settled = await Promise.race(racing);
+
+    if (settled.kind === 'wake') {
+      wake = null;
+      if (settled.error) throw settled.error;
+      continue;
+    }
+    if (settled.kind === 'llm') {
+      llmInFlight.delete(settled.id);
+      progress.batches++;
+      const r = settled.result;
+      if (!r) {
+        if (++llmFailures >= MAX_CONSECUTIVE_BATCH_FAILURES) throw new Error(`${llmFailures} LLM batches in a row failed`);
+        continue;
+      }
+      llmFailures = 0;
+      if (r.stopped) {
+        llmStopped = true;
+        exhausted = true;
+        continue;
+      }
+      if (r.waitMs) {
+        llmPausedUntil = Math.max(llmPausedUntil, Date.now() + r.waitMs);
+        llmKnown = Math.max(llmKnown, 1);
+      } else if (r.drained) {
+        llmKnown = 0; // whatever else is pending is leased to a sibling batch
+      } else {
+        llmKnown = Math.max(llmKnown, 1); // it stopped at its batch size: more may be waiting
+      }
+      continue;
+    }
+
+    const { id, result } = settled;
     inFlight.delete(id);
     progress.batches++;
     if (!result) {
@@ -106,8 +203,10 @@ async function runWindow({ jobId, plan, progress }: FrontierJob, steps: Frontier
       continue;
     }
     failures = 0;
+    if (result.llmQueued) llmKnown += result.llmQueued;
     if (result.stopped) {
       exhausted = true; // cancelled or ended elsewhere: let in-flight batches finish, then check
+      llmStopped = true;
       continue;
     }
     // A batch that claimed nothing means the frontier is (momentarily) empty; batches still in

@@ -1,4 +1,4 @@
-import { browserOnlyFeatures, llmWork, NO_LLM, unavailableFeatures, type Deployment, type ScrapeOptions } from '@wds/contracts';
+import { browserOnlyFeatures, NO_LLM, unavailableFeatures, type Deployment, type ScrapeOptions } from '@wds/contracts';
 import type { AuthedKey } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { compileUserSchema } from '@wds/llm';
@@ -27,10 +27,6 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: D
   const single = typeof o.url === 'string';
   const missing = unavailableFeatures(o, deployment);
   if (!single) {
-    for (const t of llmWork(o).formats) {
-      missing.push({ field: 'formats', message: `Format '${t}' is not available for crawl and batch scrape pages yet. Use POST /v2/scrape for it.` });
-    }
-    if (o.onlyCleanContent) missing.push({ field: 'onlyCleanContent', message: "'onlyCleanContent' is not available for crawl and batch scrape pages yet. Use POST /v2/scrape for it." });
     for (const field of browserOnlyFeatures(o)) {
       missing.push({
         field: field === 'screenshot' ? 'formats' : field,

@@ -47,8 +47,12 @@ export const crawlUrls = pgTable(
     urlKey: text('url_key').notNull(),
     url: text('url').notNull(),
     depth: integer('depth').notNull().default(0),
-    /** queued → leased → done | failed | robots (blocked by robots.txt) | cancelled */
-    status: text('status').$type<'queued' | 'leased' | 'done' | 'failed' | 'robots' | 'cancelled'>().notNull().default('queued'),
+    /**
+     * queued → leased → done | failed | robots (blocked by robots.txt) | cancelled; a page whose
+     * request asks for model-made formats goes leased → llm (fetched, waiting in crawl_llm_pages)
+     * → done | failed | cancelled.
+     */
+    status: text('status').$type<'queued' | 'leased' | 'llm' | 'done' | 'failed' | 'robots' | 'cancelled'>().notNull().default('queued'),
     /** Activity that holds the lease; a retried attempt of the same activity takes its rows back at once. */
     leaseOwner: text('lease_owner'),
     leaseUntil: timestamp('lease_until', { withTimezone: true }),
@@ -82,6 +86,42 @@ export const crawlDocuments = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.jobId, t.urlKey] }), index('crawl_documents_job_seq_idx').on(t.jobId, t.seq)],
+);
+
+/**
+ * Pages fetched for a job whose scrapeOptions ask for model-made formats (json, summary, …):
+ * the page's document waits here, unseen by status, pagination, WebSocket and webhooks, until
+ * an LLM batch (wds-llm) claims it, runs the model and moves the enriched document into
+ * crawl_documents (whose seq is then its completion order). A row exists while the work is
+ * pending; it is leased to one LLM batch at a time, and after a retryable failure held back
+ * until `lease_until` (the back-off).
+ */
+export const crawlLlmPages = pgTable(
+  'crawl_llm_pages',
+  {
+    jobId: uuid('job_id').notNull().references(() => crawlJobs.id, { onDelete: 'cascade' }),
+    urlKey: text('url_key').notNull(),
+    /** Claim order: pages are enriched in the order they were fetched. */
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
+    /** The document as fetched (with the markdown the model reads), before the model-made fields. */
+    document: jsonb('document').notNull(),
+    /** Credits of the page itself (1, or its PDF pages); the formats' credits are added when it completes. */
+    credits: integer('credits').notNull().default(1),
+    /** LLM batch activity holding the lease; null while the page is ready or backing off. */
+    leaseOwner: text('lease_owner'),
+    /** Not claimable before this (a lease, or a back-off after a retryable failure); null = ready. */
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    attempts: integer('attempts').notNull().default(0),
+    /** The last retryable failure, kept as the page's error if the job's patience runs out. */
+    lastError: text('last_error'),
+    /**
+     * The first retryable failure of its model step (null: none yet). The patience for provider
+     * failures counts from here, not from the fetch: a page may wait long for its turn.
+     */
+    failingSince: timestamp('failing_since', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.urlKey] }), index('crawl_llm_pages_job_seq_idx').on(t.jobId, t.seq)],
 );
 
 /** robots.txt, fetched once per origin per crawl. `body` null: none (404) or unreachable → everything allowed. */

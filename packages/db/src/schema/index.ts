@@ -10,3 +10,4 @@ export * from './limits';
 export * from './ledger';
 export * from './extracts';
 export * from './search';
+export * from './llm';

@@ -53,7 +53,7 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
     if (!valid.length) throw new WdsError('INVALID_URL', { message: 'Invalid URL: no valid URL in urls', details });
 
     const base = baseUrl(req, cfg.publicUrl);
-    const plan = planCrawl({ maxConcurrency }, cfg.defaultConcurrency, cfg.batchesPerRun);
+    const plan = planCrawl({ maxConcurrency, scrapeOptions }, cfg.defaultConcurrency, cfg.batchesPerRun);
     if (idem) {
       const existing = await findJobByIdempotencyKey(deps.db, req.auth.teamId, idem);
       if (existing) {
