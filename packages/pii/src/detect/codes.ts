@@ -85,9 +85,12 @@ function codeAt(s: string, i: number): PiiSpan | null {
   }
   // NIE: X/Y/Z, 7 digits, letter ("X1234567L", "X-1234567-L").
   if ((c === 0x58 || c === 0x59 || c === 0x5a) && (isDigit(c1) || c1 === 0x2d)) {
+    // The shortest prefix of the groups that is a valid NIE ("X8032991B respectivamente" reads on into the next word).
     const g = readGroups(s, i, 3, true);
-    const end = g.ends[g.ends.length - 1]!;
-    if (dniValid(g.text.join('').toUpperCase()) && !isWordChar(at(s, end))) return { kind: 'NATIONAL_ID', start: i, end };
+    for (let k = 1; k <= g.text.length; k++) {
+      const end = g.ends[k - 1]!;
+      if (dniValid(g.text.slice(0, k).join('').toUpperCase()) && !isWordChar(at(s, end))) return { kind: 'NATIONAL_ID', start: i, end };
+    }
   }
   // Codice fiscale: one 16-character word.
   let e = i;

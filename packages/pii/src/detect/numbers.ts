@@ -59,15 +59,15 @@ function readRun(s: string, start: number): Run | { skipTo: number } {
 }
 
 // Labels, read in the 32 characters before a run.
-const PHONE_LABEL = /(?:\btel|\bphone|\bfon|\btelefon|t[ée]l[ée]phone|\btél|tel[ée]fono|telefone|\bfax|\bmobile?|\bmobil|\bhandy|\bcell|\bcall|\bruf|\bwhatsapp|\bgsm|\bportable|\bcelular|\bcellulare|\bnumero|\bnúmero|\bnummer|\bhotline|☎|📞|\b[tpmf]\s?[.:])[^\n\d]{0,16}$/u;
+const PHONE_LABEL = /(?:(?:\btel|\bphone|\bfon|\btelefon|t[ée]l[ée]phone|\btél|tel[ée]fono|telefone|\bfax|\bmobile?|\bmobil|\bhandy|\bcell|\bcall|\bruf|\bwhatsapp|\bgsm|\bportable|\bcelular|\bcellulare|\bnumero|\bnúmero|\bnummer|\bhotline|☎|📞)[^\n\d]{0,16}|\b[tpmf]\s?[.:]\s{0,2})$/u;
 /** An immediate label naming another kind of number vetoes a phone reading. */
-const NUMBER_LABEL = /(?:order|bestell\w*|commande|pedido|ordine|invoice|rechnung\w*|facture|factura|fattura|customer|kunden\w*|client|account|konto|compte|cuenta|conto|ref(?:erence|erenz)?|tracking|sendung\w*|sku|art(?:ikel)?\.?[- ]?nr|item|isbn|ean|gtin|upc|serial|serien\w*|model|modell|part|case|ticket|vorgang|aktenzeichen|dossier|id|nr|no|n°|nº|#|plz|zip|postcode|postal|iban|bic|swift|blz|sort code|routing|version|build)\.?\s*[:#]?\s*$/;
+const NUMBER_LABEL = new RegExp(`(?:order|bestell\\w*|commande|pedido|ordine|invoice|rechnung\\w*|facture|factura|fattura|customer|kunden\\w*|client|account|konto|compte|cuenta|conto|ref(?:erence|erenz)?|tracking|sendung\\w*|sku|art(?:ikel)?\\.?[- ]?nr|item|isbn|ean|gtin|upc|serial|serien\\w*|model|modell|part|case|ticket|vorgang|aktenzeichen|dossier|id|nr|no|n°|nº|#|plz|zip|postcode|postal|iban|bic|swift|blz|sort code|routing|version|build|iva|p\\.\\s?iva|vat|ust-?id\\w*|tva|nif|cif|siret|siren|pedido|section|abschnitt)\\.?(?:\\s+(?:number|nummer|número|numero|numéro|no\\.?|nr\\.?|n[°º]\\.?))?\\s*[:#]?\\s*$`);
 const CARD_LABEL = /(?:card|karte|carte|tarjeta|carta|kreditkarte|visa|mastercard|amex|cc|pan)\b[^\n]{0,16}$/;
 const SSN_LABEL = /(?:ssn|social security|sozialversicherung)[^\n]{0,16}$/;
 const STEUER_LABEL = /(?:steuer|id-?nr|identifikationsnummer|tax id|tin\b|st\.?-?idnr)[^\n]{0,24}$/;
 const BSN_LABEL = /(?:bsn|burgerservicenummer|sofinummer|sofi-nummer)[^\n]{0,16}$/;
-const CPF_LABEL = /\bcpf\b[^\n]{0,16}$/;
-const VERSION_LABEL = /(?:\bv|version|ver\.|release|build|firmware|rev\.?)\s*$/;
+const CPF_LABEL = /\bcpf\b[^\n]{0,24}$/;
+const VERSION_LABEL = /(?:\bv|version|ver\.|release|build|firmware|rev\.?|section|sect\.|§|chapter|kapitel|article|art\.|paragraph|para\.|step|table|figure|fig\.)\s*$/;
 
 const lengths = (r: Run, k: number) => r.groups.slice(0, k).map((g) => g.length).join(',');
 const sepsOf = (r: Run, k: number) => r.seps.slice(0, k - 1);
@@ -100,7 +100,9 @@ function isNanp(r: Run, k: number, d: string): boolean {
 function isPhone(r: Run, k: number, d: string, pre: string, mode: PiiMode): boolean {
   const n = d.length;
   const grouped = k > 1;
-  if (NUMBER_LABEL.test(pre)) return false;
+  // "089/12345678": a trunk-0 area code and a slash is how German-speaking pages write phones, even after "Bestellung:".
+  const areaSlash = k === 2 && r.seps[0] === '/' && d[0] === '0' && r.groups[0]!.length >= 2 && r.groups[0]!.length <= 5 && n >= 9 && n <= 12;
+  if (NUMBER_LABEL.test(pre) && !areaSlash) return false;
   const labelled = PHONE_LABEL.test(pre);
   if (r.plus) return n >= 8 && n <= 15 && d[0] !== '0';
   if (d.startsWith('00')) return n - 2 >= 8 && n - 2 <= 15 && d[2] !== '0' && (grouped || labelled);
@@ -110,13 +112,14 @@ function isPhone(r: Run, k: number, d: string, pre: string, mode: PiiMode): bool
   // Brazil's "(11) 91234-5678", Spain's "912 345 678".
   if (r.paren && r.groups[0]!.length === 2 && (n === 10 || n === 11)) return true;
   const ls = lengths(r, k);
-  if ((ls === '3,3,3' || ls === '3,2,2,2') && '6789'.includes(d[0]!) && uniform(sepsOf(r, k))) return true;
+  // Unlabelled mobile shapes ("612 34 56 78") only as a whole run: a prefix of a longer one is another number (SIRET "732 829 320 00074").
+  if ((ls === '3,3,3' || ls === '3,2,2,2') && '6789'.includes(d[0]!) && uniform(sepsOf(r, k)) && k === r.groups.length) return true;
   if (labelled) return n >= 6 && n <= 15;
   return mode === 'aggressive' && grouped && n >= 8 && n <= 15 && !isDate(r, k);
 }
 
 /** The kind of the first k groups of a run, or null; 'skip' when they are known not to be personal data. */
-function classify(r: Run, k: number, pre: string, mode: PiiMode): PiiKind | 'skip' | null {
+function classify(r: Run, k: number, pre: string, mode: PiiMode, afterCode: boolean): PiiKind | 'skip' | null {
   const d = r.groups.slice(0, k).join('');
   const n = d.length;
   const seps = sepsOf(r, k);
@@ -125,7 +128,9 @@ function classify(r: Run, k: number, pre: string, mode: PiiMode): PiiKind | 'ski
   if (isIpv4(r, k)) return VERSION_LABEL.test(pre) ? 'skip' : 'IP_ADDRESS';
   if (k >= 2 && seps.every((x) => x === '.') && VERSION_LABEL.test(pre)) return 'skip';
   if (/isbn|ean\b|gtin/.test(pre) || (n === 13 && seps.every((x) => x === '-') && isbn13Valid(d))) return 'skip';
-  if (r.plus || r.paren) return isPhone(r, k, d, pre, mode) ? 'PHONE' : null;
+  if (r.plus) return isPhone(r, k, d, pre, mode) ? 'PHONE' : null;
+  // "(0171) 234567" is a phone; otherwise the parenthesis is punctuation ("(4111 1111 1111 1111)").
+  if (r.paren && isPhone(r, k, d, pre, mode)) return 'PHONE';
 
   if (n >= 12 && n <= 19 && (k === 1 || (uniform(seps) && (seps[0] === ' ' || seps[0] === '-') && CARD_GROUPINGS.has(ls))) && cardNetwork(d) && luhn(d)) {
     // Unusual lengths written as one block are common for other numbers: they need a label.
@@ -140,7 +145,23 @@ function classify(r: Run, k: number, pre: string, mode: PiiMode): PiiKind | 'ski
   if (n === 15 && (k === 1 || ls === '1,2,2,2,3,3,2') && nirValid(d)) return 'NATIONAL_ID';
   if (n === 11 && (k === 1 || ls === '2,3,3,3') && steuerIdValid(d) && (STEUER_LABEL.test(pre) || mode === 'aggressive')) return 'NATIONAL_ID';
   if (n === 9 && (k === 1 || ((ls === '4,2,3' || ls === '3,3,3') && uniform(seps))) && bsnValid(d) && (BSN_LABEL.test(pre) || mode === 'aggressive')) return 'NATIONAL_ID';
+  // After a word mixing letters and digits ("1Z 999 AA1 01 2345 6784") the digits continue a code.
+  if (afterCode && !PHONE_LABEL.test(pre)) return null;
   return isPhone(r, k, d, pre, mode) ? 'PHONE' : null;
+}
+
+/** Whether the word just before `start` (one space away) mixes letters and digits, like a tracking or part code. */
+function afterCodeWord(s: string, start: number): boolean {
+  if (at(s, start - 1) !== 0x20) return false;
+  let a = start - 1;
+  let digits = 0;
+  let letters = 0;
+  while (a > 0 && start - a <= 12 && isWordChar(s.charCodeAt(a - 1))) {
+    if (isDigit(s.charCodeAt(a - 1))) digits++;
+    else letters++;
+    a--;
+  }
+  return digits > 0 && letters > 0;
 }
 
 /** A DNI written as 8 digits and its letter ("12345678Z", "12345678-Z"): the letter ends the run. */
@@ -188,11 +209,13 @@ export function findNumbers(s: string, urls: RangeSet, mode: PiiMode, out: PiiSp
     }
     const k0 = isWordChar(at(s, r.ge[r.groups.length - 1]!)) ? r.groups.length - 1 : r.groups.length;
     const pre = before(s, start);
+    const afterCode = afterCodeWord(s, start);
     let decided = 0;
     for (let k = k0; k >= 1; k--) {
-      const kind = tel ? (isPhone(r, k, r.groups.slice(0, k).join(''), 'tel:', mode) ? 'PHONE' : null) : classify(r, k, pre, mode);
+      const kind = tel ? (isPhone(r, k, r.groups.slice(0, k).join(''), 'tel:', mode) ? 'PHONE' : null) : classify(r, k, pre, mode, afterCode);
       if (kind === null) continue;
-      if (kind !== 'skip') out.push({ kind, start: r.start, end: r.ge[k - 1]! });
+      // An opening parenthesis belongs to a phone number only.
+      if (kind !== 'skip') out.push({ kind, start: kind === 'PHONE' ? r.start : r.gs[0]!, end: r.ge[k - 1]! });
       decided = k;
       break;
     }
@@ -200,9 +223,10 @@ export function findNumbers(s: string, urls: RangeSet, mode: PiiMode, out: PiiSp
       i = r.ge[decided - 1]!;
       continue;
     }
-    // Nothing starts here: go on at the next group that stands apart (after a space).
+    // Nothing starts here: go on at the next group that stands apart (after a space), unless
+    // the run continues a code ("DE89 3704 0044 …" with a bad check): then all of it is the code.
     let next = r.groups.length;
-    for (let g = 1; g < r.groups.length; g++) {
+    for (let g = 1; g < r.groups.length && !afterCode; g++) {
       if (r.seps[g - 1]!.startsWith(' ') || r.seps[g - 1]!.endsWith(' ')) {
         next = g;
         break;
