@@ -9,7 +9,6 @@ const FORMAT_NEEDS: Partial<Record<FormatType, string>> = {
   changeTracking: 'change tracking storage',
   attributes: 'the attributes extractor',
   branding: 'the branding extractor',
-  product: 'the product extractor',
   menu: 'the menu extractor',
   audio: 'media extraction',
   video: 'media extraction',
@@ -67,7 +66,6 @@ export function unavailableFeatures(o: ScrapeOptions, deployment: Deployment = N
     for (const t of llmWork(o).formats) out.push({ field: 'formats', message: `Format '${t}' is not available in this deployment: ${llm.message}.` });
     if (o.onlyCleanContent) out.push({ field: 'onlyCleanContent', message: `'onlyCleanContent' is not available in this deployment: ${llm.message}.` });
   }
-  if (o.redactPII !== false) out.push({ field: 'redactPII', message: "'redactPII' is not available in this deployment: the PII redactor is not built yet." });
   return out;
 }
 
