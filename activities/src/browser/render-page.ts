@@ -18,7 +18,7 @@ export interface BrowserActivityDeps extends PageDeps {
   files: FileStore;
 }
 
-export type BrowserDocument = BuiltScrapeDocument & { screenshot?: string; actions?: DocumentActions };
+export type BrowserDocument = BuiltScrapeDocument & { screenshot?: string; actions?: DocumentActions; branding?: unknown };
 
 /** The `screenshot` format's options, if requested (spec: string or object form). */
 function screenshotOptions(o: ScrapeOptions): ScreenshotOptions | undefined {
@@ -59,6 +59,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
   try {
     profile = o.profile ? await openProfile(deps.db, { teamId: job.teamId, profile: o.profile, owner: jobId, budgetMs }) : undefined;
     const screenshot = screenshotOptions(o);
+    const branding = o.formats.some((f) => f.type === 'branding');
     let r: RenderResult;
     try {
       r = await deps.renderer.render({
@@ -75,12 +76,13 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
         screenshot,
         storageState: profile?.state,
         captureStorageState: profile?.saving,
+        branding,
         signal,
       });
     } catch (e) {
       // A URL that is a file download (a PDF…) cannot be rendered; unless the request needs the
       // page itself (actions, screenshot), the HTTP engine answers it.
-      if (e instanceof WdsError && e.code === 'SCRAPE_BROWSER_DOWNLOAD' && !o.actions?.length && !screenshot) {
+      if (e instanceof WdsError && e.code === 'SCRAPE_BROWSER_DOWNLOAD' && !o.actions?.length && !screenshot && !branding) {
         return await httpFallback(deps, jobId, o, input.deadlineMs, signal);
       }
       throw e;
@@ -94,6 +96,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
       r.actions && o.actions?.length ? storeActionResults(deps.files, jobId, r.actions) : undefined,
     ]);
     if (shotUrl) doc.screenshot = shotUrl;
+    if (branding) doc.branding = r.branding ?? null;
     if (actions) doc.actions = actions;
 
     // A profile's page shows that profile's session: never shared through the cache.

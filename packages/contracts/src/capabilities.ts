@@ -8,7 +8,6 @@ import type { ScrapeOptions } from './scrape';
 const FORMAT_NEEDS: Partial<Record<FormatType, string>> = {
   changeTracking: 'change tracking storage',
   attributes: 'the attributes extractor',
-  branding: 'the branding extractor',
   menu: 'the menu extractor',
   audio: 'media extraction',
   video: 'media extraction',
@@ -70,13 +69,14 @@ export function unavailableFeatures(o: ScrapeOptions, deployment: Deployment = N
 }
 
 /**
- * Options only the browser engine serves (actions, the screenshot format, mobile, profile).
+ * Options only the browser engine serves (actions, the screenshot and branding formats, mobile, profile).
  * Single scrapes have them; crawl and batch pages are fetched by the HTTP engine only, so there
  * they are still unavailable.
  */
 export function browserOnlyFeatures(o: Pick<ScrapeOptions, 'formats' | 'actions' | 'mobile' | 'profile'>): string[] {
   const out: string[] = [];
   if (o.formats.some((f) => f.type === 'screenshot')) out.push('screenshot');
+  if (o.formats.some((f) => f.type === 'branding')) out.push('branding');
   if (o.actions?.length) out.push('actions');
   if (o.mobile) out.push('mobile');
   if (o.profile) out.push('profile');
