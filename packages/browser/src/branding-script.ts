@@ -18,7 +18,7 @@ export const BRANDING_SCRIPT = String.raw`(() => {
     const s = cs(el);
     return s.visibility !== 'hidden' && s.display !== 'none' && Number(s.opacity) > 0.05;
   };
-  const abs = (u) => { try { const x = new URL(u, doc.baseURI); return /^https?:$/.test(x.protocol) ? x.href : null; } catch (e) { return null; } };
+  const abs = (u) => { if (!u || !String(u).trim()) return null; try { const x = new URL(u, doc.baseURI); return /^https?:$/.test(x.protocol) ? x.href : null; } catch (e) { return null; } };
   const firstVisible = (sel) => { for (const el of doc.querySelectorAll(sel)) if (visible(el)) return el; return null; };
 
   // Custom properties of :root / html / body rules (same-origin sheets; others cannot be read).

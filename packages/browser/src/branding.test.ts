@@ -85,3 +85,8 @@ test('a dark page is dark', async () => {
   assert.equal(b.colorScheme, 'dark');
   assert.deepEqual([b.colors.background, b.colors.textPrimary, b.colors.link], ['#0B1020', '#E5E7EB', '#38BDF8']);
 });
+
+test('a page without og:image or favicon link reports null for them', async () => {
+  const b = (await render('/bare')).branding!;
+  assert.deepEqual(b.images, { logo: null, favicon: null, ogImage: null });
+});

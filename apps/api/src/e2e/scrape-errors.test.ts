@@ -189,6 +189,7 @@ describe('features this deployment does not have yet', () => {
 describe('browser features without a browser worker', () => {
   for (const [label, extra, needle] of [
     ['screenshot format', { formats: ['screenshot'] }, 'screenshot'],
+    ['branding format', { formats: ['branding'] }, 'branding'],
     ['actions', { actions: [{ type: 'wait', milliseconds: 10 }] }, 'actions'],
     ['mobile', { mobile: true }, 'mobile'],
     ['profile', { profile: { name: 'p' } }, 'profile'],
