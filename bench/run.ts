@@ -6,6 +6,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   pdf: async () => (await import('./pdf')).runPdfBench(),
   browser: async () => (await import('./browser')).runBrowserBench(),
   load: async () => (await import('./load')).runLoadBench(),
+  transform: async () => (await import('./transform')).runTransformBench(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -18,7 +18,7 @@ export interface BrowserActivityDeps extends PageDeps {
   files: FileStore;
 }
 
-export type BrowserDocument = BuiltScrapeDocument & { screenshot?: string; actions?: DocumentActions; branding?: unknown };
+export type BrowserDocument = BuiltScrapeDocument & { screenshot?: string; actions?: DocumentActions };
 
 /** The `screenshot` format's options, if requested (spec: string or object form). */
 function screenshotOptions(o: ScrapeOptions): ScreenshotOptions | undefined {

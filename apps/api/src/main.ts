@@ -9,6 +9,7 @@ import { closeTransformThreads, configureTransformThreads, transformThreadsSetti
 import { lazySigningSecret, LocalFileStore } from '@wds/storage';
 import { buildApp } from './app';
 import { loadApiEnv } from './env';
+import { fileRecorder } from './response-check';
 import { drainOnSignal } from './shutdown';
 import { connectTemporal } from './temporal';
 
@@ -79,6 +80,7 @@ const app = await buildApp(
     publicUrl: env.WDS_PUBLIC_URL,
     parse: { maxUploadBytes: env.WDS_MAX_UPLOAD_BYTES, },
     files: { store: fileStore, secret },
+    responseCheck: env.WDS_RESPONSE_CHECK_FILE ? fileRecorder(env.WDS_RESPONSE_CHECK_FILE) : undefined,
   },
 );
 

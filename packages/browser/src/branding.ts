@@ -47,6 +47,7 @@ export interface BrandingObservations {
 }
 
 export interface BrandingProfile {
+  [key: string]: unknown;
   colorScheme: 'light' | 'dark';
   brandName?: string;
   logo: string | null;

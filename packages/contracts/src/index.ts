@@ -7,3 +7,6 @@ export * from './capabilities';
 export * from './scopes';
 export * from './crawl';
 export * from './parse';
+export * from './responses';
+export * from './api-routes';
+export * from './openapi';

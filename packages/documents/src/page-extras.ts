@@ -19,7 +19,7 @@ export const addWarning = (doc: ScrapeDocument, w: string) => {
 export function addProduct(doc: ScrapeDocument, o: Pick<ScrapeOptions, 'formats'>, html: string | null, pageUrl: string): void {
   if (!o.formats.some((f) => f.type === 'product')) return;
   const r = html === null ? { product: null, warning: NO_PRODUCT_WARNING } : extractProduct(html, pageUrl);
-  (doc as ScrapeDocument & { product: unknown }).product = r.product;
+  doc.product = r.product;
   if (r.warning) addWarning(doc, r.warning);
 }
 
