@@ -89,7 +89,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
     }
 
     const page = renderedPage(o.url, r);
-    const built = await buildDocumentAsync(page, withLlmInputs(o), { scrapeId: jobId, engine: 'browser', cache: { state: 'miss' }, timeoutMs: Math.max(1, input.deadlineMs - Date.now()), signal });
+    const built = await buildDocumentAsync(page, withLlmInputs(o, deps.llmAvailable), { scrapeId: jobId, engine: 'browser', cache: { state: 'miss' }, timeoutMs: Math.max(1, input.deadlineMs - Date.now()), signal, llm: deps.llmAvailable });
     const doc: BrowserDocument = built.document;
     const [shotUrl, actions] = await Promise.all([
       r.screenshot ? storeScreenshot(deps.files, jobId, r.screenshot) : undefined,
@@ -109,7 +109,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
       await profile.save(r.storageState ?? { cookies: [], origins: [] });
       saved = true;
     }
-    return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, doc, built.creditsUsed)) };
+    return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, doc, built.creditsUsed, deps.llmAvailable)) };
   } finally {
     if (profile && !saved) await profile.release().catch(() => {});
     shown();
@@ -119,5 +119,5 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
 async function httpFallback(deps: BrowserActivityDeps, jobId: string, o: ScrapeOptions & { url: string }, deadlineMs: number, signal?: AbortSignal): Promise<RenderPageResult> {
   const options = { ...o, waitFor: 0, timeout: Math.max(1, deadlineMs - Date.now()) };
   const page = await scrapeOnePage(deps, { url: o.url, options, scrapeId: jobId, signal });
-  return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed)) };
+  return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed, deps.llmAvailable)) };
 }

@@ -38,17 +38,31 @@ export function llmWork(o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'>):
   return { formats, clean: !!o.onlyCleanContent };
 }
 
-export const needsLlm = (o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'>) => {
+/**
+ * Model work a request gets only where an LLM is configured, and goes without (silently for
+ * `personality`, with a warning for redaction) elsewhere: the `redactPII` model pass (modes
+ * `accurate`/`aggressive`) and the `branding` format's `personality`.
+ */
+export function optionalLlmWork(o: Pick<ScrapeOptions, 'formats'> & { redactPII?: ScrapeOptions['redactPII'] }): { pii: boolean; personality: boolean } {
+  const r = o.redactPII;
+  return { pii: typeof r === 'object' && (r.mode === 'accurate' || r.mode === 'aggressive'), personality: o.formats.some((f) => f.type === 'branding') };
+}
+
+/** Whether the page goes through the model step; `llmAvailable` adds the optional work (optionalLlmWork). */
+export const needsLlm = (o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'> & { redactPII?: ScrapeOptions['redactPII'] }, llmAvailable = false) => {
   const w = llmWork(o);
-  return w.formats.length > 0 || w.clean;
+  if (w.formats.length > 0 || w.clean) return true;
+  if (!llmAvailable) return false;
+  const x = optionalLlmWork(o);
+  return x.pii || x.personality;
 };
 
 /**
  * The options a page is built with: the model reads markdown, so a request with LLM work gets
  * markdown built even when it did not ask for it (the LLM step drops it again; see `wantsMarkdown`).
  */
-export function withLlmInputs<O extends Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'>>(o: O): O {
-  if (!needsLlm(o) || wantsMarkdown(o)) return o;
+export function withLlmInputs<O extends Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'> & { redactPII?: ScrapeOptions['redactPII'] }>(o: O, llmAvailable = false): O {
+  if (!needsLlm(o, llmAvailable) || wantsMarkdown(o)) return o;
   return { ...o, formats: [...o.formats, { type: 'markdown' }] };
 }
 

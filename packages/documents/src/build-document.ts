@@ -27,6 +27,8 @@ export interface BuildContext {
   cache?: { state: 'hit' | 'miss'; cachedAt?: Date };
   /** Crawls need the page's links for discovery even when `links` is not a requested format. */
   collectLinks?: boolean;
+  /** The model step will run after the build (capabilities: optionalLlmWork): no "model pass unavailable" warning. */
+  llm?: boolean;
 }
 
 /** What PDF conversion additionally needs: the request's remaining budget and the caller's cancellation. */
@@ -157,7 +159,7 @@ function assemble(p: PreparedPage, result: TransformResult, ctx: BuildContext, o
   if (want.has('links')) doc.links = result.links ?? [];
   if (want.has('images')) doc.images = result.images ?? [];
   addProduct(doc, o, p.kind === 'html' ? p.text : null, pageUrl);
-  const creditsUsed = 1 + redactMarkdown(doc, o, ctx.scrapeId);
+  const creditsUsed = 1 + redactMarkdown(doc, o, ctx.scrapeId, 1, ctx.llm);
   doc.metadata.creditsUsed = creditsUsed;
   return { document: doc, charset: p.charset, creditsUsed, links: ctx.collectLinks ? (result.links ?? []) : undefined };
 }
@@ -216,7 +218,7 @@ export async function buildDocumentAsync(page: PageContent, o: ScrapeOptions, ct
   // Redaction is charged per parsed page (Firecrawl's docs). Per-page markdown and each block's
   // content are redacted the same way; block offsets into the markdown no longer hold after it.
   if (o.redactPII) {
-    creditsUsed += redactMarkdown(doc, o, ctx.scrapeId, r.numPages);
+    creditsUsed += redactMarkdown(doc, o, ctx.scrapeId, r.numPages, ctx.llm);
     doc.pages = doc.pages?.map((pg) => ({ ...pg, markdown: redactText(pg.markdown, o, ctx.scrapeId) }));
     doc.blocks = doc.blocks?.map((b) => ({ ...b, items: b.items.map((it) => ({ ...it, content: redactText(it.content, o, ctx.scrapeId), markdownSpan: null })) }));
   }

@@ -27,11 +27,11 @@ export function addProduct(doc: ScrapeDocument, o: Pick<ScrapeOptions, 'formats'
  * Redacts the markdown in place and returns the extra credits. The `hash` style is keyed by the
  * scrape id: one value gets one token within a document, and tokens do not link documents.
  */
-export function redactMarkdown(doc: ScrapeDocument, o: Pick<ScrapeOptions, 'redactPII'>, scrapeId: string, pages = 1): number {
+export function redactMarkdown(doc: ScrapeDocument, o: Pick<ScrapeOptions, 'redactPII'>, scrapeId: string, pages = 1, modelStepFollows = false): number {
   const opts = piiOptionsOf(o.redactPII, scrapeId);
   if (!opts) return 0;
   if (doc.markdown) doc.markdown = redact(doc.markdown, opts).text;
-  if (wantsModelPass(o.redactPII) && !doc.warning?.includes('redactPII:')) addWarning(doc, 'redactPII: the model pass of this mode is not available in this deployment; the deterministic detectors ran.');
+  if (wantsModelPass(o.redactPII) && !modelStepFollows && !doc.warning?.includes('redactPII:')) addWarning(doc, 'redactPII: the model pass of this mode needs an LLM (none is configured in this deployment, or this is a crawl or batch page); the deterministic detectors ran.');
   return PII_CREDITS_PER_PAGE * Math.max(1, pages);
 }
 

@@ -20,7 +20,7 @@ export type CacheAnswer =
  * lockdown never goes out (default maxAge 2 years) and a miss is 404 SCRAPE_LOCKDOWN_CACHE_MISS.
  * Returns null when the request should go to a fresh scrape.
  */
-export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: string): Promise<CacheAnswer | null> {
+export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: string, llmAvailable = false): Promise<CacheAnswer | null> {
   // Screenshots, actions and profiles come from a live render and the cache holds only the page,
   // so such requests go to a fresh scrape — unless they asked for the cache only (lockdown/minAge).
   if (!isCacheOnly(o) && browserOnlyFeatures({ ...o, mobile: false }).length) return null;
@@ -39,7 +39,7 @@ export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: str
   }
   const page = { requestedUrl: o.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset };
   // PDF conversion and model calls belong on workers (the API never calls the model).
-  if (needsPdfConversion(page, o) || needsLlm(o)) {
+  if (needsPdfConversion(page, o) || needsLlm(o, llmAvailable)) {
     // The worker reads the same cache window itself; only ids and this small record travel.
     return { worker: { maxAgeMs, minAgeMs: o.minAge, onMiss: o.lockdown ? 'lockdown' : o.minAge !== undefined ? 'minAge' : 'fetch' } };
   }
