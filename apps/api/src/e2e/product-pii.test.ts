@@ -62,6 +62,13 @@ describe('product format', () => {
     assert.deepEqual((mag.product as Product).variants[0]!.price, { amount: 64.5, currency: 'GBP', formatted: '£64.50' });
   });
 
+  test('lockdown from the cache: product read from the cached page; branding null with a warning (it needs a live render)', async () => {
+    const doc = (await fc.scrape(site.url('/shop'), { formats: ['product', 'branding'], lockdown: true })) as Doc;
+    assert.equal((doc.product as Product).title, 'Merino Beanie');
+    assert.equal(doc.branding, null);
+    assert.match(doc.warning ?? '', /branding needs a live render/);
+  });
+
   test('a page without structured data: product null with a warning', async () => {
     const doc = (await fc.scrape(site.url('/about'), { formats: ['product'] })) as Doc;
     assert.equal(doc.product, null);

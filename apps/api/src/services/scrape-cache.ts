@@ -45,6 +45,11 @@ export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: str
   }
   // On a transform thread when the API has them (WDS_TRANSFORM_THREADS): the event loop stays free for other requests.
   const built = await buildDocumentAsync(page, o, { scrapeId, engine: hit.engine, cache: { state: 'hit', cachedAt: hit.fetchedAt }, timeoutMs: o.timeout });
+  // Only lockdown/minAge requests get here with `branding` (else it goes to a live render): the cache holds no styles.
+  if (o.formats.some((f) => f.type === 'branding')) {
+    built.document.branding = null;
+    built.document.warning = [built.document.warning, 'branding needs a live render of the page; this request was answered from the cache only.'].filter(Boolean).join(' ');
+  }
   // Spec: lockdown is billed 5 credits on a hit.
   const creditsUsed = o.lockdown ? 5 : built.creditsUsed;
   built.document.metadata.creditsUsed = creditsUsed;
