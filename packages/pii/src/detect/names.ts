@@ -58,13 +58,35 @@ function nameEnd(s: string, ws: Word[], i: number, max: number, upper = false): 
   return end;
 }
 
+/** Labels by their last word: one map look-up per candidate instead of a scan of the list. */
+const LABELS_BY_LAST = new Map<string, string[]>();
+for (const l of NAME_LABELS) {
+  const last = l.slice(l.lastIndexOf(' ') + 1);
+  LABELS_BY_LAST.set(last, [...(LABELS_BY_LAST.get(last) ?? []), l]);
+}
+const LABEL_GAP = /^[\s:–—-]$/;
+
 const labelBefore = (s: string, w: Word) => {
-  const pre = before(s, w.s, 40).replace(/[\s:–—-]+$/, '');
-  if (pre.length === before(s, w.s, 40).length) return false; // a label ends with ':' or a space
-  return NAME_LABELS.some((l) => pre.endsWith(l) && !/\p{L}/u.test(pre.charAt(pre.length - l.length - 1)));
+  if (!LABEL_GAP.test(s.charAt(w.s - 1))) return false; // a label ends with ':' or a space
+  const raw = before(s, w.s, 40);
+  const pre = raw.replace(/[\s:–—-]+$/, '');
+  const lastWord = /[\p{L}]+$/u.exec(pre)?.[0];
+  const candidates = lastWord ? LABELS_BY_LAST.get(lastWord) : undefined;
+  return !!candidates?.some((l) => pre.endsWith(l) && !/\p{L}/u.test(pre.charAt(pre.length - l.length - 1)));
 };
 
+/** Whether word w starts a line (after optional list or quote markers): where a signature's name is. */
+function atLineStart(s: string, w: Word): boolean {
+  for (let i = w.s - 1, n = 0; i >= 0 && n < 6; i--, n++) {
+    const c = s[i]!;
+    if (c === '\n') return true;
+    if (c !== ' ' && c !== '\t' && c !== '-' && c !== '*' && c !== '>') return false;
+  }
+  return false;
+}
+
 const closingLineBefore = (s: string, w: Word) => {
+  if (!atLineStart(s, w)) return false;
   const pre = before(s, w.s, 48);
   const m = /([\p{L} ]+)[,!.]?[ \t]*\n[ \t]*(?:[-*>] ?)?$/u.exec(pre);
   return !!m && CLOSINGS.includes(m[1]!.trim());

@@ -69,6 +69,23 @@ const BSN_LABEL = /(?:bsn|burgerservicenummer|sofinummer|sofi-nummer)[^\n]{0,16}
 const CPF_LABEL = /\bcpf\b[^\n]{0,24}$/;
 const VERSION_LABEL = /(?:\bv|version|ver\.|release|build|firmware|rev\.?|section|sect\.|§|chapter|kapitel|article|art\.|paragraph|para\.|step|table|figure|fig\.)\s*$/;
 
+const ISBN_LABEL = /isbn|ean\b|gtin/;
+
+/**
+ * Whether a label pattern matches the text before a run, each pattern tested at most once per
+ * run (the prefixes of a run share it; the patterns are the detector's main cost).
+ */
+type Label = (re: RegExp) => boolean;
+function labelsOf(pre: string): Label {
+  const memo = new Map<RegExp, boolean>();
+  return (re) => {
+    let v = memo.get(re);
+    if (v === undefined) memo.set(re, (v = re.test(pre)));
+    return v;
+  };
+}
+const TEL = labelsOf('tel:');
+
 const lengths = (r: Run, k: number) => r.groups.slice(0, k).map((g) => g.length).join(',');
 const sepsOf = (r: Run, k: number) => r.seps.slice(0, k - 1);
 const uniform = (seps: string[]) => seps.every((x) => x === seps[0]);
@@ -97,13 +114,13 @@ function isNanp(r: Run, k: number, d: string): boolean {
   return body[0]! >= '2' && body[3]! >= '2' && (r.paren || uniform(sepsOf(r, k)) || ls === '1,3,3,4');
 }
 
-function isPhone(r: Run, k: number, d: string, pre: string, mode: PiiMode): boolean {
+function isPhone(r: Run, k: number, d: string, pre: Label, mode: PiiMode): boolean {
   const n = d.length;
   const grouped = k > 1;
   // "089/12345678": a trunk-0 area code and a slash is how German-speaking pages write phones, even after "Bestellung:".
   const areaSlash = k === 2 && r.seps[0] === '/' && d[0] === '0' && r.groups[0]!.length >= 2 && r.groups[0]!.length <= 5 && n >= 9 && n <= 12;
-  if (NUMBER_LABEL.test(pre) && !areaSlash) return false;
-  const labelled = PHONE_LABEL.test(pre);
+  if (pre(NUMBER_LABEL) && !areaSlash) return false;
+  const labelled = pre(PHONE_LABEL);
   if (r.plus) return n >= 8 && n <= 15 && d[0] !== '0';
   if (d.startsWith('00')) return n - 2 >= 8 && n - 2 <= 15 && d[2] !== '0' && (grouped || labelled);
   // A national number with its trunk 0 (most of Europe, UK, Brazil, …).
@@ -119,34 +136,34 @@ function isPhone(r: Run, k: number, d: string, pre: string, mode: PiiMode): bool
 }
 
 /** The kind of the first k groups of a run, or null; 'skip' when they are known not to be personal data. */
-function classify(r: Run, k: number, pre: string, mode: PiiMode, afterCode: boolean): PiiKind | 'skip' | null {
+function classify(r: Run, k: number, pre: Label, mode: PiiMode, afterCode: boolean): PiiKind | 'skip' | null {
   const d = r.groups.slice(0, k).join('');
   const n = d.length;
   const seps = sepsOf(r, k);
   const ls = lengths(r, k);
   if (isDate(r, k)) return 'skip';
-  if (isIpv4(r, k)) return VERSION_LABEL.test(pre) ? 'skip' : 'IP_ADDRESS';
-  if (k >= 2 && seps.every((x) => x === '.') && VERSION_LABEL.test(pre)) return 'skip';
-  if (/isbn|ean\b|gtin/.test(pre) || (n === 13 && seps.every((x) => x === '-') && isbn13Valid(d))) return 'skip';
+  if (isIpv4(r, k)) return pre(VERSION_LABEL) ? 'skip' : 'IP_ADDRESS';
+  if (k >= 2 && seps.every((x) => x === '.') && pre(VERSION_LABEL)) return 'skip';
+  if (pre(ISBN_LABEL) || (n === 13 && seps.every((x) => x === '-') && isbn13Valid(d))) return 'skip';
   if (r.plus) return isPhone(r, k, d, pre, mode) ? 'PHONE' : null;
   // "(0171) 234567" is a phone; otherwise the parenthesis is punctuation ("(4111 1111 1111 1111)").
   if (r.paren && isPhone(r, k, d, pre, mode)) return 'PHONE';
 
   if (n >= 12 && n <= 19 && (k === 1 || (uniform(seps) && (seps[0] === ' ' || seps[0] === '-') && CARD_GROUPINGS.has(ls))) && cardNetwork(d) && luhn(d)) {
     // Unusual lengths written as one block are common for other numbers: they need a label.
-    if (!(k === 1 && (n <= 13 || n >= 17)) || CARD_LABEL.test(pre)) return 'CREDIT_CARD';
+    if (!(k === 1 && (n <= 13 || n >= 17)) || pre(CARD_LABEL)) return 'CREDIT_CARD';
   }
   if (ls === '3,2,4' && uniform(seps) && (seps[0] === '-' || seps[0] === ' ') && ssnValid(d)) {
-    if (seps[0] === '-' || SSN_LABEL.test(pre)) return 'NATIONAL_ID';
+    if (seps[0] === '-' || pre(SSN_LABEL)) return 'NATIONAL_ID';
   }
-  if (k === 1 && n === 9 && SSN_LABEL.test(pre) && ssnValid(d)) return 'NATIONAL_ID';
+  if (k === 1 && n === 9 && pre(SSN_LABEL) && ssnValid(d)) return 'NATIONAL_ID';
   if (ls === '3,3,3,2' && seps.join('') === '..-' && cpfValid(d)) return 'NATIONAL_ID';
-  if (k === 1 && n === 11 && CPF_LABEL.test(pre) && cpfValid(d)) return 'NATIONAL_ID';
+  if (k === 1 && n === 11 && pre(CPF_LABEL) && cpfValid(d)) return 'NATIONAL_ID';
   if (n === 15 && (k === 1 || ls === '1,2,2,2,3,3,2') && nirValid(d)) return 'NATIONAL_ID';
-  if (n === 11 && (k === 1 || ls === '2,3,3,3') && steuerIdValid(d) && (STEUER_LABEL.test(pre) || mode === 'aggressive')) return 'NATIONAL_ID';
-  if (n === 9 && (k === 1 || ((ls === '4,2,3' || ls === '3,3,3') && uniform(seps))) && bsnValid(d) && (BSN_LABEL.test(pre) || mode === 'aggressive')) return 'NATIONAL_ID';
+  if (n === 11 && (k === 1 || ls === '2,3,3,3') && steuerIdValid(d) && (pre(STEUER_LABEL) || mode === 'aggressive')) return 'NATIONAL_ID';
+  if (n === 9 && (k === 1 || ((ls === '4,2,3' || ls === '3,3,3') && uniform(seps))) && bsnValid(d) && (pre(BSN_LABEL) || mode === 'aggressive')) return 'NATIONAL_ID';
   // After a word mixing letters and digits ("1Z 999 AA1 01 2345 6784") the digits continue a code.
-  if (afterCode && !PHONE_LABEL.test(pre)) return null;
+  if (afterCode && !pre(PHONE_LABEL)) return null;
   return isPhone(r, k, d, pre, mode) ? 'PHONE' : null;
 }
 
@@ -208,11 +225,11 @@ export function findNumbers(s: string, urls: RangeSet, mode: PiiMode, out: PiiSp
       continue;
     }
     const k0 = isWordChar(at(s, r.ge[r.groups.length - 1]!)) ? r.groups.length - 1 : r.groups.length;
-    const pre = before(s, start);
+    const pre = labelsOf(before(s, start));
     const afterCode = afterCodeWord(s, start);
     let decided = 0;
     for (let k = k0; k >= 1; k--) {
-      const kind = tel ? (isPhone(r, k, r.groups.slice(0, k).join(''), 'tel:', mode) ? 'PHONE' : null) : classify(r, k, pre, mode, afterCode);
+      const kind = tel ? (isPhone(r, k, r.groups.slice(0, k).join(''), TEL, mode) ? 'PHONE' : null) : classify(r, k, pre, mode, afterCode);
       if (kind === null) continue;
       // An opening parenthesis belongs to a phone number only.
       if (kind !== 'skip') out.push({ kind, start: kind === 'PHONE' ? r.start : r.gs[0]!, end: r.ge[k - 1]! });
