@@ -31,6 +31,8 @@ export function redactMarkdown(doc: ScrapeDocument, o: Pick<ScrapeOptions, 'reda
   const opts = piiOptionsOf(o.redactPII, scrapeId);
   if (!opts) return 0;
   if (doc.markdown) doc.markdown = redact(doc.markdown, opts).text;
+  // Firecrawl redacts markdown only; say so rather than hand back PII the caller thinks is gone.
+  if ((doc.html !== undefined || doc.rawHtml !== undefined) && !doc.warning?.includes('redactPII covers')) addWarning(doc, 'redactPII covers markdown (and what is made from it); html and rawHtml are returned unredacted.');
   if (wantsModelPass(o.redactPII) && !modelStepFollows && !doc.warning?.includes('redactPII:')) addWarning(doc, 'redactPII: the model pass of this mode needs an LLM (none is configured in this deployment, or this is a crawl or batch page); the deterministic detectors ran.');
   return PII_CREDITS_PER_PAGE * Math.max(1, pages);
 }

@@ -84,6 +84,10 @@ describe('redactPII', () => {
     for (const tag of ['<EMAIL>', '<PHONE>', '<CREDIT_CARD>', '<IBAN>', '<PERSON>']) assert.ok(md.includes(tag), `${tag} missing in ${md}`);
     assert.match(md, /Order 2024-0815-4711 shipped on 15\.03\.2024, version 2\.10\.3\.4\./);
     assert.equal(doc.metadata?.creditsUsed, 5);
+    assert.equal(doc.warning, undefined);
+    const both = (await fc.scrape(site.url('/contact'), { formats: ['markdown', 'html'], redactPII: true })) as Doc;
+    assert.ok(both.markdown!.includes('<EMAIL>'));
+    assert.match(both.warning ?? '', /html and rawHtml are returned unredacted/);
   });
 
   test('options: entities and mask; hash tokens; a cached copy is redacted per request', async () => {
