@@ -59,6 +59,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
   try {
     profile = o.profile ? await openProfile(deps.db, { teamId: job.teamId, profile: o.profile, owner: jobId, budgetMs }) : undefined;
     const screenshot = screenshotOptions(o);
+    const branding = o.formats.some((f) => f.type === 'branding');
     let r: RenderResult;
     try {
       r = await deps.renderer.render({
@@ -75,25 +76,27 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
         screenshot,
         storageState: profile?.state,
         captureStorageState: profile?.saving,
+        branding,
         signal,
       });
     } catch (e) {
       // A URL that is a file download (a PDF…) cannot be rendered; unless the request needs the
       // page itself (actions, screenshot), the HTTP engine answers it.
-      if (e instanceof WdsError && e.code === 'SCRAPE_BROWSER_DOWNLOAD' && !o.actions?.length && !screenshot) {
+      if (e instanceof WdsError && e.code === 'SCRAPE_BROWSER_DOWNLOAD' && !o.actions?.length && !screenshot && !branding) {
         return await httpFallback(deps, jobId, o, input.deadlineMs, signal);
       }
       throw e;
     }
 
     const page = renderedPage(o.url, r);
-    const built = await buildDocumentAsync(page, withLlmInputs(o), { scrapeId: jobId, engine: 'browser', cache: { state: 'miss' }, timeoutMs: Math.max(1, input.deadlineMs - Date.now()), signal });
+    const built = await buildDocumentAsync(page, withLlmInputs(o, deps.llmAvailable), { scrapeId: jobId, engine: 'browser', cache: { state: 'miss' }, timeoutMs: Math.max(1, input.deadlineMs - Date.now()), signal, llm: deps.llmAvailable });
     const doc: BrowserDocument = built.document;
     const [shotUrl, actions] = await Promise.all([
       r.screenshot ? storeScreenshot(deps.files, jobId, r.screenshot) : undefined,
       r.actions && o.actions?.length ? storeActionResults(deps.files, jobId, r.actions) : undefined,
     ]);
     if (shotUrl) doc.screenshot = shotUrl;
+    if (branding) doc.branding = r.branding ?? null;
     if (actions) doc.actions = actions;
 
     // A profile's page shows that profile's session: never shared through the cache.
@@ -106,7 +109,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
       await profile.save(r.storageState ?? { cookies: [], origins: [] });
       saved = true;
     }
-    return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, doc, built.creditsUsed)) };
+    return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, doc, built.creditsUsed, deps.llmAvailable)) };
   } finally {
     if (profile && !saved) await profile.release().catch(() => {});
     shown();
@@ -116,5 +119,5 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
 async function httpFallback(deps: BrowserActivityDeps, jobId: string, o: ScrapeOptions & { url: string }, deadlineMs: number, signal?: AbortSignal): Promise<RenderPageResult> {
   const options = { ...o, waitFor: 0, timeout: Math.max(1, deadlineMs - Date.now()) };
   const page = await scrapeOnePage(deps, { url: o.url, options, scrapeId: jobId, signal });
-  return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed)) };
+  return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed, deps.llmAvailable)) };
 }

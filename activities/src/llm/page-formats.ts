@@ -14,10 +14,11 @@ import {
   type LlmClient,
   type Usage,
 } from '@wds/llm';
+import { brandPersonality, optionalWork, piiModelPass } from './optional-work';
 
 /** What the model added to one page's document, and what it cost. */
 export interface PageLlmResult {
-  fields: { json?: unknown; summary?: string; answer?: string; highlights?: string; markdown?: string };
+  fields: { json?: unknown; summary?: string; answer?: string; highlights?: string; markdown?: string; branding?: ScrapeDocument['branding'] };
   warnings: string[];
   /** Credits on top of the page's base credits (Firecrawl's prices, packages/llm/src/credits.ts). */
   credits: number;
@@ -38,8 +39,14 @@ interface JsonFormat {
  * Library calls only: the caller loads the page and stores the result (ids, not content,
  * cross Temporal).
  */
-export async function runPageFormats(client: LlmClient, o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'>, doc: Pick<ScrapeDocument, 'markdown' | 'metadata'>, call: CallOptions): Promise<PageLlmResult> {
+export async function runPageFormats(
+  client: LlmClient,
+  o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'> & { redactPII?: ScrapeOptions['redactPII'] },
+  doc: Pick<ScrapeDocument, 'markdown' | 'metadata' | 'branding'>,
+  call: CallOptions,
+): Promise<PageLlmResult> {
   const work = llmWork(o);
+  const optional = optionalWork({ redactPII: false, ...o }, doc);
   const url = doc.metadata?.sourceURL as string | undefined;
   let page = { markdown: doc.markdown ?? '', url };
   const out: PageLlmResult = { fields: {}, warnings: [], credits: 0, usage: emptyUsage() };
@@ -47,6 +54,15 @@ export async function runPageFormats(client: LlmClient, o: Pick<ScrapeOptions, '
     if (r.usage) out.usage = addUsage(out.usage, r.usage);
     if (r.warning) out.warnings.push(r.warning);
   };
+
+  // The redactPII model pass comes first: no other call, and no field, sees what it removes.
+  // Its price is redaction's 4 credits, already charged with the page.
+  if (optional.pii) {
+    const r = await piiModelPass(client, o, page.markdown, String(doc.metadata?.scrapeId ?? ''), url, call);
+    note(r);
+    page = { ...page, markdown: r.markdown };
+    out.fields.markdown = r.markdown;
+  }
 
   const json = o.formats.find((f) => f.type === 'json') as JsonFormat | undefined;
   let injectionCheck = false;
@@ -76,6 +92,12 @@ export async function runPageFormats(client: LlmClient, o: Pick<ScrapeOptions, '
   const question = o.formats.find((f) => f.type === 'question') as { question: string } | undefined;
   const highlights = o.formats.find((f) => f.type === 'highlights') as { query: string } | undefined;
   await Promise.all([
+    // Firecrawl publishes no price for branding or its personality: no credits on top.
+    optional.personality &&
+      brandPersonality(client, doc.branding as Record<string, unknown>, page.markdown, url, call).then((r) => {
+        note(r);
+        out.fields.branding = { ...doc.branding!, personality: r.personality as NonNullable<ScrapeDocument['branding']>['personality'] };
+      }),
     json && extractJson(client, { page, schema: json.schema, prompt: json.prompt, ...call }).then((r) => { note(r); out.fields.json = r.data; }),
     work.formats.includes('summary') && summarize(client, page, call).then((r) => { note(r); out.fields.summary = r.text; }),
     question && answerQuestion(client, page, question.question, call).then((r) => { note(r); out.fields.answer = r.text; }),

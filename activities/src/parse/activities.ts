@@ -24,6 +24,7 @@ export function createParseActivities(deps: ParseActivityDeps): ParseActivities 
         const options = job.options as ParseOptions;
         const { document, creditsUsed } = await convertUpload({
           bytes: job.upload,
+          jobId,
           filename: job.filename,
           contentType: job.contentType,
           options,

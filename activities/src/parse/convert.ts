@@ -1,5 +1,5 @@
 import type { ParseOptions, PdfParserOptions } from '@wds/contracts';
-import { detectDocument, markdownToSimpleHtml, parseDocument, type BuiltScrapeDocument, type PdfParseOptions } from '@wds/documents';
+import { addProduct, detectDocument, markdownToSimpleHtml, parseDocument, redactMarkdown, redactText, type BuiltScrapeDocument, type PdfParseOptions } from '@wds/documents';
 import { decodeBody } from '@wds/fetch';
 import { extractImages, extractLinks, transformHtmlAsync } from '@wds/transform';
 import { withDocumentSlot } from './slots';
@@ -11,6 +11,8 @@ import { withDocumentSlot } from './slots';
  */
 export interface UploadInput {
   bytes: Buffer;
+  /** Keys the `hash` style of redactPII (tokens are stable within one document). */
+  jobId?: string;
   filename: string | null;
   contentType: string | null;
   options: ParseOptions;
@@ -41,6 +43,26 @@ const NO_BASE = 'file:///';
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export async function convertUpload(input: UploadInput): Promise<ConvertedUpload> {
+  return withPageExtras(await convertOnly(input), input);
+}
+
+/** `product` (HTML uploads have structured data; other kinds get null and a warning) and `redactPII`, as on scrape. */
+function withPageExtras(r: ConvertedUpload & { html?: string }, input: UploadInput): ConvertedUpload {
+  const o = input.options;
+  const doc = r.document;
+  addProduct(doc, o, r.html ?? null, NO_BASE);
+  let creditsUsed = r.creditsUsed;
+  if (o.redactPII && !doc.rawBase64) {
+    const key = input.jobId ?? '';
+    creditsUsed += redactMarkdown(doc, o, key, r.creditsUsed);
+    doc.pages = doc.pages?.map((pg) => ({ ...pg, markdown: redactText(pg.markdown, o, key) }));
+    doc.blocks = doc.blocks?.map((b) => ({ ...b, items: b.items.map((it) => ({ ...it, content: redactText(it.content, o, key), markdownSpan: null })) }));
+    doc.metadata.creditsUsed = creditsUsed;
+  }
+  return { document: doc, creditsUsed };
+}
+
+async function convertOnly(input: UploadInput): Promise<ConvertedUpload & { html?: string }> {
   const o = input.options;
   const want = new Set(o.formats.map((f) => f.type));
   const filename = input.filename ?? undefined;
@@ -82,7 +104,7 @@ export async function convertUpload(input: UploadInput): Promise<ConvertedUpload
     if (want.has('rawHtml')) document.rawHtml = text;
     if (want.has('links')) document.links = r.links ?? [];
     if (want.has('images')) document.images = r.images ?? [];
-    return { document, creditsUsed: 1 };
+    return { document, creditsUsed: 1, html: text };
   }
 
   const p = parser ?? DEFAULT_PDF;

@@ -6,8 +6,15 @@ import { completeScrapeJob, storeScrapeDraft, type Db } from '@wds/db';
  * asks for model-made formats, its page is stored as a draft for the LLM step (wds-llm), which
  * completes it. Only the flag travels back through Temporal.
  */
-export async function finishScrapePage(db: Db, jobId: string, o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'>, document: unknown, credits: number): Promise<{ needsLlm?: true }> {
-  if (needsLlm(o)) {
+export async function finishScrapePage(
+  db: Db,
+  jobId: string,
+  o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent' | 'redactPII'>,
+  document: unknown,
+  credits: number,
+  llmAvailable = false,
+): Promise<{ needsLlm?: true }> {
+  if (needsLlm(o, llmAvailable)) {
     await storeScrapeDraft(db, jobId, document, credits);
     return { needsLlm: true };
   }

@@ -35,13 +35,15 @@ export interface QueueResources {
   browser?: { pool: BrowserPool; files: FileStore };
   /** Only when an LLM is configured (OPENAI_API_KEY / OPENAI_BASE_URL / OLLAMA_BASE_URL). */
   llm?: LlmClient;
+  /** An LLM is configured for the deployment (whether or not this process serves wds-llm): single scrapes get the optional model work. */
+  llmConfigured?: boolean;
 }
 
 /** Per queue: which workflows/activities it serves and how many slots (sized by resource profile). */
 export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResources): Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue'> | null {
   const { db } = res;
   const pageDeps = { db, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK, maxBodyBytes: env.WDS_MAX_BODY_BYTES };
-  const scrapeActivities = () => createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable });
+  const scrapeActivities = () => createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable, llmAvailable: res.llmConfigured });
   switch (queue) {
     case TaskQueues.control:
       return {
@@ -70,7 +72,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
     case TaskQueues.browser:
       if (!res.browser) return null;
       return {
-        activities: createBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files }),
+        activities: createBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files, llmAvailable: res.llmConfigured }),
         // One activity per pool page: a render never queues inside the worker, so tasks this
         // worker cannot start stay in Temporal for another browser worker.
         maxConcurrentActivityTaskExecutions: browserPages(env),

@@ -3,6 +3,7 @@
  * storage state, screenshot) becomes the result. Screenshots are also taken by actions.
  */
 import type { Page, Response } from 'playwright-core';
+import { captureBranding } from './branding';
 import type { OpenPage } from './open-page';
 import { GRACE_MS, type RenderJob } from './render-job';
 import type { ActionsResult, Capture, RenderRequest, RenderResult, RenderTimings, ScreenshotOptions } from './types';
@@ -30,6 +31,8 @@ export async function capture(
     resp ? responseHeaders(job, resp) : ({} as Record<string, string>),
     req.captureStorageState ? context.storageState() : undefined,
   ]);
+  // After the HTML is read: the branding script inserts (and removes) probe elements.
+  const branding = req.branding ? await captureBranding(page, job.remaining()) : undefined;
   const shot = req.screenshot ? await screenshot(page, job, req.screenshot) : undefined;
   const contentType = (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const result: RenderResult = {
@@ -42,6 +45,7 @@ export async function capture(
     timings,
   };
   if (shot) result.screenshot = shot;
+  if (branding) result.branding = branding;
   if (actions) result.actions = actions;
   if (storageState !== undefined) result.storageState = storageState;
   return result;

@@ -16,3 +16,4 @@ export { AD_HOSTS, isAdHost } from './blocklist';
 export { COOKIE_BANNER_SELECTORS } from './consent';
 export { COUNTRY_TIMEZONE, localeSettings } from './emulation';
 export { BrowserCodes } from './errors';
+export { brandingFromObservations, type BrandingProfile, type BrandingObservations } from './branding';

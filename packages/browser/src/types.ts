@@ -1,5 +1,6 @@
 /** Public shapes of the browser engine. */
 import type { Action } from '@wds/contracts';
+import type { BrandingProfile } from './branding';
 
 export interface BrowserPoolOptions {
   /** Chromium binary; default: see resolveChromiumExecutable (CHROMIUM_PATH, Debian paths, PATH). */
@@ -69,6 +70,8 @@ export interface RenderRequest {
   storageState?: unknown;
   /** Return `context.storageState()` as it is at the end of the render. */
   captureStorageState?: boolean;
+  /** Observe the page's brand styles after the render (the `branding` format, branding.ts). */
+  branding?: boolean;
   signal?: AbortSignal;
 }
 
@@ -118,6 +121,7 @@ export interface RenderResult {
   /** Present when `actions` was given (even empty). */
   actions?: ActionsResult;
   storageState?: unknown;
+  branding?: BrandingProfile;
   /** Requests aborted by the ad block list / by the SSRF guard. */
   blocked: { ads: number; ssrf: number };
   timings: RenderTimings;

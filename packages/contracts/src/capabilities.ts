@@ -8,8 +8,6 @@ import type { ScrapeOptions } from './scrape';
 const FORMAT_NEEDS: Partial<Record<FormatType, string>> = {
   changeTracking: 'change tracking storage',
   attributes: 'the attributes extractor',
-  branding: 'the branding extractor',
-  product: 'the product extractor',
   menu: 'the menu extractor',
   audio: 'media extraction',
   video: 'media extraction',
@@ -40,17 +38,31 @@ export function llmWork(o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'>):
   return { formats, clean: !!o.onlyCleanContent };
 }
 
-export const needsLlm = (o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'>) => {
+/**
+ * Model work a request gets only where an LLM is configured, and goes without (silently for
+ * `personality`, with a warning for redaction) elsewhere: the `redactPII` model pass (modes
+ * `accurate`/`aggressive`) and the `branding` format's `personality`.
+ */
+export function optionalLlmWork(o: Pick<ScrapeOptions, 'formats'> & { redactPII?: ScrapeOptions['redactPII'] }): { pii: boolean; personality: boolean } {
+  const r = o.redactPII;
+  return { pii: typeof r === 'object' && (r.mode === 'accurate' || r.mode === 'aggressive'), personality: o.formats.some((f) => f.type === 'branding') };
+}
+
+/** Whether the page goes through the model step; `llmAvailable` adds the optional work (optionalLlmWork). */
+export const needsLlm = (o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'> & { redactPII?: ScrapeOptions['redactPII'] }, llmAvailable = false) => {
   const w = llmWork(o);
-  return w.formats.length > 0 || w.clean;
+  if (w.formats.length > 0 || w.clean) return true;
+  if (!llmAvailable) return false;
+  const x = optionalLlmWork(o);
+  return x.pii || x.personality;
 };
 
 /**
  * The options a page is built with: the model reads markdown, so a request with LLM work gets
  * markdown built even when it did not ask for it (the LLM step drops it again; see `wantsMarkdown`).
  */
-export function withLlmInputs<O extends Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'>>(o: O): O {
-  if (!needsLlm(o) || wantsMarkdown(o)) return o;
+export function withLlmInputs<O extends Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'> & { redactPII?: ScrapeOptions['redactPII'] }>(o: O, llmAvailable = false): O {
+  if (!needsLlm(o, llmAvailable) || wantsMarkdown(o)) return o;
   return { ...o, formats: [...o.formats, { type: 'markdown' }] };
 }
 
@@ -67,18 +79,18 @@ export function unavailableFeatures(o: ScrapeOptions, deployment: Deployment = N
     for (const t of llmWork(o).formats) out.push({ field: 'formats', message: `Format '${t}' is not available in this deployment: ${llm.message}.` });
     if (o.onlyCleanContent) out.push({ field: 'onlyCleanContent', message: `'onlyCleanContent' is not available in this deployment: ${llm.message}.` });
   }
-  if (o.redactPII !== false) out.push({ field: 'redactPII', message: "'redactPII' is not available in this deployment: the PII redactor is not built yet." });
   return out;
 }
 
 /**
- * Options only the browser engine serves (actions, the screenshot format, mobile, profile).
+ * Options only the browser engine serves (actions, the screenshot and branding formats, mobile, profile).
  * Single scrapes have them; crawl and batch pages are fetched by the HTTP engine only, so there
  * they are still unavailable.
  */
 export function browserOnlyFeatures(o: Pick<ScrapeOptions, 'formats' | 'actions' | 'mobile' | 'profile'>): string[] {
   const out: string[] = [];
   if (o.formats.some((f) => f.type === 'screenshot')) out.push('screenshot');
+  if (o.formats.some((f) => f.type === 'branding')) out.push('branding');
   if (o.actions?.length) out.push('actions');
   if (o.mobile) out.push('mobile');
   if (o.profile) out.push('profile');

@@ -75,6 +75,55 @@ const documentActions = z.strictObject({
   pdfs: z.array(z.string()),
 });
 
+const productPrice = z.strictObject({
+  amount: z.number(),
+  currency: z.string().regex(/^[A-Z]{3}$/).optional().describe('ISO 4217.'),
+  formatted: z.string().optional(),
+});
+
+/** The `product` format (spec: product fields; packages/product). */
+export const productSchema = z.strictObject({
+  title: z.string(),
+  brand: z.string().optional(),
+  category: z.string().optional().describe('May be a breadcrumb path ("Kitchen > Kettles").'),
+  url: z.string().describe('Canonical URL.'),
+  description: z.string().optional(),
+  variants: z.array(
+    z.strictObject({
+      id: z.string().optional(),
+      sku: z.string().optional(),
+      title: z.string().optional(),
+      values: z.record(z.string(), z.string()).optional(),
+      price: productPrice.optional(),
+      sale: z.strictObject({ originalPrice: productPrice }).optional().describe('Present when discounted.'),
+      availability: z.strictObject({ inStock: z.boolean(), text: z.string().optional() }),
+      images: z.array(z.strictObject({ url: z.string(), alt: z.string().optional() })).optional(),
+    }),
+  ),
+});
+
+const hexColor = z.string().regex(/^#[0-9A-F]{6}$/);
+
+/** The `branding` format (spec: branding fields; packages/browser/src/branding.ts). Nested groups stay open. */
+export const brandingSchema = z.looseObject({
+  colorScheme: z.enum(['light', 'dark']),
+  brandName: z.string().optional(),
+  logo: z.string().nullable(),
+  colors: z.strictObject({
+    primary: hexColor, secondary: hexColor, accent: hexColor, background: hexColor, textPrimary: hexColor,
+    textSecondary: hexColor, link: hexColor, success: hexColor, warning: hexColor, error: hexColor,
+  }),
+  fonts: z.array(z.looseObject({ family: z.string() })),
+  typography: z.looseObject({}),
+  spacing: z.looseObject({}),
+  components: z.looseObject({}),
+  icons: z.looseObject({}),
+  images: z.strictObject({ logo: z.string().nullable(), favicon: z.string().nullable(), ogImage: z.string().nullable() }),
+  animations: z.looseObject({}),
+  layout: z.looseObject({}),
+  personality: z.strictObject({ tone: z.string(), energy: z.string(), targetAudience: z.string() }).optional(),
+});
+
 /** One page: `data` of a scrape, each entry of a crawl/batch status, `data` of a parse. */
 export const scrapeDocumentSchema = z.strictObject({
   markdown: z.string().optional(),
@@ -92,6 +141,8 @@ export const scrapeDocumentSchema = z.strictObject({
   summary: z.string().optional().describe('The `summary` format.'),
   answer: z.string().optional().describe('The `question` format: the answer.'),
   highlights: z.string().optional().describe('The `highlights` format: verbatim passages of the page.'),
+  product: productSchema.nullable().optional().describe('The `product` format: null, with a `warning`, when the page has no product data.'),
+  branding: brandingSchema.nullable().optional().describe('The `branding` format.'),
   warning: z.string().optional(),
   metadata: documentMetadataSchema,
 });

@@ -43,7 +43,8 @@ export const locationSchema = z.strictObject({
 const redactPIIOptions = z.strictObject({
   mode: z.enum(['accurate', 'aggressive', 'fast']).optional(),
   entities: z.array(z.enum(['PERSON', 'EMAIL', 'PHONE', 'LOCATION', 'FINANCIAL', 'SECRET'])).optional(),
-  replaceStyle: z.enum(['tag', 'mask', 'remove']).optional(),
+  /** Firecrawl's three, plus `hash`: a keyed token per value (packages/pii README). */
+  replaceStyle: z.enum(['tag', 'mask', 'remove', 'hash']).optional(),
 });
 
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -7,6 +7,7 @@ import type { PdfMetadata, PdfPage, PdfPageBlocks } from './pdf/types';
 import { transformHtml, transformText } from '@wds/transform';
 import { transformHtmlAsync } from '@wds/transform';
 import type { TransformOptions, TransformResult } from '@wds/transform';
+import { addProduct, redactMarkdown, redactText } from './page-extras';
 
 /** A fetched (or cached) page: the input of format building. */
 export interface PageContent {
@@ -26,6 +27,8 @@ export interface BuildContext {
   cache?: { state: 'hit' | 'miss'; cachedAt?: Date };
   /** Crawls need the page's links for discovery even when `links` is not a requested format. */
   collectLinks?: boolean;
+  /** The model step will run after the build (capabilities: optionalLlmWork): no "model pass unavailable" warning. */
+  llm?: boolean;
 }
 
 /** What PDF conversion additionally needs: the request's remaining budget and the caller's cancellation. */
@@ -146,7 +149,7 @@ function transformOptions(o: ScrapeOptions, want: Set<string>, ctx: BuildContext
   };
 }
 
-function assemble(p: PreparedPage, result: TransformResult, ctx: BuildContext): BuiltDocument {
+function assemble(p: PreparedPage, result: TransformResult, ctx: BuildContext, o: ScrapeOptions, pageUrl: string): BuiltDocument {
   const { want } = p;
   // Page metadata first, so the service's own fields always win over a page's <meta> tags.
   const doc: ScrapeDocument = { metadata: { ...result.metadata, ...p.metadata } };
@@ -155,8 +158,10 @@ function assemble(p: PreparedPage, result: TransformResult, ctx: BuildContext): 
   if (want.has('rawHtml')) doc.rawHtml = p.text;
   if (want.has('links')) doc.links = result.links ?? [];
   if (want.has('images')) doc.images = result.images ?? [];
-  doc.metadata.creditsUsed = 1;
-  return { document: doc, charset: p.charset, creditsUsed: 1, links: ctx.collectLinks ? (result.links ?? []) : undefined };
+  addProduct(doc, o, p.kind === 'html' ? p.text : null, pageUrl);
+  const creditsUsed = 1 + redactMarkdown(doc, o, ctx.scrapeId, 1, ctx.llm);
+  doc.metadata.creditsUsed = creditsUsed;
+  return { document: doc, charset: p.charset, creditsUsed, links: ctx.collectLinks ? (result.links ?? []) : undefined };
 }
 
 const textResult = (text: string): TransformResult => ({ ...transformText(text), html: text, links: [], images: [] });
@@ -169,7 +174,7 @@ export function buildDocument(page: PageContent, o: ScrapeOptions, ctx: BuildCon
   const r = preparePage(page, o, ctx);
   if ('built' in r) return r.built;
   const p = r.prepared;
-  return assemble(p, p.kind === 'html' ? transformHtml(p.text, page.finalUrl, transformOptions(o, p.want, ctx)) : textResult(p.text), ctx);
+  return assemble(p, p.kind === 'html' ? transformHtml(p.text, page.finalUrl, transformOptions(o, p.want, ctx)) : textResult(p.text), ctx, o, page.finalUrl);
 }
 
 /**
@@ -184,8 +189,8 @@ export async function buildDocumentAsync(page: PageContent, o: ScrapeOptions, ct
     const r = preparePage(page, o, ctx);
     if ('built' in r) return r.built;
     const p = r.prepared;
-    if (p.kind === 'text') return assemble(p, textResult(p.text), ctx);
-    return assemble(p, await transformHtmlAsync(p.text, page.finalUrl, transformOptions(o, p.want, ctx), ctx.timeoutMs), ctx);
+    if (p.kind === 'text') return assemble(p, textResult(p.text), ctx, o, page.finalUrl);
+    return assemble(p, await transformHtmlAsync(p.text, page.finalUrl, transformOptions(o, p.want, ctx), ctx.timeoutMs), ctx, o, page.finalUrl);
   }
 
   const r = await parsePdf(page.body, {
@@ -197,10 +202,9 @@ export async function buildDocumentAsync(page: PageContent, o: ScrapeOptions, ct
     timeoutMs: ctx.timeoutMs,
     signal: ctx.signal,
   });
-  const creditsUsed = Math.max(1, r.numPages);
+  let creditsUsed = Math.max(1, r.numPages);
   const metadata: DocumentMetadata = { ...pdfMetadata(r.metadata), ...serviceMetadata(page, 'pdf', 'application/pdf', ctx), numPages: r.numPages };
   if (r.totalPages !== undefined) metadata.totalPages = r.totalPages;
-  metadata.creditsUsed = creditsUsed;
 
   const want = new Set(o.formats.map((f) => f.type));
   const doc: BuiltScrapeDocument = { metadata };
@@ -210,6 +214,15 @@ export async function buildDocumentAsync(page: PageContent, o: ScrapeOptions, ct
   if (want.has('images')) doc.images = [];
   if (r.pages) doc.pages = r.pages;
   if (r.blocks) doc.blocks = r.blocks;
+  addProduct(doc, o, null, page.finalUrl);
+  // Redaction is charged per parsed page (Firecrawl's docs). Per-page markdown and each block's
+  // content are redacted the same way; block offsets into the markdown no longer hold after it.
+  if (o.redactPII) {
+    creditsUsed += redactMarkdown(doc, o, ctx.scrapeId, r.numPages, ctx.llm);
+    doc.pages = doc.pages?.map((pg) => ({ ...pg, markdown: redactText(pg.markdown, o, ctx.scrapeId) }));
+    doc.blocks = doc.blocks?.map((b) => ({ ...b, items: b.items.map((it) => ({ ...it, content: redactText(it.content, o, ctx.scrapeId), markdownSpan: null })) }));
+  }
+  metadata.creditsUsed = creditsUsed;
   return { document: doc, charset: null, creditsUsed, links: ctx.collectLinks ? [] : undefined };
 }
 

@@ -10,10 +10,11 @@ test('plain requests: HTTP, escalating on client-rendered HTML only when a brows
   assert.deepEqual(planEngine({ ...base, actions: [] }, true), { engine: 'http', escalateIfClientRendered: true }, 'an empty actions list needs nothing');
 });
 
-test('actions, screenshot, mobile and profile require the browser; without one the request is unavailable', () => {
+test('actions, screenshot, branding, mobile and profile require the browser; without one the request is unavailable', () => {
   const cases = [
     [{ actions: [{ type: 'scrape' }] }, 'actions'],
     [{ formats: [{ type: 'markdown' }, { type: 'screenshot' }] }, 'screenshot'],
+    [{ formats: [{ type: 'branding' }] }, 'branding'],
     [{ mobile: true }, 'mobile'],
     [{ profile: { name: 'p', saveChanges: true } }, 'profile'],
   ] as const;

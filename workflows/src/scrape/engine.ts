@@ -4,8 +4,8 @@
  * the request needs one or the fetched HTML turns out to be rendered by scripts.
  *
  * - Required (no HTTP equivalent; without a browser worker the scrape fails with 503
- *   BROWSER_UNAVAILABLE): `actions`, the `screenshot` format, `mobile` (device emulation, not
- *   just a UA string), `profile` (browser storage).
+ *   BROWSER_UNAVAILABLE): `actions`, the `screenshot` and `branding` formats (computed styles
+ *   of the rendered page), `mobile` (device emulation, not just a UA string), `profile` (browser storage).
  * - Preferred (the HTTP engine approximates it; used when a browser worker is polling
  *   wds-browser, else HTTP): `waitFor` > 0 (HTTP sleeps, then fetches), and HTML that
  *   `looksClientRendered` (escalated after the HTTP fetch).
@@ -15,7 +15,7 @@
  *
  * Workflow-safe: no imports beyond types.
  */
-export type BrowserNeed = 'actions' | 'screenshot' | 'mobile' | 'profile' | 'waitFor' | 'clientRendered';
+export type BrowserNeed = 'actions' | 'screenshot' | 'branding' | 'mobile' | 'profile' | 'waitFor' | 'clientRendered';
 
 export interface EngineInputs {
   formats: readonly { type: string }[];
@@ -29,6 +29,7 @@ export function requiredBrowserNeeds(o: EngineInputs): BrowserNeed[] {
   const out: BrowserNeed[] = [];
   if (o.actions?.length) out.push('actions');
   if (o.formats.some((f) => f.type === 'screenshot')) out.push('screenshot');
+  if (o.formats.some((f) => f.type === 'branding')) out.push('branding');
   if (o.mobile) out.push('mobile');
   if (o.profile) out.push('profile');
   return out;

@@ -163,7 +163,7 @@ describe('features this deployment does not have yet', () => {
   for (const [label, extra, needle] of [
     ['json format', { formats: [{ type: 'json', prompt: 'x' }] }, "'json'"],
     ['summary format', { formats: ['markdown', 'summary'] }, "'summary'"],
-    ['redactPII', { redactPII: true }, "'redactPII'"],
+    ['menu format', { formats: ['menu'] }, "'menu'"],
     ['onlyCleanContent', { onlyCleanContent: true }, "'onlyCleanContent'"],
   ] as const) {
     test(`${label} → 400 naming it`, async () => {
@@ -189,6 +189,7 @@ describe('features this deployment does not have yet', () => {
 describe('browser features without a browser worker', () => {
   for (const [label, extra, needle] of [
     ['screenshot format', { formats: ['screenshot'] }, 'screenshot'],
+    ['branding format', { formats: ['branding'] }, 'branding'],
     ['actions', { actions: [{ type: 'wait', milliseconds: 10 }] }, 'actions'],
     ['mobile', { mobile: true }, 'mobile'],
     ['profile', { profile: { name: 'p' } }, 'profile'],

@@ -20,7 +20,7 @@ export type CacheAnswer =
  * lockdown never goes out (default maxAge 2 years) and a miss is 404 SCRAPE_LOCKDOWN_CACHE_MISS.
  * Returns null when the request should go to a fresh scrape.
  */
-export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: string): Promise<CacheAnswer | null> {
+export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: string, llmAvailable = false): Promise<CacheAnswer | null> {
   // Screenshots, actions and profiles come from a live render and the cache holds only the page,
   // so such requests go to a fresh scrape — unless they asked for the cache only (lockdown/minAge).
   if (!isCacheOnly(o) && browserOnlyFeatures({ ...o, mobile: false }).length) return null;
@@ -39,12 +39,17 @@ export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: str
   }
   const page = { requestedUrl: o.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset };
   // PDF conversion and model calls belong on workers (the API never calls the model).
-  if (needsPdfConversion(page, o) || needsLlm(o)) {
+  if (needsPdfConversion(page, o) || needsLlm(o, llmAvailable)) {
     // The worker reads the same cache window itself; only ids and this small record travel.
     return { worker: { maxAgeMs, minAgeMs: o.minAge, onMiss: o.lockdown ? 'lockdown' : o.minAge !== undefined ? 'minAge' : 'fetch' } };
   }
   // On a transform thread when the API has them (WDS_TRANSFORM_THREADS): the event loop stays free for other requests.
   const built = await buildDocumentAsync(page, o, { scrapeId, engine: hit.engine, cache: { state: 'hit', cachedAt: hit.fetchedAt }, timeoutMs: o.timeout });
+  // Only lockdown/minAge requests get here with `branding` (else it goes to a live render): the cache holds no styles.
+  if (o.formats.some((f) => f.type === 'branding')) {
+    built.document.branding = null;
+    built.document.warning = [built.document.warning, 'branding needs a live render of the page; this request was answered from the cache only.'].filter(Boolean).join(' ');
+  }
   // Spec: lockdown is billed 5 credits on a hit.
   const creditsUsed = o.lockdown ? 5 : built.creditsUsed;
   built.document.metadata.creditsUsed = creditsUsed;

@@ -45,7 +45,7 @@ export function scrapeController(deps: ApiDeps) {
     noteLogIds(req, { scrapeId });
     if (keepNothing) forgetUrlInLogs(req, o.url);
 
-    const cached = await answerFromCache(deps.db, o, scrapeId);
+    const cached = await answerFromCache(deps.db, o, scrapeId, deps.deployment?.llm.ok ?? false);
     if (cached && !cached.worker) {
       // The row (unless nothing may be kept) and the charge, which zero data retention keeps too.
       await insertCompletedScrape(deps.db, { id: scrapeId, teamId: req.auth.teamId, url: o.url, options: o, document: cached.document, creditsUsed: cached.creditsUsed, keepRow: !keepNothing });

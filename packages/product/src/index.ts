@@ -1,0 +1,3 @@
+// @wds/product — the `product` format from structured data (README.md). Pure: no I/O.
+export { extractProduct, extractProductFrom, NO_PRODUCT_WARNING } from './extract';
+export type { ProductProfile, ProductVariant, ProductPrice, ProductResult } from './types';
