@@ -7,3 +7,4 @@ export * from './capabilities';
 export * from './scopes';
 export * from './crawl';
 export * from './parse';
+export * from './agent';

@@ -13,3 +13,5 @@ export * from './parse';
 export * from './profiles';
 export * from './limits';
 export { storable, storableText } from './text';
+export * from './agents';
+export * from './agent-reads';

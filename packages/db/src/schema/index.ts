@@ -8,3 +8,4 @@ export * from './parses';
 export * from './profiles';
 export * from './limits';
 export * from './ledger';
+export * from './agents';
