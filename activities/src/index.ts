@@ -10,3 +10,12 @@ export { createBrowserActivities } from './browser/activities';
 export type { BrowserActivityDeps, BrowserDocument } from './browser/render-page';
 export { temporalBrowserAvailability, type BrowserAvailability } from './browser/availability';
 export { createLlmActivities, type LlmActivityDeps } from './llm/activities';
+export {
+  createAgentControlActivities,
+  createAgentLlmActivities,
+  createAgentFetchActivities,
+  createAgentBrowserActivities,
+  searxngSearch,
+  type AgentSearchProvider,
+  type SearchHit,
+} from './agent/index';

@@ -19,6 +19,7 @@ export const workflowIds = {
   batch: (jobId: string) => `batch-${jobId}`,
   map: (jobId: string) => `map-${jobId}`,
   parse: (jobId: string) => `parse-${jobId}`,
+  agent: (runId: string) => `agent-${runId}`,
 };
 
 export interface JobRef {

@@ -4,3 +4,4 @@ export { scrapeWorkflow } from './scrape/workflow';
 export { crawlWorkflow } from './crawl/workflow';
 export { mapWorkflow } from './map/workflow';
 export { parseWorkflow } from './parse/workflow';
+export { agentWorkflow } from './agent/workflow';

@@ -1,4 +1,4 @@
-import { envInt, envStr, exitOnConfigError, loadEnv, z } from '@wds/config';
+import { envInt, envStr, envUrl, exitOnConfigError, loadEnv, z } from '@wds/config';
 import { commonEnvShape } from '@wds/config/common';
 import { ALL_QUEUES, type TaskQueue } from '@wds/workflows/common';
 
@@ -77,6 +77,8 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_LLM_CONCURRENCY: envInt(8, 1, 1000),
         /** Model steps started per minute across the deployment (the wds-llm task queue's rate; 0 = unbounded). */
         WDS_LLM_REQUESTS_PER_MINUTE: envInt(0, 0, 1_000_000),
+        /** A SearXNG instance (Firecrawl's self-host variable) for the agent's `search` tool; unset = agents have no web search. */
+        SEARXNG_ENDPOINT: envUrl(),
       },
       source,
     );

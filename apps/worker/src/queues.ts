@@ -1,5 +1,9 @@
 import { createRequire } from 'node:module';
 import {
+  createAgentBrowserActivities,
+  createAgentControlActivities,
+  createAgentFetchActivities,
+  createAgentLlmActivities,
   createBrowserActivities,
   createCrawlActivities,
   createCrawlControlActivities,
@@ -8,8 +12,11 @@ import {
   createParseActivities,
   createScrapeActivities,
   createStoreActivities,
+  searxngSearch,
+  type AgentSearchProvider,
   type BrowserAvailability,
 } from '@wds/activities';
+import { agentModelsOf } from '@wds/config/common';
 import type { Db } from '@wds/db';
 import type { LlmClient } from '@wds/llm';
 import type { BrowserPool } from '@wds/browser';
@@ -37,6 +44,9 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
   const { db } = res;
   const pageDeps = { db, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK, maxBodyBytes: env.WDS_MAX_BODY_BYTES };
   const scrapeActivities = () => createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable });
+  // The agent's search backend: SearXNG when configured (packages/search replaces it when it lands).
+  const search: AgentSearchProvider | undefined = env.SEARXNG_ENDPOINT ? searxngSearch(env.SEARXNG_ENDPOINT) : undefined;
+  const agentTools = async () => ({ search: !!search, browser: await res.browserAvailable().catch(() => false) });
   switch (queue) {
     case TaskQueues.control:
       return {
@@ -44,6 +54,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
         activities: {
           ...createStoreActivities({ db }),
           ...createCrawlControlActivities({ db }),
+          ...createAgentControlActivities({ db, tools: agentTools }),
           // For scrapes started with WDS_SCRAPE_FETCH=local, which fetch as local activities here
           // (converting on the transform threads when this process also serves wds-fetch, else inline).
           ...scrapeActivities(),
@@ -57,27 +68,36 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createCrawlActivities(pageDeps),
           ...createMapActivities(pageDeps),
           ...createParseActivities({ db }),
+          ...createAgentFetchActivities({ ...pageDeps, search, browserAvailable: res.browserAvailable }),
         },
         maxConcurrentActivityTaskExecutions: env.WDS_FETCH_CONCURRENCY,
       };
     case TaskQueues.browser:
       if (!res.browser) return null;
       return {
-        activities: createBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files }),
+        activities: {
+          ...createBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files }),
+          ...createAgentBrowserActivities({ ...pageDeps, renderer: res.browser.pool }),
+        },
         // One activity per pool page: a render never queues inside the worker, so tasks this
         // worker cannot start stay in Temporal for another browser worker.
         maxConcurrentActivityTaskExecutions: browserPages(env),
       };
-    case TaskQueues.llm:
+    case TaskQueues.llm: {
       if (!res.llm) return null;
+      const agentModels = agentModelsOf(env.WDS_AGENT_MODELS);
       return {
-        activities: createLlmActivities({ db, client: res.llm }),
+        activities: {
+          ...createLlmActivities({ db, client: res.llm }),
+          ...createAgentLlmActivities({ db, client: res.llm, tools: { search: !!search, browser: true }, modelFor: (name) => agentModels[name] }),
+        },
         // Model calls wait on the provider, not on this process: the slots bound what one worker
         // asks of the provider at once, and the task queue's rate (shared by every worker, enforced
         // by the Temporal server) bounds the deployment's requests per minute.
         maxConcurrentActivityTaskExecutions: env.WDS_LLM_CONCURRENCY,
         ...(env.WDS_LLM_REQUESTS_PER_MINUTE ? { maxTaskQueueActivitiesPerSecond: env.WDS_LLM_REQUESTS_PER_MINUTE / 60 } : {}),
       };
+    }
     default:
       return null;
   }

@@ -57,7 +57,24 @@ export const commonEnvShape = {
   WDS_LLM_MAX_OUTPUT_TOKENS: envInt(0, 0, 1_000_000),
   /** One model request's timeout. */
   WDS_LLM_TIMEOUT_MS: envInt(120_000, 1_000, 3_600_000),
+  // ---- Agent jobs (POST /v2/agent; workflows/src/agent/README.md) ----
+  /** Firecrawl's agent model names → provider models, e.g. `spark-1-mini=gpt-4o-mini,spark-2=gpt-4o`; unnamed ones use MODEL_NAME. */
+  WDS_AGENT_MODELS: envStr(),
+  /** Model steps one workflow run takes before it continues as new (keeps every run's history small). */
+  WDS_AGENT_STEPS_PER_RUN: envInt(200, 1, 1_000),
+  /** Model steps an agent may take in all; the last may only call `finish`. */
+  WDS_AGENT_MAX_STEPS: envInt(1_000, 1, 100_000),
 };
+
+/** WDS_AGENT_MODELS parsed: `name=model` pairs separated by commas (unknown names are ignored by the caller). */
+export function agentModelsOf(raw: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (raw ?? '').split(',')) {
+    const [name, model] = pair.split('=').map((x) => x.trim());
+    if (name && model) out[name] = model;
+  }
+  return out;
+}
 
 /** The LLM part of a parsed env, as packages/llm takes it. */
 export function llmEnvOf(env: {

@@ -153,3 +153,16 @@ export const agentToolArgs = {
 };
 export type AgentToolName = keyof typeof agentToolArgs;
 export const AGENT_TOOL_NAMES = Object.keys(agentToolArgs) as AgentToolName[];
+
+/**
+ * The webhook event (short name) a trace event of the job's own run stands for: run.started →
+ * started, each finished tool call → action, run.finished → completed / cancelled / failed.
+ */
+export function agentWebhookEventOf(type: string, payload: Record<string, unknown>): AgentWebhookEvent | null {
+  if (type === 'run.started') return 'started';
+  if (type === 'tool_call.finished') return 'action';
+  if (type !== 'run.finished') return null;
+  if (payload.outcome === 'succeeded') return 'completed';
+  return payload.outcome === 'cancelled' ? 'cancelled' : 'failed';
+}
+export type AgentToolArgsOf<N extends AgentToolName> = z.output<(typeof agentToolArgs)[N]>;

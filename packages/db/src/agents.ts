@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, asc, eq, gte, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNull, notInArray, or, sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { agentMessages, agentRuns, agentSnapshots, teamLimits } from './schema/index';
 import { storable, storableText } from './text';
@@ -250,4 +250,28 @@ export async function finishAgentRunRow(db: Db, id: string, end: AgentEnd): Prom
 export async function teamCreditLimit(db: Db, teamId: string): Promise<number | null> {
   const [row] = await db.select({ limit: teamLimits.creditLimit }).from(teamLimits).where(eq(teamLimits.teamId, teamId));
   return row?.limit ?? null;
+}
+
+/** The reason a run was refused: the newest transcript item marked as a refusal (the model's or its `refuse` call's), or null. */
+export async function agentRefusal(db: Db, runId: string): Promise<string | null> {
+  const r = await db.execute<{ content: string | null }>(sql`
+    SELECT content FROM agent_messages WHERE run_id = ${runId} AND (result->>'refused') = 'true' ORDER BY seq DESC LIMIT 1`);
+  return r.rows[0]?.content ?? null;
+}
+
+/** The sub-agents among `ids` that have ended (any state but running / cancelling). */
+export async function endedAgentRuns(db: Db, ids: string[]): Promise<string[]> {
+  if (!ids.length) return [];
+  const rows = await db.select({ id: agentRuns.id }).from(agentRuns).where(and(inArray(agentRuns.id, ids), notInArray(agentRuns.state, ['running', 'cancelling'])));
+  return rows.map((x) => x.id);
+}
+
+/** The message of a run's accepted `finish` call, or null. */
+export async function agentFinishMessage(db: Db, runId: string): Promise<string | null> {
+  const r = await db.execute<{ message: string | null }>(sql`
+    SELECT content AS message FROM agent_messages
+    WHERE run_id = ${runId} AND role = 'tool' AND result->'outcome'->>'kind' = 'finish' AND (result->'outcome'->>'accepted') = 'true'
+      AND (result->'summary'->>'hasMessage') = 'true'
+    ORDER BY seq DESC LIMIT 1`);
+  return r.rows[0]?.message ?? null;
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { agentRoutes, type AgentConfig } from '../controllers/v2/agent';
 import { batchScrapeController } from '../controllers/v2/batch';
 import { activeCrawlsController, crawlController, paramsPreviewController, type CrawlConfig } from '../controllers/v2/crawl';
 import { jobControllers } from '../controllers/v2/jobs';
@@ -16,6 +17,7 @@ export interface RouteConfig extends CrawlConfig {
   /** Per-team limits: the deployment's defaults and how long a scrape waits for a concurrency slot. */
   limits: LimitsConfig;
   parse: ParseConfig;
+  agent: AgentConfig;
 }
 
 /** The v2 route table. Every route sits behind authentication. */
@@ -42,6 +44,7 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
 
   app.post('/map', mapController(deps));
   await app.register(parseRoutes(deps, cfg.parse));
+  await app.register(agentRoutes(deps, cfg.agent));
 
   const team = teamControllers(deps, limitsOf);
   app.get('/team/credit-usage', team.creditUsage);

@@ -1,0 +1,51 @@
+import { agentBillableItems, chargeCredits, releaseJobReservations, reserveCredits, teamCreditLimit, type Db } from '@wds/db';
+import type { RunContext } from './context';
+
+/**
+ * Agent credits (packages/db README "Credits"): every step reserves its estimate under the job
+ * (the root run: sub-agents share their job's maxCredits) against maxCredits and the team's
+ * credit limit before it works; a refused reservation means the step does not run. What each
+ * item really cost (≤ its reservation) is kept on its transcript row. When the job succeeds,
+ * every reservation is converted into a charge of that cost; when it fails for any reason,
+ * they are all released: failed runs cost 0 (spec: Limits).
+ */
+
+/**
+ * Credits of model tokens (ours: Firecrawl publishes no per-token agent price, only "dynamic").
+ * 1,000 tokens a credit puts a typical 20-step run with pages in its context at a few hundred
+ * credits, the figure Firecrawl's docs give for most runs.
+ */
+export const AGENT_TOKENS_PER_CREDIT = 1_000;
+export const tokensToCredits = (tokens: number) => Math.max(1, Math.ceil(tokens / AGENT_TOKENS_PER_CREDIT));
+
+export type Reservation = { granted: true } | { granted: false; message: string };
+
+export const reservationKey = (runId: string, item: string) => `agent:${runId}:${item}`;
+
+/** Reserves `amount` for one item of work of this run (idempotent on its key; 0 reserves nothing). */
+export async function reserveForRun(db: Db, c: RunContext, key: string, amount: number): Promise<Reservation> {
+  if (amount <= 0) return { granted: true };
+  const teamCap = await teamCreditLimit(db, c.run.teamId);
+  const r = await reserveCredits(db, { teamId: c.run.teamId, jobId: c.root.id, kind: 'agent', amount, key, jobCap: c.rootOptions.maxCredits, teamCap });
+  if (r.granted) return { granted: true };
+  const message = r.reason === 'job_cap'
+    ? `The agent reached its credit limit: the next step needs ${amount} more credits than the ${r.cap} its maxCredits allows (${r.balance.used + r.balance.reserved} already spoken for).`
+    : `The agent stopped: the team's credit limit of ${r.cap} credits is used up.`;
+  return { granted: false, message };
+}
+
+/** Success: each reservation becomes a charge of what its item cost; anything left is released. Returns the job's total. */
+export async function chargeJob(db: Db, c: RunContext): Promise<number> {
+  let total = 0;
+  for (const item of await agentBillableItems(db, c.root.id)) {
+    await chargeCredits(db, { teamId: c.root.teamId, jobId: c.root.id, kind: 'agent', amount: item.credits, key: `charge:${item.reservationKey}`, reservationKey: item.reservationKey });
+    total += item.credits;
+  }
+  await releaseJobReservations(db, c.root.id);
+  return total;
+}
+
+/** Any other end: nothing is billed. */
+export async function releaseJob(db: Db, c: RunContext): Promise<void> {
+  await releaseJobReservations(db, c.root.id);
+}
