@@ -233,19 +233,17 @@ async function finishAgent(db: Db, input: FinishAgentInput): Promise<{ state: st
   const billed = ctx.isRoot && state === 'succeeded' ? (await agentBillableItems(db, ctx.root.id)).reduce((n, i) => n + i.credits, 0) : 0;
   // Partial data is kept when the credit limit stopped a run that had saved results (better than upstream).
   const keepData = state === 'succeeded' || state === 'credit_limit_reached';
-  const wrote = await finishAgentRunRow(db, ctx.run.id, { state, error, message, data: keepData ? data : undefined, creditsUsed: billed });
-
+  // The bill first, then the row: a client that sees the end sees it billed (both idempotent on a retry).
+  let total = 0;
   if (ctx.isRoot) {
-    if (state === 'succeeded') {
-      const total = await chargeJob(db, ctx);
-      if (wrote) creditsUsed.inc({ kind: 'agent' }, total);
-    } else await releaseJob(db, ctx);
+    if (state === 'succeeded') total = await chargeJob(db, ctx);
+    else await releaseJob(db, ctx);
   } else {
     // A sub-agent ending after its job: anything it reserved meanwhile is given back.
     const root = await loadAgentRun(db, ctx.root.id);
     if (root && root.state !== 'running' && root.state !== 'cancelling') await releaseJob(db, ctx);
   }
-
+  // The terminal events before the row too: once the status shows the end, the trace has it.
   const o = OUTCOMES[state] ?? OUTCOMES.internal!;
   const traceError = o.code ? { code: o.code, source: o.source, retryable: state === 'internal' ? !!input.retryable : false, message: error ?? message ?? state } : null;
   const started = ctx.run.createdAt.getTime();
@@ -256,6 +254,9 @@ async function finishAgent(db: Db, input: FinishAgentInput): Promise<{ state: st
     error: traceError,
   });
   if (ctx.isRoot) await traceEvent(db, ctx, 'run.finished', 'run.finished', { outcome: o.outcome, error: traceError });
+  const wrote = await finishAgentRunRow(db, ctx.run.id, { state, error, message, data: keepData ? data : undefined, creditsUsed: billed });
+  if (wrote && total) creditsUsed.inc({ kind: 'agent' }, total);
+
   if (wrote) agentRunsFinished.inc({ role: ctx.isRoot ? 'orchestrator' : 'subagent', outcome: o.outcome, code: o.code ?? 'none' });
   const final = await loadAgentRun(db, ctx.run.id);
   return { state: final?.state ?? state };

@@ -76,7 +76,7 @@ function start(deps: ApiDeps, cfg: AgentConfig) {
 
     const id = randomUUID();
     noteLogIds(req, { jobId: id });
-    let threadId = id;
+    let threadId: string = id;
     let threadTurn = 1;
     if (body.threadId) {
       const next = await nextThreadTurn(deps.db, req.auth.teamId, body.threadId);

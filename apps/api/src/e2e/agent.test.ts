@@ -1,0 +1,307 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import Firecrawl from '@mendable/firecrawl-js';
+import { jobCreditBalance } from '@wds/db';
+import {
+  call,
+  html,
+  namespaceFor,
+  promptText,
+  startFakeOpenAI,
+  startFixtureSite,
+  startStack,
+  type FakeChatRequest,
+  type FakeOpenAI,
+  type FakeReply,
+  type FixtureSite,
+  type Stack,
+  until,
+} from '@wds/test-utils';
+
+// Agent jobs through the official JS SDK (raw HTTP for the error cases) against the real stack:
+// a scripted OpenAI-compatible model chooses the tools, which run over local fixture pages and a
+// local SearXNG-speaking search backend.
+let stack: Stack;
+let site: FixtureSite;
+let model: FakeOpenAI;
+let fc: Firecrawl;
+
+const PAGE_A = `<html><head><title>Blue Kettle</title></head><body><main><h1>Blue Kettle</h1><p>Price: 49.90 EUR. Boils 1.7 litres.</p></main></body></html>`;
+const PAGE_B = `<html><head><title>Red Toaster</title></head><body><main><h1>Red Toaster</h1><p>Price: 29.00 EUR. Two slots.</p></main></body></html>`;
+
+/**
+ * Scripts by tag: the user's prompt starts with `[tag]`; the step is the number of assistant
+ * turns the request carries, plus one. A script answers each step of that run.
+ */
+type Script = (step: number, r: FakeChatRequest) => FakeReply;
+const scripts = new Map<string, Script>();
+const tagOf = (r: FakeChatRequest) => /\[([\w-]+)\]/.exec(String(r.messages.find((m) => m.role === 'user')?.content ?? ''))?.[1] ?? '';
+const stepOf = (r: FakeChatRequest) => r.messages.filter((m) => m.role === 'assistant').length + 1;
+const requestsOf = (tag: string) => model.chatRequests().filter((r) => tagOf(r) === tag);
+const tool = (name: string, args: unknown, id?: string) => ({ name, arguments: args, ...(id ? { id } : {}) });
+
+type TraceEvent = { type: string; producerSequence: number; agent: { id: string; role: string; parentId?: string }; [k: string]: unknown };
+
+before(async () => {
+  model = await startFakeOpenAI({
+    handler: (r) => {
+      const s = scripts.get(tagOf(r));
+      return s ? s(stepOf(r), r) : { content: 'no script' };
+    },
+  });
+  site = await startFixtureSite({ '/products/a': html(PAGE_A), '/products/b': html(PAGE_B) });
+  // SearXNG's JSON API, as the agent's search tool calls it.
+  site.route('/search', (req, res) => {
+    const q = new URL(req.url ?? '/', site.origin).searchParams;
+    assert.equal(q.get('format'), 'json');
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({
+      query: q.get('q'),
+      results: [
+        { url: site.url('/products/a'), title: 'Blue Kettle', content: 'A kettle' },
+        { url: site.url('/products/b'), title: 'Red Toaster', content: 'A toaster' },
+      ],
+    }));
+  });
+  stack = await startStack({
+    namespace: namespaceFor(import.meta.url),
+    env: {
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'sk-test-not-a-secret',
+      MODEL_NAME: 'fake-model',
+      SEARXNG_ENDPOINT: site.origin,
+      WDS_LLM_CONCURRENCY: '8',
+    },
+  });
+  fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
+});
+
+after(async () => {
+  await stack?.stop();
+  await site?.close();
+  await model?.close();
+});
+
+async function finished(id: string, timeoutMs = 60_000) {
+  return until(async () => {
+    const s = await fc.getAgentStatus(id);
+    return s.status === 'processing' ? null : s;
+  }, `agent ${id} to finish`, { timeoutMs, everyMs: 250 });
+}
+
+async function traceOf(id: string): Promise<TraceEvent[]> {
+  const t = await fc.getAgentTrace(id);
+  assert.equal(t.success, true);
+  return t.events as unknown as TraceEvent[];
+}
+
+/** Each agent's events are numbered 1, 2, 3… without gaps or repeats. */
+function assertGapFree(events: TraceEvent[]) {
+  const byAgent = new Map<string, number[]>();
+  for (const e of events) byAgent.set(e.agent.id, [...(byAgent.get(e.agent.id) ?? []), e.producerSequence]);
+  for (const [agent, seqs] of byAgent) {
+    assert.deepEqual([...seqs].sort((a, b) => a - b), seqs.map((_, i) => i + 1), `events of agent ${agent} are gap-free`);
+  }
+}
+
+const schema = {
+  type: 'object',
+  properties: { products: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' } }, required: ['name', 'price'] } } },
+  required: ['products'],
+};
+const PRODUCTS = { products: [{ name: 'Blue Kettle', price: 49.9 }, { name: 'Red Toaster', price: 29 }] };
+
+describe('agent jobs', () => {
+  test('searches, scrapes two pages and returns schema-valid data (one repair turn)', async () => {
+    scripts.set('shop', (step, r) => {
+      if (step === 1) return { toolCalls: [tool('search', { query: 'kitchen products' }, 'c-search')] };
+      if (step === 2) {
+        assert.match(promptText(r), /Blue Kettle/, 'the search results reach the model');
+        return { toolCalls: [tool('scrape', { url: site.url('/products/a') }, 'c-a'), tool('scrape', { url: site.url('/products/b') }, 'c-b')] };
+      }
+      if (step === 3) {
+        assert.match(promptText(r), /49\.90 EUR/, 'page A reached the model');
+        assert.match(promptText(r), /Two slots/, 'page B reached the model');
+        // Wrong shape: the schema check sends it back once.
+        return { toolCalls: [tool('finish', { data: { products: [{ name: 'Blue Kettle' }] } }, 'c-bad')] };
+      }
+      assert.match(promptText(r), /does not match the required JSON Schema/);
+      return { toolCalls: [tool('finish', { data: PRODUCTS, message: 'Found two products.' }, 'c-done')] };
+    });
+    const started = await fc.startAgent({ prompt: '[shop] List the kitchen products with their prices', schema, model: 'spark-1-mini', origin: 'js-sdk' } as never);
+    assert.equal(started.success, true);
+    assert.match(started.id, /^[0-9a-f-]{36}$/);
+    const s = await finished(started.id);
+    assert.equal(s.status, 'completed', JSON.stringify(s));
+    assert.deepEqual(s.data, PRODUCTS);
+    assert.equal(s.message, 'Found two products.');
+    assert.equal(s.model, 'spark-1-mini');
+    assert.ok(Number.isInteger(s.creditsUsed) && s.creditsUsed! > 0, `creditsUsed ${s.creditsUsed}`);
+    assert.ok(Date.parse(s.expiresAt) > Date.now());
+    assert.equal(requestsOf('shop').length, 4);
+
+    // Billed once: the ledger's charges are the status's creditsUsed, nothing stays reserved.
+    const bal = await jobCreditBalance(stack.db.db, started.id);
+    assert.deepEqual(bal, { used: s.creditsUsed, reserved: 0 });
+
+    const events = await traceOf(started.id);
+    assertGapFree(events);
+    assert.equal(events[0]!.type, 'run.started');
+    for (const e of events) {
+      assert.equal(e.schemaVersion, 1);
+      assert.equal(e.runId, started.id);
+      assert.equal(e.agent.role, 'orchestrator');
+      assert.match(String(e.eventId), /^[0-9a-f-]{36}$/);
+    }
+    const finishedCalls = events.filter((e) => e.type === 'tool_call.finished').map((e) => `${e.toolName}:${e.toolCallId}`);
+    assert.deepEqual(finishedCalls.sort(), ['finish:c-bad', 'finish:c-done', 'scrape:c-a', 'scrape:c-b', 'search:c-search']);
+    const end = events.at(-1)!;
+    assert.equal(end.type, 'run.finished');
+    assert.equal(end.outcome, 'succeeded');
+    // Every page read is an artifact with a snapshot retrievable by id (its body a JSON string of the page).
+    const pages = events.filter((e) => e.type === 'artifact.updated' && (e.artifact as { kind: string }).kind === 'markdown');
+    assert.equal(pages.length, 2);
+    const snap = await fc.getAgentSnapshot(started.id, (pages[0]!.artifact as { snapshotId: string }).snapshotId);
+    assert.equal(snap.success, true);
+    assert.equal(typeof snap.snapshot, 'string');
+    assert.match(snap.snapshot!, /Blue Kettle|Red Toaster/);
+    const result = events.filter((e) => e.type === 'artifact.updated' && (e.artifact as { artifactId: string }).artifactId === 'result');
+    assert.equal(result.length, 1);
+    const final = await fc.getAgentSnapshot(started.id, (result[0]!.artifact as { snapshotId: string }).snapshotId);
+    assert.deepEqual(JSON.parse(final.snapshot!), PRODUCTS);
+
+    // The list shows it, newest first, and the thread has its one turn.
+    const list = await fc.listAgents();
+    assert.ok(list.agents?.some((a) => a.id === started.id && a.status === 'completed' && a.origin === 'js-sdk'));
+    const thread = await fc.getAgentThread(started.threadId!, { includeData: true });
+    assert.equal(thread.thread?.runs.length, 1);
+    assert.equal(thread.thread?.runs[0]!.status, 'succeeded');
+    assert.deepEqual(thread.thread?.runs[0]!.data, PRODUCTS);
+  });
+
+  test('cancel while running: cancelling, 409 twice, failed with code cancelled, 409 after the end', async () => {
+    scripts.set('slow', () => ({ delayMs: 8_000, toolCalls: [tool('finish', { data: { late: true } })] }));
+    const { id } = await fc.startAgent({ prompt: '[slow] Take your time' });
+    await until(() => requestsOf('slow').length > 0 || null, 'the first model step to start');
+    assert.equal(await fc.cancelAgent(id), true);
+    const during = await fc.getAgentStatus(id);
+    assert.equal(during.status, 'processing');
+    const again = await call(stack, 'DELETE', `/v2/agent/${id}`);
+    assert.equal(again.status, 409);
+    assert.equal(again.json.error, 'Agent is already cancelled');
+    const again2 = await call(stack, 'DELETE', `/v2/agent/${id}`);
+    assert.equal(again2.status, 409);
+    assert.equal(again2.json.error, 'Agent is already cancelled');
+
+    const s = await finished(id, 30_000);
+    assert.equal(s.status, 'failed');
+    assert.match(s.error ?? '', /cancel/i);
+    assert.equal(s.data, undefined);
+    assert.equal(s.creditsUsed, 0);
+    assert.deepEqual(await jobCreditBalance(stack.db.db, id), { used: 0, reserved: 0 });
+    const events = await traceOf(id);
+    assertGapFree(events);
+    assert.ok(events.some((e) => e.type === 'run.cancel_requested' && e.reason === 'user'));
+    const end = events.find((e) => e.type === 'run.finished')!;
+    assert.equal(end.outcome, 'cancelled');
+    assert.deepEqual(end.error, { code: 'cancelled', source: 'system', retryable: false, message: s.error });
+    const late = await call(stack, 'DELETE', `/v2/agent/${id}`);
+    assert.equal(late.status, 409);
+    assert.equal(late.json.error, 'Agent already finished');
+  });
+
+  test('maxCredits 1: failed, no data, creditsUsed 0, trace outcome credit_limit_reached', async () => {
+    scripts.set('cheap', () => ({ toolCalls: [tool('finish', { data: { x: 1 } })] }));
+    const { id } = await fc.startAgent({ prompt: '[cheap] Do a lot', maxCredits: 1 });
+    const s = await finished(id);
+    assert.equal(s.status, 'failed');
+    assert.equal(s.data, undefined);
+    assert.equal(s.creditsUsed, 0);
+    assert.match(s.error ?? '', /credit limit/i);
+    assert.equal(requestsOf('cheap').length, 0, 'the step that would cross the cap never calls the model');
+    const events = await traceOf(id);
+    const end = events.find((e) => e.type === 'run.finished')!;
+    assert.equal(end.outcome, 'credit_limit_reached');
+    assert.equal((end.error as { code: string }).code, 'credit_limit_reached');
+    assert.deepEqual(await jobCreditBalance(stack.db.db, id), { used: 0, reserved: 0 });
+  });
+
+  test('a sub-agent outlived by its parent stops with parent_finished', async () => {
+    scripts.set('parent', (step) => {
+      if (step === 1) return { toolCalls: [tool('spawn_subagent', { prompt: '[child] Research forever' }, 'c-spawn')] };
+      return { toolCalls: [tool('finish', { data: { done: true } }, 'c-fin')] };
+    });
+    scripts.set('child', () => ({ delayMs: 1_500, toolCalls: [tool('save_result', { data: { partial: true } })] }));
+    const { id } = await fc.startAgent({ prompt: '[parent] Delegate and leave' });
+    const s = await finished(id);
+    assert.equal(s.status, 'completed');
+    assert.deepEqual(s.data, { done: true });
+    const childEnd = await until(async () => {
+      const ev = await traceOf(id);
+      return ev.find((e) => e.type === 'agent.finished' && e.agent.role === 'subagent') ?? null;
+    }, 'the sub-agent to stop', { timeoutMs: 30_000 });
+    assert.equal(childEnd.agent.parentId, id);
+    assert.equal((childEnd.error as { code: string }).code, 'parent_finished');
+    assertGapFree(await traceOf(id));
+    assert.equal((await jobCreditBalance(stack.db.db, id)).reserved, 0, 'nothing stays reserved');
+  });
+
+  test('a model refusal ends the run refused', async () => {
+    scripts.set('bad', () => ({ content: '', refusal: 'I cannot help with that request.' }));
+    const { id } = await fc.startAgent({ prompt: '[bad] Something harmful' });
+    const s = await finished(id);
+    assert.equal(s.status, 'failed');
+    assert.match(s.error ?? '', /cannot help/);
+    assert.equal(s.creditsUsed, 0);
+    const end = (await traceOf(id)).find((e) => e.type === 'run.finished')!;
+    assert.equal(end.outcome, 'refused');
+    assert.equal((end.error as { code: string; retryable: boolean }).code, 'refused');
+    assert.equal((end.error as { retryable: boolean }).retryable, false);
+  });
+
+  test('invalid ids are 400, unknown and other teams\' are 404', async () => {
+    const bad = await call(stack, 'GET', '/v2/agent/not-a-uuid');
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.error, 'Invalid job ID format. Job ID must be a valid UUID.');
+    const unknown = await call(stack, 'GET', '/v2/agent/00000000-0000-4000-8000-000000000000');
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.json.error, 'Agent job not found');
+    for (const path of ['/trace', '/snapshots/00000000-0000-4000-8000-000000000000']) {
+      const r = await call(stack, 'GET', `/v2/agent/00000000-0000-4000-8000-000000000000${path}`);
+      assert.equal(r.status, 404, path);
+    }
+    const del = await call(stack, 'DELETE', '/v2/agent/00000000-0000-4000-8000-000000000000');
+    assert.equal(del.status, 404);
+
+    scripts.set('mine', () => ({ toolCalls: [tool('finish', { data: { a: 1 } })] }));
+    const { id } = await fc.startAgent({ prompt: '[mine] quick' });
+    await finished(id);
+    const badSnap = await call(stack, 'GET', `/v2/agent/${id}/snapshots/nope`);
+    assert.equal(badSnap.status, 400);
+    assert.equal(badSnap.json.error, 'Invalid snapshot ID');
+    const noSnap = await call(stack, 'GET', `/v2/agent/${id}/snapshots/00000000-0000-4000-8000-000000000000`);
+    assert.equal(noSnap.status, 404);
+    assert.equal(noSnap.json.error, 'Snapshot not found');
+
+    const other = await stack.newTeam();
+    const theirs = await call({ url: stack.url, apiKey: other.apiKey }, 'GET', `/v2/agent/${id}`);
+    assert.equal(theirs.status, 404);
+    assert.equal(theirs.json.error, 'Agent job not found');
+    const theirCancel = await call({ url: stack.url, apiKey: other.apiKey }, 'DELETE', `/v2/agent/${id}`);
+    assert.equal(theirCancel.status, 404);
+  });
+
+  test('bad requests are 400s; zero-data-retention teams get the spec\'s 400', async () => {
+    for (const body of [{}, { prompt: '' }, { prompt: 'x', maxCredits: 0 }, { prompt: 'x', model: 'gpt-9' }, { prompt: 'x', strictConstrainToURLs: true }, { prompt: 'x', surprise: 1 }, { prompt: 'x', urls: ['ftp://a'] }]) {
+      const r = await call(stack, 'POST', '/v2/agent', body);
+      assert.equal(r.status, 400, JSON.stringify(body));
+      assert.equal(r.json.success, false);
+    }
+    const badSchema = await call(stack, 'POST', '/v2/agent', { prompt: 'x', schema: { type: 'nonsense' } });
+    assert.ok(badSchema.status === 400 || badSchema.status === 422, String(badSchema.status));
+    const zdr = await stack.newTeam({ flags: { zeroDataRetention: true } });
+    const r = await call({ url: stack.url, apiKey: zdr.apiKey }, 'POST', '/v2/agent', { prompt: 'x' });
+    assert.equal(r.status, 400);
+    assert.equal(r.json.error, 'Your team has zero data retention enabled. This is not supported on extract.');
+  });
+});
