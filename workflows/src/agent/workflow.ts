@@ -74,15 +74,13 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
     retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes },
   });
 
-  let end: NonNullable<StepEnd>;
+  let end: NonNullable<StepEnd> | 'continue';
   try {
     if (!input.progress) {
       const start = await control.startAgentRun({ runId });
       if (start.state !== 'running' && start.state !== 'cancelling') return { state: start.state };
     }
-    const r = await steps();
-    if (r === 'continue') return await continueAsNew<typeof agentWorkflow>({ ...input, progress: { ...progress, runs: progress.runs + 1, finished: [...ended] } });
-    end = r;
+    end = await steps();
   } catch (err) {
     if (isCancellation(err)) end = { state: 'cancelled' };
     else {
@@ -90,9 +88,12 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<AgentWor
       end = { state: 'internal', message: f.message, retryable: !(nonRetryableErrorTypes as string[]).includes(f.kind) };
     }
   }
+  // Outside the try: continueAsNew ends this run by throwing, which is not a failure.
+  if (end === 'continue') return await continueAsNew<typeof agentWorkflow>({ ...input, progress: { ...progress, runs: progress.runs + 1, finished: [...ended] } });
+  const final = end;
   return await CancellationScope.nonCancellable(async () => {
     await stopSubagents();
-    const done = await control.finishAgent({ runId, ...end });
+    const done = await control.finishAgent({ runId, ...final });
     if (input.parentId) {
       // The parent may have ended (and stopped listening) already.
       await getExternalWorkflowHandle(workflowIds.agent(input.parentId)).signal(subagentFinishedSignal, { id: runId }).catch(() => {});

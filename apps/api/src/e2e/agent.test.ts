@@ -40,6 +40,7 @@ const stepOf = (r: FakeChatRequest) => r.messages.filter((m) => m.role === 'assi
 const requestsOf = (tag: string) => model.chatRequests().filter((r) => tagOf(r) === tag);
 const tool = (name: string, args: unknown, id?: string) => ({ name, arguments: args, ...(id ? { id } : {}) });
 
+const hooks: Record<string, unknown>[] = [];
 type TraceEvent = { type: string; producerSequence: number; agent: { id: string; role: string; parentId?: string }; [k: string]: unknown };
 
 before(async () => {
@@ -50,6 +51,14 @@ before(async () => {
     },
   });
   site = await startFixtureSite({ '/products/a': html(PAGE_A), '/products/b': html(PAGE_B) });
+  site.route('/hook', (req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      hooks.push(JSON.parse(body) as Record<string, unknown>);
+      res.writeHead(200).end('ok');
+    });
+  });
   // SearXNG's JSON API, as the agent's search tool calls it.
   site.route('/search', (req, res) => {
     const q = new URL(req.url ?? '/', site.origin).searchParams;
@@ -128,7 +137,12 @@ describe('agent jobs', () => {
       assert.match(promptText(r), /does not match the required JSON Schema/);
       return { toolCalls: [tool('finish', { data: PRODUCTS, message: 'Found two products.' }, 'c-done')] };
     });
-    const started = await fc.startAgent({ prompt: '[shop] List the kitchen products with their prices', schema, model: 'spark-1-mini' });
+    const started = await fc.startAgent({
+      prompt: '[shop] List the kitchen products with their prices',
+      schema,
+      model: 'spark-1-mini',
+      webhook: { url: site.url('/hook'), events: ['started', 'completed'], metadata: { ref: 'shop' } },
+    });
     assert.equal(started.success, true);
     assert.match(started.id, /^[0-9a-f-]{36}$/);
     const s = await finished(started.id);
@@ -169,6 +183,12 @@ describe('agent jobs', () => {
     assert.equal(result.length, 1);
     const final = await fc.getAgentSnapshot(started.id, (result[0]!.artifact as { snapshotId: string }).snapshotId);
     assert.deepEqual(JSON.parse(final.snapshot!), PRODUCTS);
+
+    // Webhooks: short event names subscribed to, dotted types, the data on completion.
+    const done = await until(() => hooks.find((h) => h.id === started.id && h.type === 'agent.completed') ?? null, 'the completed webhook');
+    assert.deepEqual(done.data, PRODUCTS);
+    assert.deepEqual(done.metadata, { ref: 'shop' });
+    assert.deepEqual(hooks.filter((h) => h.id === started.id).map((h) => h.type).sort(), ['agent.completed', 'agent.started']);
 
     // The list shows it, newest first, and the thread has its one turn.
     const list = await fc.listAgents();
