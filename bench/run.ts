@@ -6,6 +6,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   pdf: async () => (await import('./pdf')).runPdfBench(),
   browser: async () => (await import('./browser')).runBrowserBench(),
   load: async () => (await import('./load')).runLoadBench(),
+  agent: async () => (await import('./agent')).runAgentBench(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -21,7 +21,7 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(opts: { temporalInMemory?: boolean; nodeArgs?: string[] } = {}): Promise<BenchStack> {
+export async function startBenchStack(opts: { temporalInMemory?: boolean; nodeArgs?: string[]; env?: Record<string, string> } = {}): Promise<BenchStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wds-bench-'));
   chmodSync(dataDir, 0o755);
   const pg = await startEmbeddedPostgres({ dataDir, port: await freePort() });
@@ -42,6 +42,7 @@ export async function startBenchStack(opts: { temporalInMemory?: boolean; nodeAr
     // Benchmarks measure throughput: the default per-team limits (600 scrapes a minute, ...) would cap it.
     ...Object.fromEntries(['SCRAPE', 'CRAWL', 'BATCH', 'MAP', 'PARSE', 'STATUS', 'OTHER'].map((c) => [`WDS_RATE_LIMIT_${c}`, '0'])),
     WDS_MAX_CONCURRENT_SCRAPES: '0',
+    ...opts.env,
   };
   // BENCH_PROFILE_DIR: CPU profiles of the API and worker (written when they stop) for Chrome DevTools.
   const prof = process.env.BENCH_PROFILE_DIR;

@@ -43,6 +43,8 @@ export interface ToolOutcome {
   artifacts?: NewArtifact[];
   /** For the workflow (finish accepted, refused, spawned, …); `done` when absent. */
   outcome?: AgentToolResult;
+  /** How long the tool worked (kept on the row: the benchmark's "step minus model and fetch time"). */
+  ms?: number;
 }
 
 export interface ToolEnv {
@@ -62,6 +64,7 @@ export interface Tool<A> {
 
 interface StoredResult {
   summary: unknown;
+  ms?: number;
   refused?: boolean;
   outcome: AgentToolResult;
   error?: string;
@@ -103,6 +106,7 @@ export async function runToolCall<N extends AgentToolName>(db: Db, input: AgentT
       },
     };
     let out: ToolOutcome | { needsBrowser: true } | { defer: AgentToolResult };
+    const t0 = performance.now();
     try {
       out = await tool.run(parsed.args, env);
     } catch (e) {
@@ -115,7 +119,7 @@ export async function runToolCall<N extends AgentToolName>(db: Db, input: AgentT
     out.credits = Math.min(out.credits, estimate + extra);
     agentToolCalls.inc({ tool: name, outcome: (out.result as { error?: unknown })?.error ? 'error' : 'success' });
     // A `:more` reservation is released when the job ends; the charge converting `key` bills the whole cost.
-    return await commit(db, ctx, input, out, key);
+    return await commit(db, ctx, input, { ...out, ms: Math.round(performance.now() - t0) }, key);
   } finally {
     clearInterval(beat);
   }
@@ -160,7 +164,7 @@ export async function commit(db: Db, ctx: RunContext, input: AgentToolInput, out
   const error = (out.result as { error?: string } | null)?.error;
   const outcome = out.outcome ?? { kind: 'done' };
   // `refused` marks the row whose content is the refusal's reason (agentRefusal reads it).
-  const stored: StoredResult = { summary: out.result, outcome, artifacts, ...(error ? { error } : {}), ...(outcome.kind === 'refused' ? { refused: true } : {}) };
+  const stored: StoredResult = { summary: out.result, outcome, artifacts, ...(out.ms !== undefined ? { ms: out.ms } : {}), ...(error ? { error } : {}), ...(outcome.kind === 'refused' ? { refused: true } : {}) };
   const row = await appendAgentMessage(db, {
     runId: ctx.run.id,
     step: input.step,
