@@ -1,4 +1,4 @@
-import { agentBillableItems, chargeCredits, releaseJobReservations, reserveCredits, teamCreditLimit, type Db } from '@wds/db';
+import { agentBillableItems, chargeCredits, releaseJobReservations, releaseReservation, reserveCredits, teamCreditLimit, type Db } from '@wds/db';
 import type { RunContext } from './context';
 
 /**
@@ -32,6 +32,23 @@ export async function reserveForRun(db: Db, c: RunContext, key: string, amount: 
     ? `The agent reached its credit limit: the next step needs ${amount} more credits than the ${r.cap} its maxCredits allows (${r.balance.used + r.balance.reserved} already spoken for).`
     : `The agent stopped: the team's credit limit of ${r.cap} credits is used up.`;
   return { granted: false, message };
+}
+
+/**
+ * Once an item's real cost is known and below its reservation (a model step reserves for the
+ * longest reply it may get), the reservation is swapped for one of the real cost, so the cap
+ * counts what was spent rather than estimates. Returns the key that now holds the item (its
+ * charge converts it). Released first, then reserved: under a race with a sub-agent's
+ * reservation the smaller one may be refused; the item is then charged without one (billing
+ * never fails after the work is done) and the job may end a few credits over its cap.
+ * Idempotent: both steps are keyed.
+ */
+export async function shrinkReservation(db: Db, c: RunContext, key: string, estimate: number, actual: number): Promise<string> {
+  if (actual >= estimate) return key;
+  const actualKey = `${key}:actual`;
+  await releaseReservation(db, { teamId: c.run.teamId, jobId: c.root.id, kind: 'agent', reservationKey: key });
+  await reserveForRun(db, c, actualKey, actual);
+  return actualKey;
 }
 
 /** Success: each reservation becomes a charge of what its item cost; anything left is released. Returns the job's total. */

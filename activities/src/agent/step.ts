@@ -3,7 +3,7 @@ import { appendAgentMessage, findAgentMessage, loadTranscript, noteAgentStep, ty
 import { countMessageTokens, isLlmError, type LlmClient, type ToolCall } from '@wds/llm';
 import { agentSteps, llmCalls, llmTokens } from '@wds/metrics';
 import type { AgentStepInput, AgentStepResult } from '@wds/workflows/agent';
-import { reservationKey, reserveForRun, tokensToCredits } from './billing';
+import { reservationKey, reserveForRun, shrinkReservation, tokensToCredits } from './billing';
 import { isActive, loadRunContext } from './context';
 import { toolSpecs, type ToolAvailability } from './prompts';
 import { traceEvent } from './trace';
@@ -38,7 +38,11 @@ export async function agentStep(deps: AgentStepDeps, input: AgentStepInput): Pro
   try {
     const ctx = await loadRunContext(db, input.runId);
     const stored = await findAgentMessage(db, input.runId, stepKey(input.step));
-    if (stored) return await replyOf(db, ctx, input, stored);
+    if (stored) {
+      const est = (stored.result as { estimate?: number } | null)?.estimate;
+      if (est !== undefined) await shrinkReservation(db, ctx, reservationKey(input.runId, stepKey(input.step)), est, stored.credits);
+      return await replyOf(db, ctx, input, stored);
+    }
     if (!isActive(ctx)) return { kind: 'stopped' };
 
     const availability: ToolAvailability = { ...deps.tools, search: deps.tools.search && !ctx.rootOptions.strictConstrainToURLs, subagents: ctx.isRoot };
@@ -91,10 +95,12 @@ export async function agentStep(deps: AgentStepDeps, input: AgentStepInput): Pro
       content: refusal ?? reply.content,
       key: stepKey(input.step),
       toolCalls: calls,
-      result: { ...(refusal ? { refused: true } : {}), model: reply.model, latencyMs: Math.round(performance.now() - t0), tokens: reply.usage.totalTokens },
+      result: { ...(refusal ? { refused: true } : {}), model: reply.model, latencyMs: Math.round(performance.now() - t0), tokens: reply.usage.totalTokens, estimate },
       credits,
-      reservationKey: resKey,
+      // The key shrinkReservation leaves holding the step's cost (the estimate's own key when they are equal).
+      reservationKey: credits < estimate ? `${resKey}:actual` : resKey,
     });
+    await shrinkReservation(db, ctx, resKey, estimate, credits);
     await noteAgentStep(db, input.runId, input.step);
     return await replyOf(db, ctx, input, row);
   } finally {

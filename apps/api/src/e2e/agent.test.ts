@@ -246,6 +246,23 @@ describe('agent jobs', () => {
     assert.deepEqual(await jobCreditBalance(stack.db.db, id), { used: 0, reserved: 0 });
   });
 
+  test('maxCredits stops a run with results in hand: failed, unbilled, the saved data returned (better than upstream)', async () => {
+    scripts.set('thrifty', (step) => ({ toolCalls: [tool('save_result', { data: { saved: step } }, `c-${step}`)] }));
+    // A step reserves for the longest reply (4,096 tokens: 5+ credits) and keeps only what it
+    // spent (1 credit here), so 12 credits carry several steps, not two.
+    const { id } = await fc.startAgent({ prompt: '[thrifty] Save as you go', maxCredits: 12 });
+    const s = await finished(id);
+    assert.equal(s.status, 'failed');
+    assert.match(s.error ?? '', /credit limit/i);
+    assert.equal(s.creditsUsed, 0);
+    const steps = requestsOf('thrifty').length;
+    assert.ok(steps >= 3, `steps run: ${steps}`);
+    assert.deepEqual(s.data, { saved: steps });
+    const end = (await traceOf(id)).find((e) => e.type === 'run.finished')!;
+    assert.equal(end.outcome, 'credit_limit_reached');
+    assert.deepEqual(await jobCreditBalance(stack.db.db, id), { used: 0, reserved: 0 });
+  });
+
   test('a sub-agent outlived by its parent stops with parent_finished', async () => {
     scripts.set('parent', (step) => {
       if (step === 1) return { toolCalls: [tool('spawn_subagent', { prompt: '[child] Research forever' }, 'c-spawn')] };
