@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { jobCreditBalance } from '@wds/db';
@@ -25,6 +28,7 @@ let stack: Stack;
 let site: FixtureSite;
 let model: FakeOpenAI;
 let fc: Firecrawl;
+const dataDir = mkdtempSync(join(tmpdir(), 'wds-agent-e2e-'));
 
 const PAGE_A = `<html><head><title>Blue Kettle</title></head><body><main><h1>Blue Kettle</h1><p>Price: 49.90 EUR. Boils 1.7 litres.</p></main></body></html>`;
 const PAGE_B = `<html><head><title>Red Toaster</title></head><body><main><h1>Red Toaster</h1><p>Price: 29.00 EUR. Two slots.</p></main></body></html>`;
@@ -80,13 +84,18 @@ before(async () => {
       MODEL_NAME: 'fake-model',
       SEARXNG_ENDPOINT: site.origin,
       WDS_LLM_CONCURRENCY: '8',
+      WDS_DATA_DIR: dataDir,
+      WDS_FILE_SIGNING_SECRET: 'agent-e2e-signing-secret',
     },
   });
+  // A browser worker, for the scrape tool's pages with actions (wds-browser).
+  await stack.addWorker({ WDS_WORKER_QUEUES: 'wds-browser', WDS_PUBLIC_URL: stack.url, WDS_BROWSER_PAGES: '1', WDS_DATA_DIR: dataDir, WDS_FILE_SIGNING_SECRET: 'agent-e2e-signing-secret' });
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
 });
 
 after(async () => {
   await stack?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
   await site?.close();
   await model?.close();
 });
@@ -197,6 +206,36 @@ describe('agent jobs', () => {
     assert.equal(thread.thread?.runs.length, 1);
     assert.equal(thread.thread?.runs[0]!.status, 'succeeded');
     assert.deepEqual(thread.thread?.runs[0]!.data, PRODUCTS);
+  });
+
+  test('a scrape with browser actions runs on the browser worker', async () => {
+    const script = "document.querySelector('h1').textContent = 'Changed by an action'";
+    scripts.set('act', (step, r) => {
+      if (step === 1) return { toolCalls: [tool('scrape', { url: site.url('/products/a'), actions: [{ type: 'executeJavascript', script }] }, 'c-act')] };
+      assert.match(promptText(r), /Changed by an action/, 'the page as the action left it reached the model');
+      return { toolCalls: [tool('finish', { data: { ok: true } }, 'c-fin')] };
+    });
+    const { id } = await fc.startAgent({ prompt: '[act] Click around', urls: [site.url('/products/a')], strictConstrainToURLs: true });
+    const s = await finished(id, 90_000);
+    assert.equal(s.status, 'completed', JSON.stringify(s));
+    assert.equal(requestsOf('act').length, 2);
+    const tools = (requestsOf('act')[0]!.tools ?? []).map((t) => t.function.name);
+    assert.ok(!tools.includes('search'), 'strictConstrainToURLs: no search tool');
+  });
+
+  test('strictConstrainToURLs: a URL outside the list is refused to the model', async () => {
+    scripts.set('strict', (step, r) => {
+      if (step === 1) return { toolCalls: [tool('scrape', { url: site.url('/products/b') }, 'c-out')] };
+      assert.match(promptText(r), /outside the URLs this task is limited to/);
+      return { toolCalls: [tool('finish', { data: { ok: true } }, 'c-fin')] };
+    });
+    const hits = site.hits('/products/b');
+    const { id } = await fc.startAgent({ prompt: '[strict] Only page A', urls: [site.url('/products/a')], strictConstrainToURLs: true });
+    const s = await finished(id);
+    assert.equal(s.status, 'completed', JSON.stringify(s));
+    assert.equal(site.hits('/products/b'), hits, 'the page outside the list was never fetched');
+    const err = (await traceOf(id)).find((e) => e.type === 'error.occurred');
+    assert.equal((err?.error as { source: string }).source, 'tool');
   });
 
   test('cancel while running: cancelling, 409 twice, failed with code cancelled, 409 after the end', async () => {
