@@ -322,6 +322,52 @@ describe('agent jobs', () => {
     assert.equal((await jobCreditBalance(stack.db.db, id)).reserved, 0, 'nothing stays reserved');
   });
 
+  test('a sub-agent waited for: its result comes back to the parent, its trace is under the job', async () => {
+    scripts.set('boss', (step, r) => {
+      if (step === 1) return { toolCalls: [tool('spawn_subagent', { prompt: '[worker] Read page B', urls: [site.url('/products/b')] }, 'c-spawn')] };
+      if (step === 2) return { toolCalls: [tool('wait_subagents', {}, 'c-wait')] };
+      assert.match(promptText(r), /Red Toaster/, "the sub-agent's result reached the parent");
+      return { toolCalls: [tool('finish', { data: { fromChild: 'Red Toaster' } }, 'c-fin')] };
+    });
+    scripts.set('worker', (step) => {
+      if (step === 1) return { toolCalls: [tool('scrape', { url: site.url('/products/b') }, 'w-scrape')] };
+      return { toolCalls: [tool('finish', { data: { name: 'Red Toaster', price: 29 } }, 'w-fin')] };
+    });
+    const { id } = await fc.startAgent({ prompt: '[boss] Delegate and wait' });
+    const s = await finished(id);
+    assert.equal(s.status, 'completed', JSON.stringify(s));
+    assert.deepEqual(s.data, { fromChild: 'Red Toaster' });
+    const events = await traceOf(id);
+    assertGapFree(events);
+    const child = events.filter((e) => e.agent.role === 'subagent');
+    assert.ok(child.some((e) => e.type === 'agent.started'));
+    assert.ok(child.some((e) => e.type === 'agent.finished' && e.outcome === 'succeeded'));
+    assert.ok(child.every((e) => e.agent.parentId === id));
+    // The sub-agent's model step and scrape are billed to the job.
+    const bal = await jobCreditBalance(stack.db.db, id);
+    assert.deepEqual(bal, { used: s.creditsUsed, reserved: 0 });
+    assert.ok(s.creditsUsed! >= 5, `creditsUsed ${s.creditsUsed}`);
+  });
+
+  test('a thread: the second turn is told the first', async () => {
+    scripts.set('turn1', () => ({ toolCalls: [tool('finish', { data: { color: 'blue' } })] }));
+    const first = await fc.startAgent({ prompt: '[turn1] What color is the kettle?' });
+    await finished(first.id);
+    scripts.set('turn2', (_step, r) => {
+      assert.match(promptText(r), /Turn 1 asked: \[turn1\] What color is the kettle\?/);
+      assert.match(promptText(r), /"color":"blue"/);
+      return { toolCalls: [tool('finish', { data: { again: 'blue' } })] };
+    });
+    const second = await fc.startAgent({ prompt: '[turn2] And again?', threadId: first.threadId });
+    assert.equal(second.threadId, first.threadId);
+    assert.equal(second.threadTurn, 2);
+    const s = await finished(second.id);
+    assert.equal(s.status, 'completed', JSON.stringify(s));
+    const thread = await fc.getAgentThread(first.threadId!);
+    assert.deepEqual(thread.thread?.runs.map((r) => r.turn), [1, 2]);
+    assert.equal(thread.thread?.status, 'idle');
+  });
+
   test('a model refusal ends the run refused', async () => {
     scripts.set('bad', () => ({ content: '', refusal: 'I cannot help with that request.' }));
     const { id } = await fc.startAgent({ prompt: '[bad] Something harmful' });
