@@ -11,6 +11,8 @@ const JOB_CLASS: Record<string, LimitClass> = {
   '/v2/batch/scrape': 'batch',
   '/v2/map': 'map',
   '/v2/parse': 'parse',
+  // Agent jobs: rated as `other`, but a team whose credits are used up gets 402 before a run starts.
+  '/v2/agent': 'other',
 };
 
 export function limitClassOf(method: string, route: string | undefined): LimitClass {
