@@ -10,7 +10,7 @@ const APPS = ['@wds/api', '@wds/api/*', '@wds/worker', '@wds/worker/*', '@wds/se
 const TESTS = ['**/*.test.ts', '**/e2e/**', '**/fixtures.ts', '**/fixture-*.ts'];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.wds/**', '**/*.d.ts', 'bench/results/**', 'scripts/lint-fixtures/**'] },
+  { ignores: ['**/node_modules/**', '.venv-py/**', '.wds/**', '**/*.d.ts', 'bench/results/**', 'scripts/lint-fixtures/**'] },
   {
     files: ['**/*.ts'],
     languageOptions: { parser: tseslint.parser, ecmaVersion: 2023, sourceType: 'module' },

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { scrapeOptionsSchema } from '@wds/contracts';
 import { createScope } from '@wds/crawl';
 import { buildDocumentAsync } from '@wds/documents';
@@ -11,11 +11,12 @@ import { startBenchStack, type BenchStack } from './stack';
 import { cpuByPid, cpuSecondsBetween, rssMb, round, writeResult } from './stats';
 
 /**
- * Issue 5 (a): crawl a local N-page site (default 2,000) three ways in one run — the full
+ * Issue 5 (a): crawl a local N-page site (default 2,000) four ways in one run — the full
  * stack (API → Temporal → worker → Postgres), a plain in-process crawler loop with the same
- * fetch+transform engine and no Temporal/Postgres, and Crawlee's CheerioCrawler converting
- * pages with the same markdown converter. Targets: stack ≥ 80% of the plain loop's pages/s
- * and ≥ 1.5× Crawlee's.
+ * fetch+transform engine and no Temporal/Postgres, Crawlee's CheerioCrawler converting
+ * pages with the same markdown converter, and (issue 20) the loop a user would write with
+ * cheerio + turndown. Targets: stack ≥ 80% of the plain loop's pages/s, ≥ 1.5× Crawlee's,
+ * ≥ 3× the cheerio + turndown loop's.
  */
 const PAGES = Number(process.env.BENCH_CRAWL_PAGES ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CRAWL_CONCURRENCY ?? 20);
@@ -25,6 +26,13 @@ export async function startSite(pages = PAGES): Promise<{ child: ChildProcess; o
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./site-server.ts', import.meta.url)), String(pages)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => child.stdout!.on('data', (d) => { const m = /PORT (\d+)/.exec(String(d)); if (m) resolve(Number(m[1])); }));
   return { child, origin: `http://127.0.0.1:${port}` };
+}
+
+/** CPU ms per page of each in-process loop (process.cpuUsage: all of this process's threads). */
+const cpuMsPerPage: Record<string, number[]> = {};
+function recordCpu(name: string, since: NodeJS.CpuUsage, pages: number): void {
+  const c = process.cpuUsage(since);
+  (cpuMsPerPage[name] ??= []).push(round((c.user + c.system) / 1000 / pages, 1));
 }
 
 /** `threads`: 0 converts on the loop's own thread; n uses the worker's transform pool with n threads. */
@@ -40,6 +48,7 @@ async function plainLoop(origin: string, threads: number): Promise<number> {
   let done = 0;
   let inFlight = 0;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       for (;;) {
@@ -72,7 +81,67 @@ async function plainLoop(origin: string, threads: number): Promise<number> {
     }),
   );
   const rate = done / ((performance.now() - t0) / 1000);
+  recordCpu(threads ? 'plainPooled' : 'plain', cpu0, done);
   await closeTransformThreads();
+  return rate;
+}
+
+/**
+ * Issue 20 (4): the crawler a user would write with the design card's libraries — fetch,
+ * cheerio to parse and find links, turndown (+ GFM) for markdown of the body — in one process,
+ * converting on its own thread. The full stack should reach 3× its pages/s.
+ */
+async function cheerioTurndownLoop(origin: string): Promise<number> {
+  const { load } = await import('cheerio');
+  const { default: TurndownService } = await import('turndown');
+  const { gfm } = await import('turndown-plugin-gfm');
+  const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+  turndown.use(gfm);
+  turndown.remove(['script', 'style', 'noscript']);
+  const start = `${origin}/p/0`;
+  const host = new URL(start).host;
+  const queue = [start];
+  const seen = new Set(queue);
+  let done = 0;
+  let inFlight = 0;
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (;;) {
+        const url = queue.shift();
+        if (!url) {
+          if (inFlight === 0) return;
+          await new Promise((r) => setTimeout(r, 2));
+          continue;
+        }
+        inFlight++;
+        try {
+          const res = await fetch(url);
+          const html = await res.text();
+          const $ = load(html);
+          turndown.turndown($('body').html() ?? '');
+          done++;
+          $('a[href]').each((_, a) => {
+            try {
+              const next = new URL($(a).attr('href')!, url);
+              next.hash = '';
+              if (next.host === host && !seen.has(next.href) && seen.size < PAGES) {
+                seen.add(next.href);
+                queue.push(next.href);
+              }
+            } catch {
+              // not a URL
+            }
+          });
+        } finally {
+          inFlight--;
+        }
+      }
+    }),
+  );
+  const rate = done / ((performance.now() - t0) / 1000);
+  recordCpu('cheerioTurndown', cpu0, done);
   return rate;
 }
 
@@ -121,7 +190,8 @@ async function fullStack(origin: string) {
         const secs = (performance.now() - t0) / 1000;
         // Where the time went: CPU seconds per process over the crawl (2 cores = 2 s per second).
         const cpuSeconds = cpuSecondsBetween(cpu0, cpuByPid(roles));
-        return { pagesPerSec: round(s.completed / secs, 1), completed: s.completed, seconds: round(secs, 1), peakRssMb: peak, cpuSeconds };
+        const workerCpuMsPerPage = round(((cpuSeconds.worker ?? NaN) * 1000) / s.completed, 1);
+        return { pagesPerSec: round(s.completed / secs, 1), completed: s.completed, seconds: round(secs, 1), peakRssMb: peak, cpuSeconds, workerCpuMsPerPage };
       }
       await new Promise((res) => setTimeout(res, 100));
     }
@@ -133,12 +203,14 @@ async function fullStack(origin: string) {
 export async function runCrawlBench() {
   const site = await startSite();
   try {
-    // BENCH_CRAWL_SKIP=plain,crawlee skips baselines for quick iterations (the report needs them).
+    const loadBefore = loadavg().map((x) => round(x, 1));
+    // BENCH_CRAWL_SKIP=plain,crawlee,cheerio skips baselines for quick iterations (the report needs them).
     const skip = (process.env.BENCH_CRAWL_SKIP ?? '').split(',');
     const plainBefore = skip.includes('plain') ? NaN : await plainLoop(site.origin, 0);
     // The same loop converting on the worker's thread pool (one thread per core, as the worker does).
     const plainPooled = skip.includes('plain') ? NaN : await plainLoop(site.origin, availableParallelism());
     const crawleeRate = skip.includes('crawlee') ? NaN : await crawlee(site.origin);
+    const cheerioTurndown = skip.includes('cheerio') ? NaN : await cheerioTurndownLoop(site.origin);
     const stack = await fullStack(site.origin);
     // This host's speed drifts within a run (bench/README): the plain loop runs again after the
     // stack, the ratio uses the mean of both, and their ratio shows how much the host moved.
@@ -152,11 +224,15 @@ export async function runCrawlBench() {
       plainLoopRuns: { before: round(plainBefore, 1), after: round(plainAfter, 1), hostDrift: round(plainAfter / plainBefore) },
       plainLoopPooledPagesPerSec: round(plainPooled, 1),
       crawleePagesPerSec: round(crawleeRate, 1),
+      cheerioTurndownPagesPerSec: round(cheerioTurndown, 1),
+      inProcessCpuMsPerPage: cpuMsPerPage,
       fullStack: stack,
       ratioStackToPlain: round(stack.pagesPerSec / plain),
       ratioStackToPlainPooled: round(stack.pagesPerSec / plainPooled),
       ratioStackToCrawlee: round(stack.pagesPerSec / crawleeRate),
-      targets: { stackToPlain: 0.8, stackToCrawlee: 1.5 },
+      ratioStackToCheerioTurndown: round(stack.pagesPerSec / cheerioTurndown),
+      loadAverage: { before: loadBefore, after: loadavg().map((x) => round(x, 1)) },
+      targets: { stackToPlain: 0.8, stackToCrawlee: 1.5, stackToCheerioTurndown: 3 },
     };
     console.log(JSON.stringify(result, null, 2));
     console.log(`written to ${writeResult('crawl', result)}`);

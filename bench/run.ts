@@ -7,6 +7,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   browser: async () => (await import('./browser')).runBrowserBench(),
   load: async () => (await import('./load')).runLoadBench(),
   agent: async () => (await import('./agent')).runAgentBench(),
+  transform: async () => (await import('./transform')).runTransformBench(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -10,7 +10,7 @@ import { findTemporalCli, freePort, startEmbeddedPostgres, startTemporalDevServe
 
 const root = new URL('..', import.meta.url).pathname;
 const only = process.argv.slice(2);
-const SKIP = new Set(['node_modules', '.git', '.wds', 'bench']);
+const SKIP = new Set(['node_modules', '.git', '.wds', 'bench', '.venv-py']);
 function find(dir, out = []) {
   for (const name of readdirSync(dir)) {
     if (SKIP.has(name)) continue;

@@ -1,7 +1,7 @@
 import type { ParseOptions, PdfParserOptions } from '@wds/contracts';
 import { detectDocument, markdownToSimpleHtml, parseDocument, type BuiltScrapeDocument, type PdfParseOptions } from '@wds/documents';
 import { decodeBody } from '@wds/fetch';
-import { extractImages, extractLinks, transformHtml } from '@wds/transform';
+import { extractImages, extractLinks, transformHtmlAsync } from '@wds/transform';
 import { withDocumentSlot } from './slots';
 
 /**
@@ -59,21 +59,29 @@ export async function convertUpload(input: UploadInput): Promise<ConvertedUpload
 
   if (detected.kind === 'html') {
     const { text } = decodeBody(input.bytes, contentType);
-    const r = transformHtml(text, '', {
-      onlyMainContent: o.onlyMainContent,
-      includeTags: o.includeTags,
-      excludeTags: o.excludeTags,
-      removeBase64Images: o.removeBase64Images,
-      want: { markdown: want.has('markdown'), html: want.has('html'), links: false, images: false },
-    });
+    // The scrape path's engine, on the process's transform threads, in one parse: an empty base
+    // keeps relative references relative in markdown/html, and links/images keep only absolute
+    // http(s) URLs (a relative one cannot be resolved against an empty base and is dropped).
+    const r = await transformHtmlAsync(
+      text,
+      '',
+      {
+        onlyMainContent: o.onlyMainContent,
+        includeTags: o.includeTags,
+        excludeTags: o.excludeTags,
+        removeBase64Images: o.removeBase64Images,
+        want: { markdown: want.has('markdown'), html: want.has('html'), links: want.has('links'), images: want.has('images') },
+      },
+      input.timeoutMs,
+    );
     const metadata: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(r.metadata)) if (v !== null && v !== undefined && k !== 'contentType') metadata[k] = v;
     const document: BuiltScrapeDocument = { metadata: { ...metadata, contentType: 'text/html', ...sourceFile, creditsUsed: 1 } as BuiltScrapeDocument['metadata'] };
     if (want.has('markdown')) document.markdown = r.markdown ?? '';
     if (want.has('html')) document.html = r.html ?? '';
     if (want.has('rawHtml')) document.rawHtml = text;
-    if (want.has('links')) document.links = extractLinks(text, NO_BASE);
-    if (want.has('images')) document.images = extractImages(text, NO_BASE);
+    if (want.has('links')) document.links = r.links ?? [];
+    if (want.has('images')) document.images = r.images ?? [];
     return { document, creditsUsed: 1 };
   }
 

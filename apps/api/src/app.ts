@@ -1,10 +1,13 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { buildOpenApiDocument } from '@wds/contracts';
 import type { Logger } from '@wds/log';
 import type { ApiDeps } from './deps';
 import { filesController, type FilesConfig } from './controllers/v2/files';
 import { frameworkErrors, installErrorHandling } from './errors';
 import { installRequestLog } from './logging';
 import { installMetrics } from './metrics';
+import { openApiController } from './controllers/v2/openapi';
+import { installResponseCheck, type Mismatch } from './response-check';
 import { v2Routes, type RouteConfig } from './routes/v2';
 import { attachJobStreams, type JobStreamConfig } from './ws/job-stream';
 
@@ -16,6 +19,8 @@ export interface AppOptions extends RouteConfig {
   files?: FilesConfig;
   /** WebSocket watchers: connections per key and backpressure. */
   streams: JobStreamConfig;
+  /** Test suites: every response and WebSocket message is checked against the OpenAPI document; mismatches go here. */
+  responseCheck?: (m: Mismatch) => void;
 }
 
 export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<FastifyInstance> {
@@ -29,6 +34,8 @@ export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<Fastify
     frameworkErrors,
   });
   installErrorHandling(app);
+  // First, so that it sees every route and every answer (see response-check.ts).
+  const checkMessage = opts.responseCheck ? installResponseCheck(app, buildOpenApiDocument(), opts.responseCheck) : undefined;
   installRequestLog(app);
   // JSON only: any other body type is answered 415 rather than parsed as a string.
   app.removeContentTypeParser('text/plain');
@@ -43,7 +50,8 @@ export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<Fastify
   await app.register(async (v2) => v2Routes(v2, deps, opts), { prefix: '/v2' });
   // Signed links instead of bearer auth, so it sits outside the authenticated v2 plugin.
   if (opts.files) app.get('/v2/files/*', filesController(opts.files));
-  const streams = attachJobStreams(app, deps, opts.streams);
+  app.get('/v2/openapi.json', openApiController());
+  const streams = attachJobStreams(app, deps, { ...opts.streams, onMessage: checkMessage });
   // Before the server closes: it waits for every socket, and a WebSocket never ends by itself.
   app.addHook('preClose', () => streams.close());
   return app;

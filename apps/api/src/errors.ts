@@ -43,6 +43,10 @@ export function installErrorHandling(app: FastifyInstance) {
     res.end(body);
   });
   app.setErrorHandler((e: FastifyError, req, reply) => {
+    // No route matched, yet Fastify checked the body first (a QUERY or PATCH without Content-Type,
+    // an unknown body type): the path and method are what is wrong, so the answer is 404 as for any
+    // other unknown route, not a 400 about a body no route would read.
+    if (req.routeOptions.url === undefined && !(e instanceof WdsError)) return reply.status(404).send(notFound(req.method, req.url));
     const err = e instanceof WdsError ? e : (fromFastify(e) ?? toWdsError(e));
     // The logger (@wds/log) redacts the error: the target-site headers and query parameters a
     // caller sent can sit in its properties or in a failed statement's parameters.
@@ -51,6 +55,10 @@ export function installErrorHandling(app: FastifyInstance) {
     return reply.status(err.status).send(err.toBody());
   });
   app.setNotFoundHandler((req, reply) => {
-    reply.status(404).send(new WdsError('NOT_FOUND', { message: `Not Found: ${req.method} ${req.url.split('?')[0]}` }).toBody());
+    reply.status(404).send(notFound(req.method, req.url));
   });
+}
+
+function notFound(method: string, url: string) {
+  return new WdsError('NOT_FOUND', { message: `Not Found: ${method} ${url.split('?')[0]}` }).toBody();
 }

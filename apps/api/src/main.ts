@@ -9,6 +9,7 @@ import { closeTransformThreads, configureTransformThreads, transformThreadsSetti
 import { lazySigningSecret, LocalFileStore } from '@wds/storage';
 import { buildApp } from './app';
 import { loadApiEnv } from './env';
+import { fileRecorder } from './response-check';
 import { drainOnSignal } from './shutdown';
 import { connectTemporal } from './temporal';
 
@@ -80,6 +81,7 @@ const app = await buildApp(
     parse: { maxUploadBytes: env.WDS_MAX_UPLOAD_BYTES, },
     agent: { plan: { stepsPerRun: env.WDS_AGENT_STEPS_PER_RUN, maxSteps: env.WDS_AGENT_MAX_STEPS }, publicUrl: env.WDS_PUBLIC_URL },
     files: { store: fileStore, secret },
+    responseCheck: env.WDS_RESPONSE_CHECK_FILE ? fileRecorder(env.WDS_RESPONSE_CHECK_FILE) : undefined,
   },
 );
 

@@ -1,4 +1,4 @@
-import { envInt, exitOnConfigError, loadEnv, z } from '@wds/config';
+import { envBool, envInt, exitOnConfigError, loadEnv, z } from '@wds/config';
 import { commonEnvShape } from '@wds/config/common';
 
 export function loadServerEnv(source: Record<string, string | undefined> = process.env) {
@@ -14,6 +14,8 @@ export function loadServerEnv(source: Record<string, string | undefined> = proce
         WDS_EMBEDDED_TEMPORAL_UI_PORT: envInt(8233, 0, 65535),
         /** SQLite sync mode of the embedded Temporal's file: normal survives process crashes, full also power cuts. */
         WDS_EMBEDDED_TEMPORAL_SYNC: z.enum(['normal', 'full']).default('normal'),
+        /** Without a Temporal CLI on the machine, let the Temporal SDK download its dev server (needs internet). */
+        WDS_TEMPORAL_DOWNLOAD: envBool(true),
         /** A child (API, worker) that dies this many times within a minute is not restarted: npm start exits 1. */
         WDS_CRASH_LOOP_LIMIT: envInt(5, 1, 1000),
       },

@@ -178,7 +178,7 @@ test('crawl and scrapes survive a SIGKILLed worker and a restarted API; survivor
     const docs = await stack.db.pool.query('SELECT count(*)::int AS n FROM crawl_documents WHERE job_id = $1', [crawlId]);
     assert.equal(docs.rows[0].n, PAGES);
     // The kill interrupted real work: the killed batch was retried on a survivor.
-    const starts = await activityStarts(stack.namespace, `crawl-${crawlId}`);
+    const starts = await activityStarts(stack.namespace, `crawl-${crawlId}`, { closed: true });
     assert.ok(starts.some((s) => s.type === 'processBatch' && s.attempt > 1), 'a batch of the killed worker was retried');
 
     // Scrapes: all answered with their own page, one completed job each, none left over.

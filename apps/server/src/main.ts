@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { connectDb, createKey, ensureTeam, migrateDb, newKey } from '@wds/db';
 import { createLogger } from '@wds/log';
 import { resolveSigningSecret } from '@wds/storage';
-import { leaveSignalsToLauncher, spawnApp, startEmbeddedPostgres, startTemporalDevServer, type Stoppable } from '@wds/launch';
+import { findTemporalCli, leaveSignalsToLauncher, spawnApp, startEmbeddedPostgres, startTemporalDevServer, type Stoppable } from '@wds/launch';
 import { loadServerEnv } from './env';
 import { supervise, type Supervised } from './supervise';
 
@@ -20,7 +20,7 @@ const logger = createLogger({ name: 'server', level: env.LOG_LEVEL });
 const log = (m: string) => logger.info(m);
 // The ready banner is for the person who ran `npm start` (it carries the bootstrap key), not a
 // log event: plain text, never through the logger, which would redact the key.
-const say = (m: string) => process.stdout.write(`wds: ${m}\n`);
+const say = (m: string, to: NodeJS.WriteStream = process.stdout) => to.write(`wds: ${m}\n`);
 const infra: Stoppable[] = [];
 const apps: Supervised[] = [];
 let stopping = false;
@@ -36,6 +36,31 @@ async function shutdown(code: number) {
 }
 // Only these stop the stack; a child that dies is restarted (see supervise.ts).
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => void shutdown(0));
+
+/** What a machine without the Temporal CLI is told, in one line: what is missing and how to get it. */
+const GET_TEMPORAL =
+  'install it with `go install github.com/temporalio/cli/cmd/temporal@v1.5.1` (or `brew install temporal`) and put it on PATH or in TEMPORAL_CLI_PATH, or set TEMPORAL_ADDRESS to a running Temporal server';
+
+/** A missing tool, said in one line before anything starts (no stack trace, nothing left running). */
+function missingTemporal(): string | null {
+  if (env.TEMPORAL_ADDRESS) return null;
+  let cli: string | null;
+  try {
+    cli = findTemporalCli(env.TEMPORAL_CLI_PATH);
+  } catch {
+    return `the Temporal CLI is missing: TEMPORAL_CLI_PATH=${env.TEMPORAL_CLI_PATH} does not exist; ${GET_TEMPORAL}`;
+  }
+  if (cli || env.WDS_TEMPORAL_DOWNLOAD) return null;
+  return `the Temporal CLI is missing (looked at TEMPORAL_CLI_PATH, PATH and ~/go/bin/temporal; WDS_TEMPORAL_DOWNLOAD=false); ${GET_TEMPORAL}`;
+}
+/** A tool the machine lacks: said to the person who ran `npm start` in one plain line, not logged as a failure. */
+class MissingTool extends Error {}
+
+const missing = missingTemporal();
+if (missing) {
+  say(`cannot start: ${missing}`, process.stderr);
+  process.exit(1);
+}
 
 /** The API or the worker, restarted when it dies; a crash loop stops everything with exit code 1. */
 const supervised = (name: 'api' | 'worker', childEnv: Record<string, string>) =>
@@ -60,13 +85,18 @@ try {
   }
   let temporalAddress = env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
-    log('starting Temporal dev server');
+    const download = !findTemporalCli(env.TEMPORAL_CLI_PATH);
+    log(download ? 'no Temporal CLI found: downloading the Temporal dev server (needs internet)' : 'starting Temporal dev server');
     const t = await startTemporalDevServer({
       dataDir,
       port: env.WDS_EMBEDDED_TEMPORAL_PORT,
       uiPort: env.WDS_EMBEDDED_TEMPORAL_UI_PORT || undefined,
       cliPath: env.TEMPORAL_CLI_PATH,
       sqliteSync: env.WDS_EMBEDDED_TEMPORAL_SYNC,
+    }).catch((e: Error) => {
+      if (!download) throw e;
+      const cause = e.message.split('\n').map((l) => l.trim()).find(Boolean) ?? 'unknown error';
+      throw new MissingTool(`the Temporal CLI is missing and downloading its dev server failed (${cause}); ${GET_TEMPORAL}`);
     });
     infra.push(t);
     temporalAddress = t.address;
@@ -108,6 +138,8 @@ try {
   say(`ready: ${api.url}  (API key: ${apiKey})`);
   say(`try: curl -s ${api.url}/v2/scrape -H 'Authorization: Bearer ${apiKey}' -H 'Content-Type: application/json' -d '{"url":"https://example.com"}'`);
 } catch (e) {
-  logger.error({ err: e }, 'failed to start');
+  // A missing tool is the user's to fix: one plain line saying how. Anything else is a log event.
+  if (e instanceof MissingTool) say(`cannot start: ${e.message}`, process.stderr);
+  else logger.error({ err: e }, 'failed to start');
   await shutdown(1);
 }

@@ -66,7 +66,8 @@ if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
     observeBrowserPool(browser.pool, browserPages(env));
   } catch (e) {
     // Like a queue without activities: said once, the other queues are still served.
-    log.error({ err: e }, 'cannot serve wds-browser');
+    // The error's message says what is missing and how to get it (e.g. no Chromium: which package, or CHROMIUM_PATH).
+    log.error({ err: e }, `not serving wds-browser (requests that need a browser answer 503 until it is): ${(e as Error).message}`);
     if (env.WDS_WORKER_QUEUES.length === 1) process.exit(78);
   }
 }

@@ -54,7 +54,7 @@ test('an activity shorter than the grace time finishes on the terminated worker,
   assert.equal(exit.code, 0, worker.output());
   assert.ok(exit.at >= answeredAt, 'the worker stayed until its activity was done');
   assert.ok(exit.at - signalledAt < 45_000, `exited ${exit.at - signalledAt} ms after SIGTERM, well inside its 60 s grace`);
-  const starts = (await activityStarts(stack.namespace, workflowIds.scrape(doc.metadata!.scrapeId!))).filter((s) => s.type === 'scrapePage');
+  const starts = (await activityStarts(stack.namespace, workflowIds.scrape(doc.metadata!.scrapeId!), { closed: true })).filter((s) => s.type === 'scrapePage');
   assert.deepEqual(starts, [{ type: 'scrapePage', attempt: 1, pid: worker.child.pid }]);
   assert.equal(site.hits('/drains'), 1);
 });
@@ -77,7 +77,7 @@ test('an activity outlasting the grace time is handed back and completes on anot
   assert.ok(exit.at - signalledAt < GRACE_MS + 15_000, `exited ${exit.at - signalledAt} ms after SIGTERM`);
   const doc = await scraping;
   assert.match(doc.markdown ?? '', /request 1/, 'answered by the retry');
-  const starts = (await activityStarts(stack.namespace, workflowIds.scrape(doc.metadata!.scrapeId!))).filter((s) => s.type === 'scrapePage');
+  const starts = (await activityStarts(stack.namespace, workflowIds.scrape(doc.metadata!.scrapeId!), { closed: true })).filter((s) => s.type === 'scrapePage');
   // History records the last attempt only: the second, on the successor.
   assert.deepEqual(starts, [{ type: 'scrapePage', attempt: 2, pid: successor.child.pid }]);
   assert.equal(site.hits('/hangs'), 2);
@@ -98,7 +98,7 @@ test('a SIGKILLed worker\'s scrape is retried elsewhere within seconds, not at t
   // Without heartbeats the attempt would only time out after its 62 s start-to-close timeout.
   const tookMs = Date.now() - t0;
   assert.ok(tookMs < 45_000, `answered ${tookMs} ms after the request`);
-  const starts = (await activityStarts(stack.namespace, workflowIds.scrape(doc.metadata!.scrapeId!))).filter((s) => s.type === 'scrapePage');
+  const starts = (await activityStarts(stack.namespace, workflowIds.scrape(doc.metadata!.scrapeId!), { closed: true })).filter((s) => s.type === 'scrapePage');
   assert.deepEqual(starts, [{ type: 'scrapePage', attempt: 2, pid: successor.child.pid }]);
   await stopChild(successor.child);
 });

@@ -34,7 +34,10 @@ export function resolveChromiumExecutable(explicit?: string): string {
     new WdsError('SERVICE_UNAVAILABLE', { code: 'BROWSER_NOT_FOUND', retryable: false, message });
   if (explicit) {
     if (isExecutable(explicit)) return explicit;
-    throw notFound(`Chromium executable not found or not executable: ${explicit} (check CHROMIUM_PATH)`);
+    throw notFound(
+      `Chromium executable not found or not executable: ${explicit} (CHROMIUM_PATH). Install Debian's chromium-headless-shell ` +
+        '(apt-get install chromium-headless-shell) or point CHROMIUM_PATH at a Chromium binary.',
+    );
   }
   const candidates = [
     '/usr/lib/chromium/chromium-headless-shell',

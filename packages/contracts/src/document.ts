@@ -1,39 +1,13 @@
-/** The scrape response document (`data` of POST /v2/scrape), as the spec's response table gives it. */
-export interface DocumentMetadata {
-  title?: string | string[];
-  description?: string | string[];
-  keywords?: string | string[];
-  language?: string | string[] | null;
-  sourceURL: string;
-  url: string;
-  statusCode: number;
-  contentType?: string;
-  error?: string | null;
-  scrapeId: string;
-  cacheState?: 'hit' | 'miss';
-  cachedAt?: string;
-  creditsUsed?: number;
-  proxyUsed?: 'basic' | 'stealth';
-  /** Which engine produced the page (http, browser, cache). */
-  engine?: string;
-  numPages?: number;
-  totalPages?: number;
-  concurrencyLimited?: boolean;
-  concurrencyQueueDurationMs?: number;
-  [key: string]: unknown;
-}
+import type { z } from 'zod';
+import type { documentMetadataSchema, scrapeDocumentSchema } from './responses';
 
-export interface ScrapeDocument {
-  markdown?: string;
-  html?: string;
-  rawHtml?: string;
-  rawBase64?: string;
-  links?: string[];
-  images?: string[];
-  screenshot?: string;
-  warning?: string;
-  metadata: DocumentMetadata;
-}
+/**
+ * The scrape response document (`data` of POST /v2/scrape), as the spec's response table gives it.
+ * The types come from the zod schemas in responses.ts, which the OpenAPI document is built from:
+ * one definition for the code and the published contract.
+ */
+export type DocumentMetadata = z.output<typeof documentMetadataSchema>;
+export type ScrapeDocument = Omit<z.output<typeof scrapeDocumentSchema>, 'pages' | 'blocks' | 'actions' | 'tools'>;
 
 export interface ScrapeResponse {
   success: true;

@@ -8,3 +8,6 @@ export * from './scopes';
 export * from './crawl';
 export * from './parse';
 export * from './agent';
+export * from './responses';
+export * from './api-routes';
+export * from './openapi';

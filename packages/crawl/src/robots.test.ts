@@ -41,7 +41,7 @@ test('a hostile robots.txt is checked in linear time (the old matcher: 5.3 s per
     const r = parseRobots('https://s.test', body);
     const t = performance.now();
     assert.equal(r.isAllowed(path), true);
-    assert.ok(performance.now() - t < 300, `${(performance.now() - t).toFixed(0)} ms`);
+    assert.ok(performance.now() - t < 2_000, `${(performance.now() - t).toFixed(0)} ms`);
   }
   const late = 'User-agent: *\n' + '#'.repeat(MAX_ROBOTS_CHARS) + '\nDisallow: /\n';
   assert.equal(parseRobots('https://s.test', late).isAllowed('https://s.test/a'), true, 'rules past 500 KiB are ignored');

@@ -100,7 +100,7 @@ describe('scrubString', () => {
     for (const h of hostile) {
       const t0 = performance.now();
       scrubString(h);
-      assert.ok(performance.now() - t0 < 500, `took ${performance.now() - t0} ms`);
+      assert.ok(performance.now() - t0 < 3_000, `took ${performance.now() - t0} ms`);
     }
   });
 

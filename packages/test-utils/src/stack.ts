@@ -1,4 +1,6 @@
-import { basename } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnApp, stopChild, type AppProcess } from '@wds/launch';
 import { connectDb, createKey, ensureTeam, type DbHandle, type TeamFlags } from '@wds/db';
@@ -63,8 +65,33 @@ export async function stackDatabase(adminUrl: string, namespace: string): Promis
   return u.toString();
 }
 
-export async function startStack(opts: { namespace: string; env?: Record<string, string> }): Promise<Stack> {
+/**
+ * Mismatches between the API's answers and its OpenAPI document, recorded by every API process
+ * of a stack (apps/api/src/response-check.ts) into one file: non-empty fails `stop()`.
+ */
+export function responseCheckFile(): { file: string; read(): string[]; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'wds-response-check-'));
+  const file = join(dir, 'mismatches.jsonl');
+  return {
+    file,
+    read: () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export class ResponseMismatchError extends Error {
+  constructor(readonly mismatches: string[]) {
+    super(
+      `${mismatches.length} response(s) did not match GET /v2/openapi.json (fix the controller or the schema in packages/contracts):\n` +
+        mismatches.slice(0, 20).join('\n'),
+    );
+    this.name = 'ResponseMismatchError';
+  }
+}
+
+export async function startStack(opts: { namespace: string; env?: Record<string, string>; /** default true */ responseCheck?: boolean }): Promise<Stack> {
   const infra = testInfra();
+  const check = opts.responseCheck === false ? null : responseCheckFile();
   const temporalAddress = infra.temporalAddress;
   const databaseUrl = await stackDatabase(infra.databaseUrl, opts.namespace);
   const env: Record<string, string> = {
@@ -79,6 +106,7 @@ export async function startStack(opts: { namespace: string; env?: Record<string,
     WDS_METRICS_PORT: '0',
     WDS_METRICS_HOST: '127.0.0.1',
     WDS_TEMPORAL_METRICS_PORT: '0',
+    ...(check ? { WDS_RESPONSE_CHECK_FILE: check.file } : {}),
     ...opts.env,
   };
   const db = connectDb(databaseUrl, { max: 4 });
@@ -88,6 +116,7 @@ export async function startStack(opts: { namespace: string; env?: Record<string,
     // Leave nothing running behind a failed start, or the test process never exits.
     await Promise.all(started.map((r) => (r.status === 'fulfilled' ? stopChild(r.value.child) : undefined)));
     await db.close();
+    check?.remove();
     throw (failed as PromiseRejectedResult).reason;
   }
   const [worker, api] = started.map((r) => (r as PromiseFulfilledResult<AppProcess>).value) as [AppProcess, AppProcess];
@@ -130,6 +159,15 @@ export async function startStack(opts: { namespace: string; env?: Record<string,
       await Promise.allSettled([...starting]);
       await Promise.all([stopChild(api.child), stopChild(worker.child), ...extra.map((p) => stopChild(p.child))]);
       await db.close();
+      const mismatches = check?.read() ?? [];
+      check?.remove();
+      if (mismatches.length) {
+        // The throw skips whatever the test file's after() does next (closing its fixture sites, …),
+        // which would keep this process, and with it the test run, alive for ever: the file fails
+        // either way, so it must also end. (unref: a process that ends by itself is not cut short.)
+        setTimeout(() => process.exit(1), 10_000).unref();
+        throw new ResponseMismatchError(mismatches);
+      }
     },
   };
 }

@@ -25,9 +25,14 @@ async function withHandle<T>(namespace: string, workflowId: string, fn: (h: Retu
   }
 }
 
-/** Every started attempt of every activity in the workflow's history (current run). */
-export function activityStarts(namespace: string, workflowId: string): Promise<ActivityStart[]> {
+/**
+ * Every started attempt of every activity in the workflow's history (current run). With
+ * `closed`, first waits for the run to end: an API can answer from the stored result before the
+ * worker has reported the activity done, and only then is its start in the history.
+ */
+export function activityStarts(namespace: string, workflowId: string, opts: { closed?: boolean } = {}): Promise<ActivityStart[]> {
   return withHandle(namespace, workflowId, async (h) => {
+    if (opts.closed) await h.result().catch(() => {});
     const events = (await h.fetchHistory()).events ?? [];
     const types = new Map<string, string>();
     const out: ActivityStart[] = [];

@@ -1,6 +1,8 @@
-import { load, type CheerioAPI } from 'cheerio';
-import type { AnyNode, Element } from 'domhandler';
+import { select } from 'cheerio-select';
+import render from 'dom-serializer';
+import type { AnyNode, ChildNode, Element, ParentNode } from 'domhandler';
 import { WdsError } from '@wds/errors';
+import { isTag, parsePage, removeNodes, replaceChildren, type Page } from './dom';
 import { keepMainContent } from './main-content';
 import { documentBaseUrl, largestSrcsetCandidate, resolveUrl } from './urls';
 
@@ -10,120 +12,130 @@ export interface CleanOptions {
   includeTags?: string[];
   /** CSS selectors of elements to drop (applied after includeTags). */
   excludeTags?: string[];
+  /** The document's `<base href>`, read before cleaning removes <head> (default: found here). */
+  baseHref?: string;
 }
 
 export interface CleanResult {
-  /** The cleaned document (the same object that was passed to cleanDocument). */
-  $: CheerioAPI;
+  /** The cleaned page (the same object that was passed to cleanDocument). */
+  page: Page;
   /** Serialised cleaned document. */
   html: string;
 }
 
 /** Never part of the content a caller wants back. */
-const ALWAYS_REMOVED = 'script, style, noscript, meta, head, link, template';
+const ALWAYS_REMOVED = new Set(['script', 'style', 'noscript', 'meta', 'head', 'link', 'template']);
 
 /** Attributes holding a single URL that must survive being moved off the page. */
 const URL_ATTRIBUTES = ['href', 'src', 'poster', 'action'] as const;
 
-/** Parse with parse5 (via cheerio) so the tree matches what a browser builds. */
-export function loadHtml(html: string): CheerioAPI {
-  return load(html);
+/** Parse once (dom.ts); every output of the transform is read from this tree. */
+export function loadHtml(html: string): Page {
+  return parsePage(html);
 }
 
-/**
- * Throws BAD_REQUEST for a selector cheerio cannot parse. Exported so the API
- * layer can reject bad include/exclude tags before any fetching happens.
- */
-export function validateSelectors(selectors: string[] | undefined, field = 'selector'): void {
-  if (!selectors) return;
-  const $ = load('');
-  for (const sel of selectors) {
-    try {
-      $(sel);
-    } catch (cause) {
-      throw new WdsError('BAD_REQUEST', { message: `Invalid ${field}: ${JSON.stringify(sel)}`, cause });
-    }
-  }
-}
-
-function select($: CheerioAPI, selector: string, field: string) {
+function compile(selector: string, field: string): void {
   try {
-    return $(selector);
+    select(selector, []);
   } catch (cause) {
     throw new WdsError('BAD_REQUEST', { message: `Invalid ${field}: ${JSON.stringify(selector)}`, cause });
   }
+}
+
+/**
+ * Throws BAD_REQUEST for a selector that cannot be parsed. Exported so the API
+ * layer can reject bad include/exclude tags before any fetching happens.
+ */
+export function validateSelectors(selectors: string[] | undefined, field = 'selector'): void {
+  for (const sel of selectors ?? []) compile(sel, field);
+}
+
+function selectAll(root: AnyNode, selector: string, field: string): Element[] {
+  compile(selector, field);
+  return select(selector, root);
 }
 
 function nonEmpty(list: string[] | undefined): string[] {
   return (list ?? []).map((s) => s.trim()).filter(Boolean);
 }
 
-/** Comments and the doctype carry no content; removing them keeps output small. */
-function removeCommentsAndDirectives(nodes: AnyNode[], $: CheerioAPI): void {
-  for (const node of [...nodes]) {
-    if (node.type === 'comment' || node.type === 'directive') $(node).remove();
-    else if ('children' in node && node.children.length) removeCommentsAndDirectives(node.children, $);
+/** Comments, the doctype and elements that are never content, in one walk. */
+function removeNonContent(parent: ParentNode): void {
+  let changed = false;
+  const kept: ChildNode[] = [];
+  for (const c of parent.children) {
+    if (c.type === 'comment' || c.type === 'directive' || c.type === 'cdata' || (isTag(c) && ALWAYS_REMOVED.has(c.name))) {
+      changed = true;
+      continue;
+    }
+    kept.push(c);
+    if (isTag(c) && c.children.length) removeNonContent(c);
   }
+  if (changed) replaceChildren(parent, kept);
 }
 
-function isRootElement(el: AnyNode): boolean {
-  return el.type === 'tag' && ((el as Element).tagName === 'html' || (el as Element).tagName === 'body');
-}
+const isRootElement = (el: Element) => el.name === 'html' || el.name === 'body';
 
 /** Keep only the outermost elements matching any of the selectors, in document order. */
-function applyIncludeTags($: CheerioAPI, includeTags: string[]): void {
-  const matched = new Set<AnyNode>();
-  for (const sel of includeTags) select($, sel, 'includeTags').each((_, el) => { matched.add(el); });
-  const body = $('body');
+function applyIncludeTags(page: Page, includeTags: string[]): void {
+  const matched = new Set<Element>();
+  for (const sel of includeTags) for (const el of selectAll(page.doc, sel, 'includeTags')) matched.add(el);
   // Selecting `body`/`html` means "everything": leave the body as it is.
   if ([...matched].some(isRootElement)) return;
-  const outermost = $('body *')
-    .toArray()
-    .filter((el) => matched.has(el) && !$(el).parents().toArray().some((p) => matched.has(p)));
-  for (const el of outermost) $(el).remove();
-  body.empty();
-  for (const el of outermost) body.append(el);
+  const outermost: Element[] = [];
+  const walk = (node: ParentNode) => {
+    for (const c of node.children) {
+      if (!isTag(c)) continue;
+      if (matched.has(c)) outermost.push(c);
+      else walk(c);
+    }
+  };
+  walk(page.body);
+  replaceChildren(page.body, outermost);
 }
 
-function applyExcludeTags($: CheerioAPI, excludeTags: string[]): void {
-  for (const sel of excludeTags) {
-    select($, sel, 'excludeTags')
-      .filter((_, el) => !isRootElement(el))
-      .remove();
-  }
+function applyExcludeTags(page: Page, excludeTags: string[]): void {
+  for (const sel of excludeTags) removeNodes(selectAll(page.doc, sel, 'excludeTags').filter((el) => !isRootElement(el)));
 }
 
 /**
  * `srcset` is resolved to its largest candidate and stored as `src`, because
  * consumers (markdown, LLMs) want one URL and the biggest is the best quality.
  * For `<picture>`, the `<img>` falls back to the first `<source>` when it has no src.
+ * URL attributes become absolute. One walk over what survived the cleaning.
  */
-function resolveResponsiveImages($: CheerioAPI): void {
-  $('picture').each((_, pic) => {
-    const $pic = $(pic);
-    const img = $pic.find('img').first();
-    if (img.length && !img.attr('src')?.trim() && !img.attr('srcset')) {
-      const first = $pic.find('source[srcset]').first();
-      const best = largestSrcsetCandidate(first.attr('srcset'));
-      if (best) img.attr('src', best);
+function finishAttributes(parent: ParentNode, base: string): void {
+  for (const el of parent.children) {
+    if (!isTag(el)) continue;
+    const a = el.attribs;
+    if (el.name === 'picture') pictureFallback(el);
+    if (a.srcset !== undefined && (el.name === 'img' || el.name === 'source')) {
+      const best = largestSrcsetCandidate(a.srcset);
+      if (best) a.src = best;
+      delete a.srcset;
+      delete a.sizes;
     }
-  });
-  $('img[srcset], source[srcset]').each((_, el) => {
-    const $el = $(el);
-    const best = largestSrcsetCandidate($el.attr('srcset'));
-    if (best) $el.attr('src', best);
-    $el.removeAttr('srcset').removeAttr('sizes');
-  });
+    for (const attr of URL_ATTRIBUTES) {
+      const raw = a[attr];
+      if (raw === undefined) continue;
+      const abs = resolveUrl(raw, base);
+      if (abs) a[attr] = abs;
+    }
+    if (el.children.length) finishAttributes(el, base);
+  }
 }
 
-function absolutizeUrls($: CheerioAPI, base: string): void {
-  for (const attr of URL_ATTRIBUTES) {
-    $(`[${attr}]`).each((_, el) => {
-      const raw = el.attribs[attr];
-      const abs = resolveUrl(raw, base);
-      if (abs) el.attribs[attr] = abs;
-    });
-  }
+function pictureFallback(pic: Element): void {
+  const img = select('img', pic, {}, 1)[0];
+  if (!img || img.attribs.src?.trim() || img.attribs.srcset) return;
+  const source = select('source[srcset]', pic, {}, 1)[0];
+  const best = largestSrcsetCandidate(source?.attribs.srcset);
+  if (best) img.attribs.src = best;
+}
+
+/** The cleaned document as HTML (the `html` format). */
+export function serializeHtml(page: Page): string {
+  return render(page.doc, { encodeEntities: 'utf8' });
 }
 
 /**
@@ -136,21 +148,24 @@ function absolutizeUrls($: CheerioAPI, base: string): void {
  * onlyMainContent heuristic is not applied on top of it (it would otherwise
  * strip e.g. an explicitly included `nav`).
  */
-export function cleanDocument($: CheerioAPI, pageUrl: string, opts: CleanOptions): CleanResult {
-  const base = documentBaseUrl($, pageUrl);
+export function cleanPage(page: Page, pageUrl: string, opts: CleanOptions): Page {
+  const baseHref = 'baseHref' in opts ? opts.baseHref : select('base[href]', page.doc, {}, 1)[0]?.attribs.href;
+  const base = documentBaseUrl(baseHref, pageUrl);
   const includeTags = nonEmpty(opts.includeTags);
   const excludeTags = nonEmpty(opts.excludeTags);
 
-  removeCommentsAndDirectives($.root().toArray(), $);
-  $(ALWAYS_REMOVED).remove();
+  removeNonContent(page.doc);
+  if (includeTags.length) applyIncludeTags(page, includeTags);
+  if (excludeTags.length) applyExcludeTags(page, excludeTags);
+  if (opts.onlyMainContent && !includeTags.length) keepMainContent(page);
 
-  if (includeTags.length) applyIncludeTags($, includeTags);
-  if (excludeTags.length) applyExcludeTags($, excludeTags);
-  if (opts.onlyMainContent && !includeTags.length) keepMainContent($);
+  finishAttributes(page.body, base);
+  return page;
+}
 
-  resolveResponsiveImages($);
-  absolutizeUrls($, base);
-  return { $, html: $.html() };
+export function cleanDocument(page: Page, pageUrl: string, opts: CleanOptions): CleanResult {
+  cleanPage(page, pageUrl, opts);
+  return { page, html: serializeHtml(page) };
 }
 
 export function cleanHtml(html: string, pageUrl: string, opts: CleanOptions): CleanResult {

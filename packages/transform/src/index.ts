@@ -2,9 +2,10 @@
 export type { TransformOptions, TransformResult, MetaValue } from './types';
 export { transformHtml, transformText } from './transform';
 export { configureTransformThreads, closeTransformThreads, transformHtmlAsync, looksClientRenderedAsync, transformThreadsSetting } from './transform-pool';
-export { loadHtml, cleanHtml, cleanDocument, validateSelectors, type CleanOptions, type CleanResult } from './clean';
+export { parsePage, type Page } from './dom';
+export { loadHtml, cleanHtml, cleanDocument, cleanPage, serializeHtml, validateSelectors, type CleanOptions, type CleanResult } from './clean';
 export { keepMainContent, isBoilerplateToken } from './main-content';
-export { htmlToMarkdown, tidyMarkdown, BASE64_IMAGE_PLACEHOLDER, type MarkdownOptions } from './markdown';
+export { htmlToMarkdown, pageToMarkdown, nodeToMarkdown, tidyMarkdown, BASE64_IMAGE_PLACEHOLDER, type MarkdownOptions } from './markdown';
 export { extractMetadata, metaKey, type Metadata } from './metadata';
 export { extractLinks, extractImages } from './links';
 export { resolveUrl, documentBaseUrl, parseSrcset, largestSrcsetCandidate, isHttpUrl, type SrcsetCandidate } from './urls';

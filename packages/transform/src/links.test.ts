@@ -52,3 +52,10 @@ test('srcset parsing', () => {
   assert.equal(largestSrcsetCandidate('bad.jpg 2q, ok.jpg'), 'ok.jpg', 'invalid descriptors drop the candidate');
   assert.equal(largestSrcsetCandidate(''), null);
 });
+
+test('a NUL in an href is U+FFFD, as a browser parses it, not dropped from the URL', () => {
+  assert.deepEqual(extractLinks('<a href="/utf16?\u0000">x</a><a href="/p\u0000q">y</a>', PAGE), [
+    'https://example.com/utf16?%EF%BF%BD',
+    'https://example.com/p%EF%BF%BDq',
+  ]);
+});

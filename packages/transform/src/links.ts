@@ -1,11 +1,33 @@
-import type { CheerioAPI } from 'cheerio';
-import { loadHtml } from './clean';
+import { asPage, type PageInput } from './parse-input';
+import { scanPage, type PageScan } from './scan';
 import { documentBaseUrl, isHttpUrl, largestSrcsetCandidate, resolveUrl } from './urls';
 
 const SKIPPED_SCHEMES = /^\s*(?:javascript|mailto|tel|sms|data|blob|about):/i;
 
-function asDocument(doc: CheerioAPI | string): CheerioAPI {
-  return typeof doc === 'string' ? loadHtml(doc) : doc;
+/** Links of a scan: absolute http(s), deduplicated, in document order, without fragment-only ones. */
+export function linksOf(scan: PageScan, pageUrl: string): string[] {
+  const base = documentBaseUrl(scan.baseHref, pageUrl);
+  const seen = new Set<string>();
+  for (const raw of scan.hrefs) {
+    const href = raw.trim();
+    if (!href || href.startsWith('#') || SKIPPED_SCHEMES.test(href)) continue;
+    const abs = resolveUrl(href, base);
+    if (abs && isHttpUrl(abs)) seen.add(abs);
+  }
+  return [...seen];
+}
+
+/** Images of a scan: absolute, the largest srcset candidate, no data: URIs, deduplicated. */
+export function imagesOf(scan: PageScan, pageUrl: string): string[] {
+  const base = documentBaseUrl(scan.baseHref, pageUrl);
+  const seen = new Set<string>();
+  for (const el of scan.images) {
+    const raw = largestSrcsetCandidate(el.attribs.srcset) ?? el.attribs.src;
+    if (!raw || SKIPPED_SCHEMES.test(raw)) continue;
+    const abs = resolveUrl(raw, base);
+    if (abs && isHttpUrl(abs)) seen.add(abs);
+  }
+  return [...seen];
 }
 
 /**
@@ -13,32 +35,14 @@ function asDocument(doc: CheerioAPI | string): CheerioAPI {
  * deduplicated, in document order. Same-page fragment links (`#top`) are not
  * links to anything else and are skipped.
  */
-export function extractLinks(doc: CheerioAPI | string, pageUrl: string): string[] {
-  const $ = asDocument(doc);
-  const base = documentBaseUrl($, pageUrl);
-  const seen = new Set<string>();
-  $('a[href]').each((_, el) => {
-    const href = el.attribs.href?.trim();
-    if (!href || href.startsWith('#') || SKIPPED_SCHEMES.test(href)) return;
-    const abs = resolveUrl(href, base);
-    if (abs && isHttpUrl(abs)) seen.add(abs);
-  });
-  return [...seen];
+export function extractLinks(doc: PageInput, pageUrl: string): string[] {
+  return linksOf(scanPage(asPage(doc).doc), pageUrl);
 }
 
 /**
  * Every image of the page: absolute, the largest srcset candidate when there
  * is a srcset, `data:` URIs skipped, deduplicated, in document order.
  */
-export function extractImages(doc: CheerioAPI | string, pageUrl: string): string[] {
-  const $ = asDocument(doc);
-  const base = documentBaseUrl($, pageUrl);
-  const seen = new Set<string>();
-  $('img[src], img[srcset]').each((_, el) => {
-    const raw = largestSrcsetCandidate(el.attribs.srcset) ?? el.attribs.src;
-    if (!raw || SKIPPED_SCHEMES.test(raw)) return;
-    const abs = resolveUrl(raw, base);
-    if (abs && isHttpUrl(abs)) seen.add(abs);
-  });
-  return [...seen];
+export function extractImages(doc: PageInput, pageUrl: string): string[] {
+  return imagesOf(scanPage(asPage(doc).doc), pageUrl);
 }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { load } from 'cheerio';
-import { cleanHtml } from './clean';
+import { cleanHtml, loadHtml } from './clean';
+import { textOf } from './dom';
 import { isBoilerplateToken, keepMainContent } from './main-content';
 
 const PAGE = 'https://example.com/post';
@@ -104,9 +105,9 @@ test('among several articles, a dominant one is the content (teaser cards are dr
 });
 
 test('keepMainContent works on a document without main or article', () => {
-  const $ = load('<body><nav>n</nav><p>x</p></body>');
-  keepMainContent($);
-  assert.equal($('body').text(), 'x');
+  const page = loadHtml('<body><nav>n</nav><p>x</p></body>');
+  keepMainContent(page);
+  assert.equal(textOf(page.body), 'x');
 });
 
 test('syntax-highlighted code keeps its comment spans', () => {

@@ -1,148 +1,63 @@
-import type { CheerioAPI } from 'cheerio';
-import type { AnyNode, Element } from 'domhandler';
+import type { ChildNode, Element, ParentNode } from 'domhandler';
+import { classWeight, hasBoilerplateName } from './boilerplate-names';
+import { linkDensity, measure, type Stats } from './content-stats';
+import { isTag, removeNode, removeNodes, replaceChildren, type Page } from './dom';
+import { scoreCandidates, topCandidate, mergeSiblings } from './content-score';
+import { tableModeOf } from './markdown-tables';
+
+export { isBoilerplateToken } from './boilerplate-names';
 
 /**
- * Deterministic boilerplate removal for onlyMainContent (fixed rules, no
- * model): keep the page's single <main>/<article> subtree when there is one,
- * then drop landmark chrome, elements whose class/id name boilerplate, and
- * blocks that are mostly links. The content itself (<main>, <article>,
- * [role=main]) and its ancestors are never removed, nor are <html>/<body>.
- * Thresholds were checked against /work/shared/bench/main-content.
+ * onlyMainContent: deterministic boilerplate removal (fixed rules, no model), in three steps.
+ *  1. Chrome goes: landmarks (nav, aside, dialog, page-level header/footer, chrome roles),
+ *     boxes whose class/id name boilerplate, hidden elements, and blocks made of links.
+ *  2. The content is chosen by scoring (content-score.ts, after Readability): paragraphs vote
+ *     for their ancestors by length and commas, link-heavy candidates lose, and the best one
+ *     keeps its siblings that score well too. The page's <main>/<article> is never dropped
+ *     wholesale: a candidate outside it loses to it.
+ *  3. Inside the content, boxes that look like chrome by their make-up go (Readability's
+ *     conditional cleaning): link lists, forms, image strips, tiny fragments.
+ * A page with no paragraph long enough to score (a short page, a listing) keeps step 1 only.
+ * Step 1 never removes <html>/<body>, <main>/[role=main] or the chosen <article>, nor anything
+ * holding them; other <article>s go only inside an <aside>/<nav> (teasers), never for a class
+ * name. Thresholds were checked against ../shared/bench/main-content (dev half).
  */
 
-const MAIN_SELECTOR = 'main, [role=main]';
-const CONTENT_SELECTOR = 'main, article, [role=main]';
-
 /** Always chrome, wherever they are (an <aside> in an article is a side box). */
-const CHROME_TAGS = new Set(['nav', 'aside', 'dialog']);
+const CHROME_TAGS = new Set(['nav', 'aside', 'dialog', 'button', 'select', 'textarea', 'figcaption']);
 /** Chrome only when they belong to the page; inside content they are its own header/footer. */
 const SCOPED_CHROME_TAGS = new Set(['header', 'footer']);
 const CODE_TAGS = new Set(['pre', 'code', 'samp', 'kbd']);
-const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'alertdialog']);
+const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'alertdialog', 'menu', 'menubar', 'toolbar']);
 
-/**
- * Class/id words that mark boilerplate whatever else the name says
- * (`related-articles`, `post-share`, `cookie-banner`).
- */
-const STRONG_WORDS = new Set([
-  'ad', 'ads', 'adv', 'advert', 'adverts', 'advertisement', 'advertising', 'adsense', 'adslot', 'adsbygoogle',
-  'dfp', 'sponsor', 'sponsored', 'promo', 'promoted', 'outbrain', 'taboola',
-  'cookie', 'cookies', 'cookiebar', 'consent', 'gdpr',
-  'social', 'share', 'shares', 'sharing', 'sharebar', 'sharethis', 'addthis',
-  'popup', 'modal', 'newsletter', 'subscribe', 'subscription',
-  'comment', 'comments', 'disqus', 'related', 'recommended', 'breadcrumb', 'breadcrumbs',
-  'sidebar', 'menu', 'navbar', 'nav', 'navigation',
-]);
-
-/**
- * Words that mark page chrome only when the name does not also say it is part
- * of the content: `site-header` goes, `article-header`/`entry-footer` stay.
- */
-const WEAK_WORDS = new Set(['header', 'footer', 'banner', 'masthead', 'topbar', 'toolbar', 'skip', 'skiplink']);
-const CONTENT_WORDS = new Set([
-  'article', 'post', 'entry', 'story', 'content', 'body', 'text', 'hentry', 'blog', 'title', 'headline',
-]);
-/**
- * Names describing a state or layout rather than a box (`has-sidebar`,
- * `no-comments`, `comments-open`): these sit on wrappers and <body>.
- */
-const STATE_WORDS = new Set([
-  'has', 'no', 'with', 'without', 'is', 'show', 'hide', 'enable', 'enabled', 'disable', 'disabled',
-  'open', 'closed', 'count', 'active', 'layout', 'template',
-]);
-/** Taxonomy classes (WordPress `tag-cookies`, `category-advertising`) name the topic, not the box. */
-const TAXONOMY_PREFIX = /^(?:tag|category|cat|topic|section|format|type|status|postid|post-id|author|page-id|parent-pageid)-/i;
-
-/** Split a class/id token into lower-case words: `siteHeader__nav-2` → site, header, nav, 2. */
-function words(token: string): string[] {
-  return token
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
-}
-
-/** True when one class/id token names a boilerplate box. */
-export function isBoilerplateToken(token: string): boolean {
-  if (TAXONOMY_PREFIX.test(token)) return false;
-  const ws = words(token);
-  if (!ws.length || ws.some((w) => STATE_WORDS.has(w))) return false;
-  if (ws.some((w) => STRONG_WORDS.has(w))) return true;
-  if (ws.some((w) => WEAK_WORDS.has(w))) return !ws.some((w) => CONTENT_WORDS.has(w));
-  return false;
-}
-
-function hasBoilerplateName(el: Element): boolean {
-  const names = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
-  for (const token of names.split(/\s+/)) {
-    if (token && isBoilerplateToken(token)) return true;
-  }
-  return false;
-}
+const isMain = (el: Element) => el.name === 'main' || el.attribs.role === 'main';
+const isArticle = (el: Element) => el.name === 'article';
+const isContent = (el: Element) => isMain(el) || isArticle(el);
 
 function isInsideContent(el: Element): boolean {
-  for (let p = el.parent; p && p.type !== 'root'; p = p.parent) {
-    const e = p as Element;
-    if (e.tagName === 'main' || e.tagName === 'article' || e.attribs?.role === 'main') return true;
-  }
+  for (let p = el.parent; p && isTag(p); p = p.parent) if (isContent(p)) return true;
   return false;
 }
 
 function isChromeLandmark(el: Element): boolean {
-  if (CHROME_TAGS.has(el.tagName)) return true;
+  if (CHROME_TAGS.has(el.name)) return true;
   const role = el.attribs.role?.trim().toLowerCase();
   if (role && CHROME_ROLES.has(role)) return true;
-  if (SCOPED_CHROME_TAGS.has(el.tagName)) return !isInsideContent(el);
+  if (SCOPED_CHROME_TAGS.has(el.name)) return !isInsideContent(el);
   return false;
 }
 
-function textLength(node: AnyNode): number {
-  if (node.type === 'text') return node.data.replace(/\s+/g, ' ').trim().length;
-  if ('children' in node) {
-    let n = 0;
-    for (const c of node.children) n += textLength(c);
-    return n;
-  }
-  return 0;
+/** Not rendered: a reader never sees it. */
+function isHidden(el: Element): boolean {
+  const a = el.attribs;
+  if (a.hidden !== undefined || a['aria-hidden'] === 'true') return true;
+  const style = a.style;
+  return !!style && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
 }
 
-/** Link blocks: at least this many links, this share of the text in links, no <p> of prose (this long). */
+/** Link blocks: at least this many links, this share of the text in links, no <p> of prose. */
 const LINK_BLOCK_MIN_LINKS = 5;
 const LINK_BLOCK_DENSITY = 0.6;
-const PROSE_MIN_CHARS = 20;
-
-interface Stats {
-  /** Visible text length (whitespace-collapsed). */
-  text: number;
-  /** Part of `text` inside links. */
-  linkText: number;
-  links: number;
-  /** Paragraphs of real prose (not mostly links) inside. */
-  prose: number;
-}
-
-/** One bottom-up pass, so that per-element sizes cost O(n) for the whole page. */
-function measure(el: Element, stats: Map<Element, Stats>, inLink: boolean): Stats {
-  const isLink = el.tagName === 'a' && el.attribs.href !== undefined;
-  const s: Stats = { text: 0, linkText: 0, links: isLink ? 1 : 0, prose: 0 };
-  for (const c of el.children) {
-    if (c.type === 'text') {
-      const n = c.data.replace(/\s+/g, ' ').trim().length;
-      s.text += n;
-      if (inLink || isLink) s.linkText += n;
-    } else if (c.type === 'tag') {
-      const cs = measure(c as Element, stats, inLink || isLink);
-      s.text += cs.text;
-      s.linkText += cs.linkText;
-      s.links += cs.links;
-      s.prose += cs.prose;
-    }
-  }
-  if (el.tagName === 'p' && s.text >= PROSE_MIN_CHARS && s.linkText < 0.5 * s.text) s.prose++;
-  stats.set(el, s);
-  return s;
-}
-
 /** Containers that hold lists of links when they are menus, "most read" boxes, tag clouds… */
 const LINK_BLOCK_TAGS = new Set(['ul', 'ol', 'div', 'section', 'table', 'dl', 'menu']);
 
@@ -152,20 +67,31 @@ const LINK_BLOCK_TAGS = new Set(['ul', 'ol', 'div', 'section', 'table', 'dl', 'm
  * links in it is never hit as a whole.
  */
 function isLinkBlock(el: Element, s: Stats | undefined): boolean {
-  if (!s || !LINK_BLOCK_TAGS.has(el.tagName) || s.links < LINK_BLOCK_MIN_LINKS || s.text === 0 || s.prose > 0) return false;
+  if (!s || !LINK_BLOCK_TAGS.has(el.name) || s.links < LINK_BLOCK_MIN_LINKS || s.text === 0 || s.prose > 0) return false;
   return s.linkText / s.text >= LINK_BLOCK_DENSITY;
 }
 
-/** The outermost elements of a selection (drops ones nested inside another). */
-function outermost($: CheerioAPI, selector: string): Element[] {
-  const all = $(selector).toArray() as Element[];
-  const set = new Set<AnyNode>(all);
-  return all.filter((el) => !$(el).parents().toArray().some((p) => set.has(p)));
+/** The outermost elements under `root` that satisfy `pred`, in document order. */
+function outermost(root: ParentNode, pred: (el: Element) => boolean): Element[] {
+  const out: Element[] = [];
+  const walk = (node: ParentNode) => {
+    for (const c of node.children) {
+      if (!isTag(c)) continue;
+      if (pred(c)) out.push(c);
+      else walk(c);
+    }
+  };
+  walk(root);
+  return out;
 }
 
-function paragraphTextLength($: CheerioAPI, el: Element): number {
+function paragraphText(el: ParentNode, stats: Map<Element, Stats>): number {
   let n = 0;
-  $(el).find('p').each((_, p) => { n += textLength(p); });
+  for (const c of el.children) {
+    if (!isTag(c)) continue;
+    if (c.name === 'p') n += stats.get(c)?.text ?? 0;
+    else n += paragraphText(c, stats);
+  }
   return n;
 }
 
@@ -174,50 +100,54 @@ function paragraphTextLength($: CheerioAPI, el: Element): number {
  * paragraph text, at least 3x the runner-up (teaser cards and comments are
  * short and alike, so none of them dominates).
  */
-function dominantArticle($: CheerioAPI, articles: Element[]): Element | null {
-  const scored = articles.map((el) => ({ el, p: paragraphTextLength($, el) })).sort((a, b) => b.p - a.p);
+function dominantArticle(articles: Element[], stats: Map<Element, Stats>): Element | null {
+  const scored = articles.map((el) => ({ el, p: paragraphText(el, stats) })).sort((a, b) => b.p - a.p);
   const [best, second] = scored;
   if (best && best.p >= 500 && best.p >= 3 * (second?.p ?? 0)) return best.el;
   return null;
 }
 
 /**
- * The subtree to keep: the page's single <main> (narrowed to its dominant
- * <article> when it holds several, e.g. a story plus teaser cards), else its
- * single <article>, else a dominant one among several. An empty candidate
- * (a shell waiting for JavaScript) is not worth preferring.
+ * The page's own statement of its content: its single <main> (narrowed to its dominant
+ * <article> when it holds several, e.g. a story plus teaser cards), else its single <article>,
+ * else a dominant one among several. An empty candidate (a shell waiting for JavaScript) is
+ * not worth preferring.
  */
-function preferredRoot($: CheerioAPI): Element | null {
-  const hasText = (el: Element) => textLength(el) > 0;
-  const mains = outermost($, MAIN_SELECTOR);
+function semanticRoot(body: Element, stats: Map<Element, Stats>): Element | null {
+  const hasText = (el: Element) => (stats.get(el)?.text ?? 0) > 0;
+  const mains = outermost(body, isMain);
   if (mains.length === 1 && hasText(mains[0])) {
-    const inner = outermost($, 'article').filter((a) => $(a).closest(mains[0]).length > 0);
-    return (inner.length > 1 && dominantArticle($, inner)) || mains[0];
+    const inner = outermost(mains[0], isArticle);
+    return (inner.length > 1 && dominantArticle(inner, stats)) || mains[0];
   }
-  const articles = outermost($, 'article');
+  const articles = outermost(body, isArticle);
   if (articles.length === 1) return hasText(articles[0]) ? articles[0] : null;
-  return articles.length > 1 ? dominantArticle($, articles) : null;
+  return articles.length > 1 ? dominantArticle(articles, stats) : null;
 }
 
-/** Remove boilerplate from the document in place. */
-export function keepMainContent($: CheerioAPI): void {
-  const body = $('body').first();
-  if (!body.length) return;
-  const root = preferredRoot($);
-  if (root) {
-    $(root).remove();
-    body.empty().append(root);
-  }
+/**
+ * Step 1: landmarks, boilerplate names, hidden boxes, link blocks. Nothing that is or holds
+ * <main>/<article>/[role=main] goes for its name or make-up; a landmark (an <aside> of teaser
+ * <article>s, a page <header>) goes unless it holds the page's main or chosen article.
+ */
+function removeChrome(body: Element, stats: Map<Element, Stats>, semantic: Element | null): void {
+  const holdsContent = new Set<Element>();
+  const holdsMain = new Set<Element>();
+  const mark = (el: Element, set: Set<Element>) => {
+    for (let p: ParentNode | null = el; p && isTag(p); p = p.parent) set.add(p);
+  };
+  const protect = (node: ParentNode) => {
+    for (const c of node.children) {
+      if (!isTag(c)) continue;
+      if (isContent(c)) mark(c, holdsContent);
+      if (isMain(c)) mark(c, holdsMain);
+      protect(c);
+    }
+  };
+  protect(body);
+  if (semantic) mark(semantic, holdsMain);
 
-  // Content elements and everything containing them are off-limits.
-  const protectedEls = new Set<Element>();
-  $(CONTENT_SELECTOR).each((_, el) => {
-    protectedEls.add(el);
-    for (const p of $(el).parents().toArray()) protectedEls.add(p);
-  });
-
-  const stats = new Map<Element, Stats>();
-  const total = measure(body[0], stats, false).text;
+  const total = stats.get(body)!.text;
   // A class-matched box holding most of a substantial page is the content
   // wrapper with an unlucky name, not boilerplate.
   const holdsMostText = (el: Element) => total >= 1000 && (stats.get(el)?.text ?? 0) >= 0.6 * total;
@@ -226,14 +156,119 @@ export function keepMainContent($: CheerioAPI): void {
   const visit = (el: Element) => {
     // Code is content through and through; its highlighter spans have classes
     // like `token comment` / `hljs-comment` that must not read as boilerplate.
-    if (CODE_TAGS.has(el.tagName)) return;
-    if (!protectedEls.has(el)) {
-      if (isChromeLandmark(el)) { doomed.push(el); return; }
+    if (CODE_TAGS.has(el.name)) return;
+    if (!holdsMain.has(el) && (isChromeLandmark(el) || isHidden(el))) {
+      if (!holdsContent.has(el) || isSemanticLandmark(el)) { doomed.push(el); return; }
+    }
+    if (!holdsContent.has(el)) {
+      if (isChromeLandmark(el) || isHidden(el)) { doomed.push(el); return; }
       if (hasBoilerplateName(el) && !holdsMostText(el)) { doomed.push(el); return; }
       if (isLinkBlock(el, stats.get(el)) && !holdsMostText(el)) { doomed.push(el); return; }
     }
-    for (const c of el.children) if (c.type === 'tag') visit(c as Element);
+    for (const c of el.children) if (isTag(c)) visit(c);
   };
-  for (const c of body[0].children) if (c.type === 'tag') visit(c as Element);
-  for (const el of doomed) $(el).remove();
+  for (const c of body.children) if (isTag(c)) visit(c);
+  removeNodes(doomed);
+}
+
+/** A landmark by its tag or role (not by class): the page's own word that the box is chrome. */
+function isSemanticLandmark(el: Element): boolean {
+  return el.name === 'aside' || el.name === 'nav' || el.attribs.role === 'complementary' || el.attribs.role === 'navigation';
+}
+
+const contains = (outer: Element, inner: Element) => {
+  for (let p: ParentNode | null = inner; p; p = p.parent) if (p === outer) return true;
+  return false;
+};
+
+const CONDITIONAL_TAGS = new Set(['div', 'section', 'table', 'ul', 'ol', 'dl', 'form', 'fieldset', 'figure', 'header', 'footer', 'center']);
+
+function inFigure(el: Element): boolean {
+  for (let p = el.parent; p && isTag(p); p = p.parent) if (p.name === 'figure') return true;
+  return false;
+}
+
+/**
+ * Step 3 (Readability's conditional cleaning): a box inside the content that by its make-up is
+ * not text — many images and few paragraphs, form fields, a fragment too short to be prose,
+ * mostly links, embeds — is dropped. Boxes with ten commas or more read as prose and stay, and
+ * so do boxes holding a code sample.
+ */
+function isJunkBox(el: Element, s: Stats, scores: Map<Element, number>): boolean {
+  const weight = classWeight(el);
+  if (weight + (scores.get(el) ?? 0) < 0) return true;
+  if (s.commas >= 10 || s.pres > 0) return false;
+  const isList = el.name === 'ul' || el.name === 'ol' || (s.text > 0 && s.listText / s.text > 0.9);
+  const density = linkDensity(s);
+  const p = s.paragraphs;
+  if (s.images > 1 && p / s.images < 0.5 && !inFigure(el)) return true;
+  if (!isList && s.listItems - 100 > p) return true;
+  if (s.inputs > Math.floor(p / 3)) return true;
+  const headingDensity = s.text ? s.headingText / s.text : 0;
+  if (!isList && headingDensity < 0.9 && s.text < 25 && (s.images === 0 || s.images > 2) && !inFigure(el)) return true;
+  if (!isList && weight < 25 && density > 0.2) return true;
+  if (weight >= 25 && density > 0.5) return true;
+  if ((s.embeds === 1 && s.text < 75) || s.embeds > 1) return true;
+  return false;
+}
+
+function cleanConditionally(content: Element[], stats: Map<Element, Stats>, scores: Map<Element, number>): void {
+  // A box holding a good part of the content's text is the content, whatever its make-up
+  // (text between <br>s and many photos is still the story).
+  let total = 0;
+  for (const el of content) total += stats.get(el)?.text ?? 0;
+  const doomed: Element[] = [];
+  const visit = (el: Element, top: boolean) => {
+    // Code and data tables are content through and through (short cells are still data).
+    if (CODE_TAGS.has(el.name) || (el.name === 'table' && tableModeOf(el) === 'data')) return;
+    const s = stats.get(el);
+    if (!top && s && CONDITIONAL_TAGS.has(el.name) && s.text < 0.4 * total && isJunkBox(el, s, scores)) { doomed.push(el); return; }
+    // A paragraph that is one link ("You may also like: …" lists written as <p>s) is a pointer
+    // to another page, not text of this one.
+    if (!top && s && el.name === 'p' && s.links > 0 && s.linkText > 0.8 * s.text) { doomed.push(el); return; }
+    for (const c of el.children) if (isTag(c)) visit(c, false);
+  };
+  for (const el of content) visit(el, true);
+  removeNodes(doomed);
+}
+
+export interface ContentChoice {
+  semantic: Element | null;
+  /** The scored top candidate after the semantic rule; null when nothing scored. */
+  top: Element | null;
+  /** What stays in the body, before conditional cleaning. */
+  kept: Element[];
+}
+
+/** Steps 1-2: removes chrome, then picks the content (exported for diagnostics). */
+export function chooseContent(body: Element): ContentChoice & { stats: Map<Element, Stats>; scores: Map<Element, number> } {
+  const before = measure(body);
+  const semantic = semanticRoot(body, before);
+  removeChrome(body, before, semantic);
+  const stats = measure(body);
+  const scores = scoreCandidates(body, stats);
+  let top = topCandidate(body, scores);
+
+  // The page's <main>/<article> is its own statement of the content: a candidate outside it
+  // loses to it, and one that wraps it (plus chrome around it) narrows to it unless most of
+  // the candidate's text lies outside it (an <article> holding only the headline).
+  if (semantic && top && !contains(semantic, top)) {
+    if (!contains(top, semantic)) top = semantic;
+    else if ((stats.get(semantic)?.text ?? 0) >= 0.5 * (stats.get(top)?.text ?? 0)) top = semantic;
+  }
+  const kept = !top ? (semantic ? [semantic] : [body]) : top === body ? [body] : mergeSiblings(top, stats, scores);
+  return { semantic, top, kept, stats, scores };
+}
+
+/** Remove boilerplate from the page in place. */
+export function keepMainContent(page: Page): void {
+  const body = page.body;
+  const { top, kept, stats, scores } = chooseContent(body);
+  if (top) cleanConditionally(kept, stats, scores);
+  if (kept[0] !== body) replaceChildren(body, kept.map(detach));
+}
+
+function detach<T extends ChildNode>(el: T): T {
+  removeNode(el);
+  return el;
 }

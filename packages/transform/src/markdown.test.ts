@@ -71,3 +71,21 @@ test('full documents and empty input', () => {
   assert.equal(md('<html><head><title>T</title></head><body><p>Hi</p></body></html>'), 'Hi');
   assert.equal(md(''), '');
 });
+
+test('a <pre> without <code> is a fenced block too; its leading newline is dropped as in a browser', () => {
+  assert.equal(md('<pre>\nline 1\n  line 2</pre>'), '```\nline 1\n  line 2\n```');
+  assert.equal(md('<pre class="language-py"><span>a = 1</span><br><span>b = 2</span></pre>'), '```py\na = 1\nb = 2\n```');
+});
+
+test('inline SVG icons and form controls are not text', () => {
+  assert.equal(md('<p><a href="https://x.org/s"><svg><title>Facebook icon</title><path d="M0"/></svg>Share</a> <select><option>One</option></select>text</p>'), '[Share](https://x.org/s) text');
+});
+
+test('spaces at the edges of inline elements move outside the markup (non-breaking ones too)', () => {
+  assert.equal(md('<p><strong>See it now:&nbsp;</strong><a href="https://x.org/a">Amazon</a></p>'), '**See it now:**\u00a0[Amazon](https://x.org/a)');
+  assert.equal(md('<p><em>Title </em><em>[Source]</em></p>'), '_Title_ _\\[Source\\]_');
+});
+
+test('content after </body> or outside <html> is part of the body, as a browser builds it', () => {
+  assert.equal(md('<html><body><p>One</p></body></html><p>Two</p>'), 'One\n\nTwo');
+});

@@ -1,6 +1,7 @@
-import type { CheerioAPI } from 'cheerio';
+import { textOf } from './dom';
+import { asPage, type PageInput } from './parse-input';
+import { scanPage, type PageScan } from './scan';
 import type { MetaValue } from './types';
-import { loadHtml } from './clean';
 import { documentBaseUrl, resolveUrl } from './urls';
 
 export type Metadata = Record<string, MetaValue | null>;
@@ -38,47 +39,41 @@ function collapse(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
 }
 
-/**
- * Metadata of the original (uncleaned) document. Absent fields are omitted,
- * except `language`, which is null when <html lang> is missing.
- */
-export function extractMetadata(doc: CheerioAPI | string, pageUrl: string): Metadata {
-  const $ = typeof doc === 'string' ? loadHtml(doc) : doc;
+/** Metadata from a scan of the original (uncleaned) page. */
+export function metadataOf(scan: PageScan, pageUrl: string): Metadata {
   const values = new Map<string, string[]>();
-
-  $('meta').each((_, el) => {
+  for (const el of scan.metas) {
     const a = el.attribs;
     const name = (a.name ?? a.property ?? a.itemprop ?? '').trim();
-    if (!name || a.content === undefined) return;
+    if (!name || a.content === undefined) continue;
     const key = metaKey(name);
     const list = values.get(key) ?? [];
     // Repeats with the same content are one value; different contents all count.
     if (!list.includes(a.content)) list.push(a.content);
     values.set(key, list);
-  });
+  }
 
   const out: Metadata = {};
   for (const [key, list] of values) out[key] = list.length === 1 && !ALWAYS_ARRAY.has(key) ? list[0] : list;
 
-  // <title> outside inline SVG (whose <title> is a tooltip, not the page's).
-  const titleEl = $('title')
-    .filter((_, el) => !$(el).closest('svg').length)
-    .first();
-  const title = titleEl.length ? collapse(titleEl.text()) : '';
+  const title = scan.title ? collapse(textOf(scan.title)) : '';
   const ogTitle = out.ogTitle;
   if (title) out.title = title;
   else if (typeof ogTitle === 'string' && ogTitle.trim()) out.title = ogTitle.trim();
   else if (Array.isArray(ogTitle) && ogTitle.length) out.title = ogTitle[0];
 
-  const lang = $('html').first().attr('lang')?.trim();
+  const lang = scan.lang?.trim();
   out.language = lang ? lang : null;
 
-  const iconHref = $('link[rel]')
-    .filter((_, el) => /(?:^|\s)icon(?:\s|$)/i.test(el.attribs.rel ?? ''))
-    .first()
-    .attr('href');
-  const favicon = resolveUrl(iconHref, documentBaseUrl($, pageUrl));
+  const favicon = resolveUrl(scan.iconHref, documentBaseUrl(scan.baseHref, pageUrl));
   if (favicon) out.favicon = favicon;
-
   return out;
+}
+
+/**
+ * Metadata of the original (uncleaned) document. Absent fields are omitted,
+ * except `language`, which is null when <html lang> is missing.
+ */
+export function extractMetadata(doc: PageInput, pageUrl: string): Metadata {
+  return metadataOf(scanPage(asPage(doc).doc), pageUrl);
 }

@@ -46,7 +46,7 @@ class TransformPool {
     const worker = startWorker({
       entry: siblingModule(import.meta.url, 'transform-worker'),
       // Plain-JS dependencies load 3× faster before tsx's hooks are registered.
-      preload: ['cheerio', 'turndown', 'turndown-plugin-gfm'].map((m) => import.meta.resolve(m)),
+      preload: ['htmlparser2', 'cheerio-select', 'dom-serializer'].map((m) => import.meta.resolve(m)),
       resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
     });
     const t: Thread = { worker, pending: new Map() };

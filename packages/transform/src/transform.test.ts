@@ -65,3 +65,11 @@ test('include/exclude tags reach the cleaner', () => {
 test('transformText: the text is the markdown, no metadata', () => {
   assert.deepEqual(transformText('plain\ntext'), { markdown: 'plain\ntext', metadata: {} });
 });
+
+test('a page nested deeper than any walk can recurse still converts (flattened past MAX_DEPTH, as browsers cap depth)', () => {
+  const html = `<html><head><title>Deep</title></head><body>${'<div>'.repeat(20_000)}<p>bottom text</p>${'</div>'.repeat(20_000)}</body></html>`;
+  const r = transformHtml(html, PAGE, opts());
+  assert.equal(r.markdown, 'bottom text');
+  assert.equal(r.metadata.title, 'Deep');
+  assert.ok(r.html?.includes('bottom text'));
+});

@@ -1,32 +1,34 @@
 import type { TransformOptions, TransformResult } from './types';
-import { cleanDocument, loadHtml } from './clean';
-import { extractImages, extractLinks } from './links';
-import { htmlToMarkdown } from './markdown';
-import { extractMetadata } from './metadata';
+import { cleanPage, serializeHtml } from './clean';
+import { parsePage } from './dom';
+import { imagesOf, linksOf } from './links';
+import { pageToMarkdown } from './markdown';
+import { metadataOf } from './metadata';
+import { scanPage } from './scan';
 
 /**
- * One HTML page → the requested outputs. The document is parsed once: metadata,
- * links and images are read from the original tree first (links are all the
- * page's links, not only the main content's), then the same tree is cleaned in
- * place for html/markdown. Markdown, the expensive part, is built only if asked.
+ * One HTML page → the requested outputs. The document is parsed once (dom.ts): one walk of
+ * the original tree gathers metadata, links and images (links are all the page's links, not
+ * only the main content's), then the same tree is cleaned in place; the html format is its
+ * serialisation and markdown is written from the tree itself, so no format parses again.
  */
 export function transformHtml(rawHtml: string, baseUrl: string, opts: TransformOptions): TransformResult {
-  const $ = loadHtml(rawHtml);
-  const result: TransformResult = { metadata: extractMetadata($, baseUrl) };
-  if (opts.want.links) result.links = extractLinks($, baseUrl);
-  if (opts.want.images) result.images = extractImages($, baseUrl);
+  const page = parsePage(rawHtml);
+  const scan = scanPage(page.doc);
+  const result: TransformResult = { metadata: metadataOf(scan, baseUrl) };
+  if (opts.want.links) result.links = linksOf(scan, baseUrl);
+  if (opts.want.images) result.images = imagesOf(scan, baseUrl);
 
   if (opts.want.html || opts.want.markdown) {
-    const cleaned = cleanDocument($, baseUrl, {
+    cleanPage(page, baseUrl, {
       onlyMainContent: opts.onlyMainContent,
       includeTags: opts.includeTags,
       excludeTags: opts.excludeTags,
+      baseHref: scan.baseHref,
     });
-    if (opts.want.html) result.html = cleaned.html;
-    if (opts.want.markdown) {
-      const bodyHtml = cleaned.$('body').html() ?? cleaned.html;
-      result.markdown = htmlToMarkdown(bodyHtml, { removeBase64Images: opts.removeBase64Images });
-    }
+    // html first: markdown conversion collapses the tree's whitespace in place.
+    if (opts.want.html) result.html = serializeHtml(page);
+    if (opts.want.markdown) result.markdown = pageToMarkdown(page, { removeBase64Images: opts.removeBase64Images });
   }
   return result;
 }

@@ -1,28 +1,26 @@
-import type { CheerioAPI } from 'cheerio';
-
 /**
  * Resolve `raw` against `base`; null when either is unusable. Attribute values
- * keep the surrounding whitespace browsers ignore, so it is trimmed first.
+ * keep the surrounding whitespace browsers ignore, so it is trimmed first. An
+ * empty base (an uploaded file has no URL) resolves only absolute references.
  */
 export function resolveUrl(raw: string | undefined | null, base: string): string | null {
   if (raw == null) return null;
   const value = raw.trim();
   if (!value) return null;
   try {
-    return new URL(value, base).href;
+    return (base ? new URL(value, base) : new URL(value)).href;
   } catch {
     return null;
   }
 }
 
 /**
- * The URL relative references are resolved against: the first `<base href>`
+ * The URL relative references are resolved against: the first `<base href>` (`scanPage`)
  * (itself resolved against the page URL), else the page URL. Must be read from
  * the original document, since cleaning removes `<head>`.
  */
-export function documentBaseUrl($: CheerioAPI, pageUrl: string): string {
-  const href = $('base[href]').first().attr('href');
-  const resolved = resolveUrl(href, pageUrl);
+export function documentBaseUrl(baseHref: string | undefined, pageUrl: string): string {
+  const resolved = resolveUrl(baseHref, pageUrl);
   // A <base> pointing at javascript:, data: … cannot be a base for links.
   if (resolved && /^https?:/i.test(resolved)) return resolved;
   return pageUrl;

@@ -69,6 +69,8 @@ export interface JobStreamConfig {
   maxBufferedBytes: number;
   /** ...and disconnects a watcher that leaves it so for this long (WDS_WS_STALL_MS). */
   stallMs: number;
+  /** Test suites: each message is checked against the OpenAPI document (response-check.ts). */
+  onMessage?: (message: unknown) => void;
 }
 
 export function attachJobStreams(app: FastifyInstance, deps: ApiDeps, cfg: JobStreamConfig) {
@@ -116,6 +118,7 @@ export function attachJobStreams(app: FastifyInstance, deps: ApiDeps, cfg: JobSt
      * job is unaffected: it runs in the workers, and the SDK's watcher can fall back to polling).
      */
     const send = async (msg: unknown) => {
+      cfg.onMessage?.(msg);
       if (!open) return;
       ws.send(JSON.stringify(msg));
       if (ws.bufferedAmount <= cfg.maxBufferedBytes) return;

@@ -49,7 +49,9 @@ export function jobControllers(deps: ApiDeps, kind: Kind, opts: { pageBytes: num
     /** GET: counters plus a page of documents; `next` only when more documents exist beyond this page. */
     async status(req: IdReq, reply: FastifyReply) {
       const job = await findTeamJob(deps, req, kind);
-      const skip = req.query.skip === undefined ? 0 : Number(req.query.skip);
+      // Digits only: Number() would also take '', ' 5', '0x10' and '1e3'.
+      const raw = req.query.skip;
+      const skip = raw === undefined ? 0 : typeof raw === 'string' && /^[0-9]{1,15}$/.test(raw) ? Number(raw) : NaN;
       if (!Number.isInteger(skip) || skip < 0) throw new WdsError('BAD_REQUEST', { details: [{ code: 'invalid_type', path: ['skip'], message: 'skip must be a non-negative integer' }] });
       const page = await pageOfDocuments(deps.db, job.id, skip, opts.pageBytes);
       const next = page.more ? `${baseUrl(req, opts.publicUrl)}/v2/${NAMES[kind].path}/${job.id}?skip=${skip + page.docs.length}` : null;

@@ -19,10 +19,21 @@ function withQueueMetadata(req: FastifyRequest, d: ScrapeDocument): ScrapeDocume
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** `x-request-id` (used by catalog mode) is checked in both modes: a malformed header is refused, never ignored. */
+function checkRequestId(req: FastifyRequest) {
+  const requestId = req.headers['x-request-id'];
+  if (requestId !== undefined && (typeof requestId !== 'string' || !REQUEST_ID.test(requestId))) {
+    throw new WdsError('BAD_REQUEST', {
+      details: [{ code: 'invalid_format', path: ['x-request-id'], message: 'x-request-id must be 1 to 128 letters, digits, ".", "_", ":" or "-"' }],
+    });
+  }
+}
+
 /** POST /v2/scrape: URL mode (cache, else a scrape workflow) or catalog mode. */
 export function scrapeController(deps: ApiDeps) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     requireScope(req, 'scrape');
+    checkRequestId(req);
     const body = req.body as Record<string, unknown> | undefined;
     if (body && typeof body === 'object' && 'catalog' in body) return catalog(req);
 
@@ -69,12 +80,6 @@ export function scrapeController(deps: ApiDeps) {
    * the team check every call is an unknown provider (spec: 404 unknown_provider, nothing executed).
    */
   async function catalog(req: FastifyRequest) {
-    const requestId = req.headers['x-request-id'];
-    if (requestId !== undefined && (typeof requestId !== 'string' || !REQUEST_ID.test(requestId))) {
-      throw new WdsError('BAD_REQUEST', {
-        details: [{ code: 'invalid_format', path: ['x-request-id'], message: 'x-request-id must be 1 to 128 letters, digits, ".", "_", ":" or "-"' }],
-      });
-    }
     const o = validateBody(scrapeCatalogRequestSchema, req.body);
     if (!req.auth.flags.catalog) {
       throw new WdsError('FORBIDDEN', { message: 'Forbidden: catalog execution is not enabled for this team.', code: 'CATALOG_NOT_ENABLED' });

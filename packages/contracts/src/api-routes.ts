@@ -1,0 +1,248 @@
+import { z } from 'zod';
+import { batchScrapeRequestSchema, crawlParamsPreviewSchema, crawlRequestSchema, mapRequestSchema } from './crawl';
+import { parseOptionsSchema } from './parse';
+import {
+  activeCrawlsResponseSchema, batchStartedResponseSchema, concurrencyCheckResponseSchema, creditUsageResponseSchema,
+  errorBodySchema, healthResponseSchema, jobCancelledResponseSchema, jobErrorsResponseSchema, jobStartedResponseSchema,
+  jobStatusResponseSchema, jobStreamMessageSchema, mapResponseSchema, parseDocumentSchema, queueStatusResponseSchema, readyResponseSchema,
+  scrapeDocumentSchema, scrapeResponseSchema, scrapeStatusResponseSchema,
+} from './responses';
+import { scrapeCatalogRequestSchema, scrapeUrlRequestSchema } from './scrape';
+
+/**
+ * Every route the API answers, with what it takes and each status it can answer: the table
+ * `GET /v2/openapi.json` is generated from (openapi.ts). The API checks at start, under the
+ * test suite's response check, that the routes it registered are exactly these, and every
+ * response the suite receives is validated against the generated document — so this table
+ * cannot drift from the controllers without a test failing.
+ */
+
+/** Request bodies, validated with io "input" (defaults optional, transforms' inputs). */
+export const REQUEST_SCHEMAS = {
+  ScrapeRequest: scrapeUrlRequestSchema,
+  ScrapeCatalogRequest: scrapeCatalogRequestSchema,
+  CrawlRequest: crawlRequestSchema,
+  CrawlParamsPreviewRequest: crawlParamsPreviewSchema,
+  BatchScrapeRequest: batchScrapeRequestSchema,
+  MapRequest: mapRequestSchema,
+  ParseOptions: parseOptionsSchema,
+} as const;
+
+export const RESPONSE_SCHEMAS = {
+  ErrorBody: errorBodySchema,
+  ScrapeDocument: scrapeDocumentSchema,
+  ScrapeResponse: scrapeResponseSchema,
+  ScrapeStatusResponse: scrapeStatusResponseSchema,
+  JobStartedResponse: jobStartedResponseSchema,
+  BatchStartedResponse: batchStartedResponseSchema,
+  JobStatusResponse: jobStatusResponseSchema,
+  JobCancelledResponse: jobCancelledResponseSchema,
+  JobErrorsResponse: jobErrorsResponseSchema,
+  ActiveCrawlsResponse: activeCrawlsResponseSchema,
+  MapResponse: mapResponseSchema,
+  ParseDocument: parseDocumentSchema,
+  ParseResponse: z.strictObject({ success: z.literal(true), data: parseDocumentSchema }),
+  CreditUsageResponse: creditUsageResponseSchema,
+  QueueStatusResponse: queueStatusResponseSchema,
+  ConcurrencyCheckResponse: concurrencyCheckResponseSchema,
+  HealthResponse: healthResponseSchema,
+  ReadyResponse: readyResponseSchema,
+  JobStreamMessage: jobStreamMessageSchema,
+  OpenApiDocument: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }),
+} as const;
+
+export type RequestSchemaName = keyof typeof REQUEST_SCHEMAS;
+export type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
+
+/** What one status answers: a JSON body (a schema name), or another media type. */
+export type RouteResponse =
+  | { json: ResponseSchemaName; description: string }
+  | { text: string; description: string }
+  | { binary: string[]; description: string };
+
+export interface ApiRoute {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** The route as the API registers it (Fastify syntax: `:id`, `*`). */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: 'Scraping' | 'Crawling' | 'Mapping' | 'Parsing' | 'Account' | 'Operations';
+  auth: 'bearer' | 'none' | 'signed-link';
+  description?: string;
+  body?: { json: RequestSchemaName | RequestSchemaName[] } | { multipart: { file: string; options: RequestSchemaName } };
+  query?: Record<string, { description: string; schema: Record<string, unknown>; required?: boolean }>;
+  /** Optional request headers the route reads (besides Authorization). */
+  headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+  /** Path parameters named in `path`, with a description and a JSON schema. */
+  params?: Record<string, { description: string; schema: Record<string, unknown> }>;
+  responses: Record<number, RouteResponse>;
+  /** WebSocket served on the same path (HTTP upgrade); documented as the `x-websocket` extension. */
+  websocket?: { description: string; message: ResponseSchemaName };
+}
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Bad Request: the body, a parameter or a header failed validation (`details` names the fields), `Invalid URL`, or `FEATURE_NOT_AVAILABLE`.',
+  401: 'Unauthorized: Invalid token.',
+  402: 'Payment Required: Insufficient credits (the team\'s credit_limit is used up).',
+  403: 'Forbidden: the key lacks the scope, the team lacks the feature, or the URL is blocked.',
+  404: 'Not Found.',
+  408: 'Request Timeout: the job did not finish within its `timeout`.',
+  409: 'Conflict: the resource state forbids the operation.',
+  410: 'Gone: the file link has expired.',
+  413: 'Payload Too Large.',
+  415: 'Unsupported Media Type.',
+  422: 'Unprocessable Entity: the content cannot be converted (corrupt or too complex).',
+  429: 'Rate limit exceeded (with `Retry-After`) or Concurrency limit reached.',
+  500: 'Internal Server Error.',
+  502: 'Bad Gateway: the target could not be reached or answered invalid HTTP (DNS, TLS, connection).',
+  503: 'Service Unavailable: a needed worker (e.g. the browser engine) is not running, or the workflow service did not accept the job.',
+  504: 'Gateway Timeout.',
+};
+
+function errors(...statuses: number[]): Record<number, RouteResponse> {
+  return Object.fromEntries(statuses.map((s) => [s, { json: 'ErrorBody', description: ERROR_TEXT[s]! }]));
+}
+const ok = (json: ResponseSchemaName, description = 'Success.'): Record<number, RouteResponse> => ({ 200: { json, description } });
+
+/** Every authenticated route: bad key, missing scope, per-team rate limit, unexpected failure. */
+const AUTHED = [401, 403, 429, 500];
+/** Routes with a JSON body: malformed JSON or failed validation, oversized body, non-JSON body. */
+const JSON_BODY = [400, 413, 415];
+/** What a job that ran on a worker can fail with (activity errors crossing Temporal keep their status). */
+const JOB_FAILURES = [404, 408, 409, 422, 502, 503, 504];
+/** Crawl and batch jobs whose workflow Temporal did not accept are failed at once (apps/api/src/services/job-start.ts). */
+const JOB_NOT_STARTED = 503;
+
+const uuidParam = (what: string) => ({ id: { description: `The ${what}'s id.`, schema: { type: 'string', format: 'uuid' } } });
+const skipQuery = {
+  skip: { description: 'Documents to skip: the `next` link sets it.', schema: { type: 'string', pattern: '^[0-9]{1,15}$' } },
+};
+const WEBSOCKET = (what: string) => ({
+  description:
+    `The same path as a WebSocket (HTTP upgrade): the ${what}'s progress as the JS SDK's watcher reads it. ` +
+    'The API key goes in the `Sec-WebSocket-Protocol` header (as the SDK sends it) or as `Authorization: Bearer`. ' +
+    'Messages: `catchup` (status and documents so far), `document` per new page, `status` when counters move, then `done` ' +
+    '(completed) or a last `status` (failed/cancelled); the server then closes with 1000 (1001 when it shuts down). ' +
+    'Refused upgrades are answered with the error body: 401 (key), 403 (scope), 404 (job), 429 (too many watchers for the key).',
+  message: 'JobStreamMessage' as const,
+});
+
+function jobRoutes(kind: 'crawl' | 'batch'): ApiRoute[] {
+  const base = kind === 'crawl' ? '/v2/crawl' : '/v2/batch/scrape';
+  const name = kind === 'crawl' ? 'Crawl' : 'BatchScrape';
+  const label = kind === 'crawl' ? 'crawl' : 'batch scrape';
+  const tag = kind === 'crawl' ? 'Crawling' : 'Scraping';
+  return [
+    {
+      method: 'GET', path: `${base}/:id`, operationId: `get${name}Status`, tag, auth: 'bearer',
+      summary: `Status and documents of a ${label}`, params: uuidParam(label), query: skipQuery,
+      responses: { ...ok('JobStatusResponse'), ...errors(400, 404, ...AUTHED) },
+      websocket: WEBSOCKET(label),
+    },
+    {
+      method: 'DELETE', path: `${base}/:id`, operationId: `cancel${name}`, tag, auth: 'bearer',
+      summary: `Cancel a ${label}`, params: uuidParam(label),
+      // A DELETE carrying a body is parsed like any other: malformed JSON 400, too large 413, not JSON 415.
+      responses: { ...ok('JobCancelledResponse'), ...errors(...JSON_BODY, 404, 409, ...AUTHED) },
+    },
+    {
+      method: 'GET', path: `${base}/:id/errors`, operationId: `get${name}Errors`, tag, auth: 'bearer',
+      summary: `Failed pages and robots.txt refusals of a ${label}`, params: uuidParam(label),
+      responses: { ...ok('JobErrorsResponse'), ...errors(400, 404, ...AUTHED) },
+    },
+  ];
+}
+
+export const API_ROUTES: ApiRoute[] = [
+  {
+    method: 'POST', path: '/v2/scrape', operationId: 'scrape', tag: 'Scraping', auth: 'bearer',
+    summary: 'Scrape one URL (URL mode) or run catalog calls (catalog mode)',
+    description: 'Catalog mode (a body with `catalog`) answers 403 unless enabled for the team, then 404 `unknown_provider`: no provider is catalogued yet.',
+    body: { json: ['ScrapeRequest', 'ScrapeCatalogRequest'] },
+    headers: { 'x-request-id': { description: 'Catalog mode: identifies the request for retries.', schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' } } },
+    responses: { ...ok('ScrapeResponse'), ...errors(...JSON_BODY, 402, ...AUTHED, ...JOB_FAILURES) },
+  },
+  {
+    method: 'GET', path: '/v2/scrape/:id', operationId: 'getScrape', tag: 'Scraping', auth: 'bearer',
+    summary: "The stored result of one of the team's scrapes", params: uuidParam('scrape'),
+    description: 'A failed scrape answers with the status and error body it failed with.',
+    responses: { ...ok('ScrapeStatusResponse'), ...errors(400, 413, 415, ...AUTHED, ...JOB_FAILURES) },
+  },
+  {
+    method: 'POST', path: '/v2/crawl', operationId: 'crawl', tag: 'Crawling', auth: 'bearer',
+    summary: 'Start a crawl', body: { json: 'CrawlRequest' },
+    responses: { ...ok('JobStartedResponse'), ...errors(...JSON_BODY, 402, ...AUTHED, JOB_NOT_STARTED) },
+  },
+  {
+    method: 'GET', path: '/v2/crawl/active', operationId: 'getActiveCrawls', tag: 'Crawling', auth: 'bearer',
+    summary: "The team's running crawls", responses: { ...ok('ActiveCrawlsResponse'), ...errors(...AUTHED) },
+  },
+  {
+    method: 'POST', path: '/v2/crawl/params-preview', operationId: 'crawlParamsPreview', tag: 'Crawling', auth: 'bearer',
+    summary: 'Crawl options from a prompt (needs an LLM: answers 400 FEATURE_NOT_AVAILABLE)', body: { json: 'CrawlParamsPreviewRequest' },
+    responses: errors(...JSON_BODY, ...AUTHED),
+  },
+  ...jobRoutes('crawl'),
+  {
+    method: 'POST', path: '/v2/batch/scrape', operationId: 'batchScrape', tag: 'Scraping', auth: 'bearer',
+    summary: 'Start a batch scrape', body: { json: 'BatchScrapeRequest' },
+    headers: { 'x-idempotency-key': { description: 'A repeated request with the same key answers with the first job.', schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' } } },
+    responses: { ...ok('BatchStartedResponse'), ...errors(...JSON_BODY, 402, ...AUTHED, JOB_NOT_STARTED) },
+  },
+  ...jobRoutes('batch'),
+  {
+    method: 'POST', path: '/v2/map', operationId: 'map', tag: 'Mapping', auth: 'bearer',
+    summary: "A site's URLs", body: { json: 'MapRequest' },
+    responses: { ...ok('MapResponse'), ...errors(...JSON_BODY, 402, ...AUTHED, ...JOB_FAILURES) },
+  },
+  {
+    method: 'POST', path: '/v2/parse', operationId: 'parse', tag: 'Parsing', auth: 'bearer',
+    summary: 'Convert an uploaded file (PDF, DOCX, HTML, text, image) to a document',
+    body: { multipart: { file: 'PDF, DOCX, HTML, text/markdown or an image (PNG, JPEG, WebP, TIFF, GIF, BMP).', options: 'ParseOptions' } },
+    responses: { ...ok('ParseResponse'), ...errors(...JSON_BODY, 402, ...AUTHED, ...JOB_FAILURES) },
+  },
+  {
+    method: 'GET', path: '/v2/team/credit-usage', operationId: 'getCreditUsage', tag: 'Account', auth: 'bearer',
+    summary: "The team's remaining credits", responses: { ...ok('CreditUsageResponse'), ...errors(...AUTHED) },
+  },
+  {
+    method: 'GET', path: '/v2/team/queue-status', operationId: 'getQueueStatus', tag: 'Account', auth: 'bearer',
+    summary: "The team's running and waiting jobs", responses: { ...ok('QueueStatusResponse'), ...errors(...AUTHED) },
+  },
+  {
+    method: 'GET', path: '/v2/concurrency-check', operationId: 'getConcurrency', tag: 'Account', auth: 'bearer',
+    summary: "The team's concurrency use and limit", responses: { ...ok('ConcurrencyCheckResponse'), ...errors(...AUTHED) },
+  },
+  {
+    method: 'GET', path: '/v2/files/*', operationId: 'getFile', tag: 'Scraping', auth: 'signed-link',
+    summary: 'A stored screenshot or action PDF (the signed link a document carries)',
+    description: 'No bearer token: the link is the credential. The path may contain slashes.',
+    params: { '*': { description: 'The file key, as in the signed link.', schema: { type: 'string' } } },
+    query: {
+      expires: { description: 'Expiry (Unix seconds), part of the signed link.', schema: { type: 'string' } },
+      sig: { description: 'Signature, part of the signed link.', schema: { type: 'string' } },
+    },
+    responses: {
+      200: { binary: ['image/png', 'image/jpeg', 'application/pdf'], description: 'The file.' },
+      ...errors(403, 404, 410, 500),
+    },
+  },
+  {
+    method: 'GET', path: '/v2/openapi.json', operationId: 'getOpenApi', tag: 'Operations', auth: 'none',
+    summary: 'This document', responses: ok('OpenApiDocument', 'The OpenAPI 3.1 document of this API.'),
+  },
+  {
+    method: 'GET', path: '/health', operationId: 'health', tag: 'Operations', auth: 'none',
+    summary: 'Liveness', responses: ok('HealthResponse'),
+  },
+  {
+    method: 'GET', path: '/ready', operationId: 'ready', tag: 'Operations', auth: 'none',
+    summary: 'Readiness: Postgres and Temporal reachable',
+    responses: { ...ok('ReadyResponse', 'Ready.'), 503: { json: 'ReadyResponse', description: 'Postgres or Temporal is not reachable.' } },
+  },
+  {
+    method: 'GET', path: '/metrics', operationId: 'metrics', tag: 'Operations', auth: 'none',
+    summary: 'Prometheus metrics of this API process (keep it off the public network)',
+    responses: { 200: { text: 'text/plain', description: 'Prometheus text exposition format.' } },
+  },
+];

@@ -1,0 +1,199 @@
+import { z } from 'zod';
+import { JOB_STATUSES } from './crawl';
+
+/**
+ * The bodies the API answers, as zod schemas: the source of the response side of
+ * `GET /v2/openapi.json` (see openapi.ts). Envelopes are strict — a field added to a response
+ * without being added here fails the e2e suite's response check — while page metadata stays
+ * open (pages bring their own `og:*`, `twitter:*`, … keys), as in Firecrawl's docs.
+ */
+
+/** Every non-2xx answer (spec: Errors, rule 1; packages/errors renders it). */
+export const errorBodySchema = z.strictObject({
+  success: z.literal(false),
+  error: z.string().describe('Identifies the case with the HTTP status (spec: Errors).'),
+  code: z.string().optional().describe('Stable machine-readable code, e.g. SCRAPE_TIMEOUT, FEATURE_NOT_AVAILABLE.'),
+  details: z.unknown().optional().describe('For validation errors: one entry per field ({code, path, message}).'),
+  chargeId: z.string().optional(),
+  requiresAction: z.boolean().optional(),
+});
+
+const textOrList = z.union([z.string(), z.array(z.string())]);
+
+export const documentMetadataSchema = z.looseObject({
+  title: textOrList.optional(),
+  description: textOrList.optional(),
+  keywords: textOrList.optional(),
+  language: textOrList.nullable().optional(),
+  sourceURL: z.string().describe('The URL as requested.'),
+  url: z.string().describe('The URL after redirects.'),
+  statusCode: z.int(),
+  contentType: z.string().optional(),
+  error: z.string().nullable().optional(),
+  scrapeId: z.string(),
+  cacheState: z.enum(['hit', 'miss']).optional(),
+  cachedAt: z.string().optional(),
+  creditsUsed: z.number().optional(),
+  proxyUsed: z.enum(['basic', 'stealth']).optional(),
+  engine: z.string().optional().describe('What produced the page: http, browser, cache or pdf.'),
+  numPages: z.int().optional(),
+  totalPages: z.int().optional(),
+  /** POST /v2/parse: the uploaded file's name. */
+  sourceFile: z.string().optional(),
+  concurrencyLimited: z.boolean().optional(),
+  concurrencyQueueDurationMs: z.number().optional(),
+});
+
+const pdfPage = z.strictObject({ pageNumber: z.int(), markdown: z.string() });
+
+const pdfBlock = z.strictObject({
+  id: z.string(),
+  type: z.string().describe('title, section_header, text, table, formula, figure, caption, page_number, page_header, page_footer; new types may appear.'),
+  label: z.string().nullable(),
+  // Fixed-length arrays rather than tuples: same JSON, and tools that predate JSON Schema 2020-12's
+  // prefixItems (schemathesis rewrites it to the old array form of items, then rejects that) read them.
+  bbox: z.array(z.number()).length(4).nullable().describe('[x0, y0, x1, y1], normalized 0–1.'),
+  content: z.string(),
+  markdownSpan: z.array(z.int()).length(2).nullable().describe('[start, end) offsets into the markdown.'),
+  readingOrder: z.int(),
+  source: z.string().nullable(),
+  confidence: z.strictObject({ layout: z.number().nullable(), ocr: z.number().nullable() }),
+});
+
+const pdfPageBlocks = z.strictObject({
+  pageNumber: z.int(),
+  width: z.number().nullable(),
+  height: z.number().nullable(),
+  status: z.enum(['ok', 'partial', 'failed']),
+  items: z.array(pdfBlock),
+});
+
+const documentActions = z.strictObject({
+  screenshots: z.array(z.string()),
+  scrapes: z.array(z.strictObject({ url: z.string(), html: z.string() })),
+  javascriptReturns: z.array(z.strictObject({ type: z.string(), value: z.unknown() })),
+  pdfs: z.array(z.string()),
+});
+
+/** One page: `data` of a scrape, each entry of a crawl/batch status, `data` of a parse. */
+export const scrapeDocumentSchema = z.strictObject({
+  markdown: z.string().optional(),
+  html: z.string().optional(),
+  rawHtml: z.string().optional(),
+  rawBase64: z.string().optional().describe('The fetched bytes, base64 (PDFs with `parsers: []`).'),
+  links: z.array(z.string()).optional(),
+  images: z.array(z.string()).optional(),
+  screenshot: z.string().optional().describe('A signed link (GET /v2/files/...).'),
+  actions: documentActions.optional(),
+  pages: z.array(pdfPage).optional(),
+  blocks: z.array(pdfPageBlocks).optional(),
+  tools: z.array(z.unknown()).optional().describe('Present (empty) when the request set domainTools.'),
+  json: z.unknown().optional().describe('The `json` format: data extracted by the model, conforming to the request\'s schema.'),
+  summary: z.string().optional().describe('The `summary` format.'),
+  answer: z.string().optional().describe('The `question` format: the answer.'),
+  highlights: z.string().optional().describe('The `highlights` format: verbatim passages of the page.'),
+  warning: z.string().optional(),
+  metadata: documentMetadataSchema,
+});
+
+/** POST /v2/parse: an upload has no URL, status or scrape id. */
+export const parseDocumentSchema = scrapeDocumentSchema.extend({
+  metadata: documentMetadataSchema.partial({ sourceURL: true, url: true, statusCode: true, scrapeId: true }),
+});
+
+export const scrapeResponseSchema = z.strictObject({ success: z.literal(true), data: scrapeDocumentSchema });
+
+/** GET /v2/scrape/{id}: the document, or only the state while the scrape runs. */
+export const scrapeStatusResponseSchema = z.union([
+  scrapeResponseSchema,
+  z.strictObject({ success: z.literal(true), status: z.literal('scraping') }),
+]);
+
+export const jobStartedResponseSchema = z.strictObject({
+  success: z.literal(true),
+  id: z.uuid(),
+  url: z.string().describe('Where to poll the job.'),
+});
+
+export const batchStartedResponseSchema = jobStartedResponseSchema.extend({
+  invalidURLs: z.array(z.string()).optional().describe('With ignoreInvalidURLs (the default): the entries of urls that were not valid URLs.'),
+});
+
+/** Counters of a crawl or batch job, shared by GET and the WebSocket messages. */
+export const jobStatusFieldsShape = {
+  status: z.enum(JOB_STATUSES),
+  total: z.int(),
+  completed: z.int(),
+  creditsUsed: z.number(),
+  expiresAt: z.iso.datetime(),
+  createdAt: z.iso.datetime(),
+  completedAt: z.iso.datetime().optional(),
+  duration: z.number().describe('Seconds from createdAt to completedAt (or to now while running).'),
+};
+
+export const jobStatusResponseSchema = z.strictObject({
+  success: z.literal(true),
+  ...jobStatusFieldsShape,
+  next: z.string().nullable().describe('The next page of documents (`?skip=`), null when this is the last.'),
+  data: z.array(scrapeDocumentSchema),
+});
+
+export const jobCancelledResponseSchema = z.strictObject({ success: z.literal(true), status: z.literal('cancelled') });
+
+export const jobErrorsResponseSchema = z.strictObject({
+  success: z.literal(true),
+  errors: z.array(z.strictObject({ id: z.string(), url: z.string(), error: z.string(), timestamp: z.iso.datetime().nullable() })),
+  robotsBlocked: z.array(z.string()),
+});
+
+export const activeCrawlsResponseSchema = z.strictObject({
+  success: z.literal(true),
+  crawls: z.array(z.strictObject({ id: z.uuid(), teamId: z.string(), url: z.string().nullable(), options: z.record(z.string(), z.unknown()) })),
+});
+
+export const mapResponseSchema = z.strictObject({
+  success: z.literal(true),
+  id: z.uuid(),
+  links: z.array(z.strictObject({ url: z.string(), title: z.string().optional(), description: z.string().optional() })),
+});
+
+export const creditUsageResponseSchema = z.strictObject({
+  success: z.literal(true),
+  data: z.strictObject({
+    remainingCredits: z.number(),
+    planCredits: z.number(),
+    billingPeriodStart: z.string().nullable(),
+    billingPeriodEnd: z.string().nullable(),
+  }),
+});
+
+export const queueStatusResponseSchema = z.strictObject({
+  success: z.literal(true),
+  jobsInQueue: z.int(),
+  activeJobsInQueue: z.int(),
+  waitingJobsInQueue: z.int(),
+  maxConcurrency: z.int(),
+  mostRecentSuccess: z.iso.datetime().nullable(),
+});
+
+export const concurrencyCheckResponseSchema = z.strictObject({
+  success: z.literal(true),
+  concurrency: z.int(),
+  maxConcurrency: z.int(),
+});
+
+export const healthResponseSchema = z.strictObject({ status: z.literal('ok') });
+export const readyResponseSchema = z.strictObject({ status: z.enum(['ready', 'not ready']), postgres: z.boolean(), temporal: z.boolean() });
+
+/**
+ * WebSocket `/v2/crawl/{id}` and `/v2/batch/scrape/{id}`: `catchup` first (status and the
+ * documents so far), `document` per new page, `status` when counters move, then `done`
+ * (completed) or a last `status` (failed/cancelled) before the close.
+ */
+const streamSnapshot = z.strictObject({ ...jobStatusFieldsShape, data: z.array(scrapeDocumentSchema) });
+export const jobStreamMessageSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('catchup'), data: streamSnapshot }),
+  z.strictObject({ type: z.literal('document'), data: scrapeDocumentSchema }),
+  z.strictObject({ type: z.literal('status'), data: streamSnapshot }),
+  z.strictObject({ type: z.literal('done'), data: streamSnapshot }),
+]);
