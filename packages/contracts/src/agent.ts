@@ -166,3 +166,108 @@ export function agentWebhookEventOf(type: string, payload: Record<string, unknow
   return payload.outcome === 'cancelled' ? 'cancelled' : 'failed';
 }
 export type AgentToolArgsOf<N extends AgentToolName> = z.output<(typeof agentToolArgs)[N]>;
+
+// ---- Responses (the OpenAPI route table, api-routes.ts; shapes as the JS SDK's Agent* types) ----
+
+const uuid = z.uuid();
+const isoTime = z.iso.datetime();
+const publicStatus = z.enum(['processing', 'completed', 'failed']);
+
+export const agentStartedResponseSchema = z.strictObject({
+  success: z.literal(true),
+  id: uuid,
+  threadId: uuid.describe('The thread this run belongs to; pass it back as `threadId` to continue it.'),
+  threadTurn: z.int().describe('1-based position of this run in its thread.'),
+});
+
+export const agentStatusResponseSchema = z.strictObject({
+  success: z.literal(true),
+  status: publicStatus,
+  data: z.unknown().optional().describe('The result (completed), or what a run stopped by maxCredits had saved.'),
+  error: z.string().optional(),
+  message: z.string().optional().describe("The agent's closing message (chat mode answers here)."),
+  model: z.string(),
+  effort: z.enum(['low', 'medium', 'high']).optional(),
+  mode: z.enum(['extract', 'chat']),
+  creditsUsed: z.int().describe('Live while running (credits reserved and charged so far); the bill once finished (0 for failed runs).'),
+  expiresAt: isoTime,
+  threadId: uuid,
+  threadTurn: z.int(),
+  steps: z.int().describe('Model steps taken by the orchestrator.'),
+  createdAt: isoTime,
+  finishedAt: isoTime.optional(),
+});
+
+export const agentListResponseSchema = z.strictObject({
+  success: z.literal(true),
+  agents: z.array(z.strictObject({
+    id: uuid,
+    createdAt: isoTime,
+    targetHint: z.string(),
+    origin: z.string(),
+    integration: z.string().optional(),
+    settings: z.strictObject({ hidden: z.boolean(), starred: z.boolean(), label: z.string().optional() }),
+    status: publicStatus,
+    options: z.strictObject({
+      urls: z.array(z.string()).optional(),
+      prompt: z.string(),
+      schema: z.unknown().optional(),
+      model: z.string(),
+      effort: z.enum(['low', 'medium', 'high']).optional(),
+    }),
+  })),
+  next: z.string().optional().describe('Absolute URL of the next (older) page: `?before=<unix ms>`.'),
+});
+
+export const agentCancelResponseSchema = z.strictObject({ success: z.literal(true) });
+
+/** One trace event (the SDK's AgentTraceEvent union): the common fields, and the type's own. */
+export const agentTraceEventSchema = z.looseObject({
+  schemaVersion: z.literal(1),
+  eventId: uuid,
+  runId: uuid,
+  occurredAt: isoTime,
+  producerSequence: z.int().describe("Gap-free per agent: the agent's own event count."),
+  agent: z.strictObject({ id: uuid, role: z.enum(['orchestrator', 'subagent', 'browser', 'system']), name: z.string(), parentId: uuid.optional() }),
+  type: z.string(),
+});
+
+export const agentTraceResponseSchema = z.strictObject({
+  success: z.literal(true),
+  id: uuid,
+  events: z.array(agentTraceEventSchema),
+  creditsUsed: z.int(),
+  activeBrowserSessions: z.array(z.strictObject({ id: z.string(), liveViewUrl: z.string(), viewport: z.strictObject({ width: z.int(), height: z.int() }) })).optional(),
+});
+
+export const agentSnapshotResponseSchema = z.strictObject({
+  success: z.literal(true),
+  id: uuid,
+  snapshotId: uuid,
+  snapshot: z.string().describe('The artifact version: a JSON text for json artifacts, markdown for pages.'),
+});
+
+export const agentThreadResponseSchema = z.strictObject({
+  success: z.literal(true),
+  thread: z.strictObject({
+    id: uuid,
+    createdAt: isoTime,
+    updatedAt: isoTime,
+    status: z.enum(['idle', 'running']),
+    runs: z.array(z.strictObject({
+      id: uuid,
+      turn: z.int(),
+      mode: z.enum(['extract', 'chat']),
+      prompt: z.string(),
+      urls: z.array(z.string()).optional(),
+      schema: z.unknown().optional(),
+      effort: z.enum(['low', 'medium', 'high']).optional(),
+      status: z.enum(['processing', 'succeeded', 'failed', 'cancelled', 'refused', 'credit_limit_reached']),
+      createdAt: isoTime,
+      finishedAt: isoTime.nullable(),
+      creditsUsed: z.int().nullable(),
+      message: z.string().nullable(),
+      data: z.unknown().optional(),
+    })),
+  }),
+});
