@@ -392,6 +392,10 @@ describe('agent jobs', () => {
       const r = await call(stack, 'GET', `/v2/agent/00000000-0000-4000-8000-000000000000${path}`);
       assert.equal(r.status, 404, path);
     }
+    for (const before of ['abc', '-1', '1e20', '99999999999999999999', '1.5']) {
+      const r = await call(stack, 'GET', `/v2/agent?before=${before}`);
+      assert.equal(r.status, 400, before);
+    }
     const del = await call(stack, 'DELETE', '/v2/agent/00000000-0000-4000-8000-000000000000');
     assert.equal(del.status, 404);
 

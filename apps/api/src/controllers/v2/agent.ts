@@ -38,6 +38,7 @@ export interface AgentConfig {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The SDK's page size (listAgents: "Pages are fixed at 20 runs"). */
 const LIST_PAGE = 20;
+const MAX_BEFORE_MS = 253_402_300_799_999;
 const ZDR_MESSAGE = 'Your team has zero data retention enabled. This is not supported on extract.';
 
 type IdReq = FastifyRequest<{ Params: { id: string; snapshotId?: string; threadId?: string }; Querystring: Record<string, string | undefined> }>;
@@ -139,7 +140,8 @@ function list(deps: ApiDeps, cfg: AgentConfig) {
     requireScope(req, 'agent');
     const raw = req.query.before;
     const before = raw === undefined || raw === '' ? null : Number(raw);
-    if (before !== null && (!Number.isFinite(before) || before < 0)) {
+    // Bounded to the year 9999: Postgres's timestamps end there (a larger value would be its error, a 500).
+    if (before !== null && (!Number.isSafeInteger(before) || before < 0 || before > MAX_BEFORE_MS)) {
       throw new WdsError('BAD_REQUEST', { details: [{ code: 'invalid_value', path: ['before'], message: 'before must be a unix timestamp in milliseconds' }] });
     }
     const rows = await listTeamAgents(deps.db, req.auth.teamId, before, LIST_PAGE + 1);
