@@ -50,6 +50,8 @@ type TraceEvent = { type: string; producerSequence: number; agent: { id: string;
 before(async () => {
   model = await startFakeOpenAI({
     handler: (r) => {
+      // Calls without tools are the extract tool's (extractJson over a stored page).
+      if (!r.tools?.length) return { content: { name: 'Blue Kettle', price: 49.9 } };
       const s = scripts.get(tagOf(r));
       return s ? s(stepOf(r), r) : { content: 'no script' };
     },
@@ -221,6 +223,27 @@ describe('agent jobs', () => {
     assert.equal(requestsOf('act').length, 2);
     const tools = (requestsOf('act')[0]!.tools ?? []).map((t) => t.function.name);
     assert.ok(!tools.includes('search'), 'strictConstrainToURLs: no search tool');
+  });
+
+  test('extract reads a page this job scraped, by its pageId', async () => {
+    let pageId = '';
+    scripts.set('ext', (step, r) => {
+      if (step === 1) return { toolCalls: [tool('scrape', { url: site.url('/products/a') }, 'c-page')] };
+      if (step === 2) {
+        pageId = /pageId: ([0-9a-f-]{36})/.exec(promptText(r))![1]!;
+        return { toolCalls: [tool('extract', { pageId, prompt: 'The product name and price' }, 'c-ext')] };
+      }
+      assert.match(promptText(r), /"price":49\.9/, 'the extraction reached the model');
+      return { toolCalls: [tool('finish', { data: { name: 'Blue Kettle', price: 49.9 } }, 'c-fin')] };
+    });
+    const { id } = await fc.startAgent({ prompt: '[ext] Extract the kettle' });
+    const s = await finished(id);
+    assert.equal(s.status, 'completed', JSON.stringify(s));
+    const extractCall = model.chatRequests().find((r) => !r.tools?.length && promptText(r).includes('The product name and price'));
+    assert.ok(extractCall, 'the extract tool called the model');
+    assert.match(promptText(extractCall), /49\.90 EUR/, 'with the stored page');
+    const snap = (await traceOf(id)).find((e) => e.type === 'artifact.updated' && (e.artifact as { kind: string }).kind === 'json');
+    assert.equal((snap!.artifact as { artifactId: string }).artifactId, `extract-${pageId.slice(0, 8)}`);
   });
 
   test('strictConstrainToURLs: a URL outside the list is refused to the model', async () => {
