@@ -83,6 +83,25 @@ describe('job start', () => {
     assert.match(done.data[0]!.markdown ?? '', /Page A/);
   });
 
+  test('Temporal unreachable: an agent start answers 503 and the run is failed at once, unbilled', async () => {
+    const proxy = await startTcpProxy(stack.env.TEMPORAL_ADDRESS!);
+    proxies.push(proxy);
+    // An LLM configured for this API only (it never calls the model: the start fails first).
+    const api = await stack.addApi({ TEMPORAL_ADDRESS: proxy.address, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', MODEL_NAME: 'unused' });
+    const team = await stack.newTeam();
+    proxy.cut();
+    const r = await call({ url: api.url!, apiKey: team.apiKey }, 'POST', '/v2/agent', { prompt: 'never runs' });
+    assert.equal(r.status, 503, r.text);
+    assert.match(r.json.error, /could not be started/);
+    const list = await call({ url: stack.url, apiKey: team.apiKey }, 'GET', '/v2/agent');
+    assert.equal(list.json.agents.length, 1);
+    const s = await call({ url: stack.url, apiKey: team.apiKey }, 'GET', `/v2/agent/${list.json.agents[0].id}`);
+    assert.equal(s.json.status, 'failed');
+    assert.match(s.json.error, /could not be started/);
+    assert.equal(s.json.creditsUsed, 0);
+    proxy.heal();
+  });
+
   test('the API dies between storing a crawl and starting it: the workers fail the job, running jobs are untouched', async () => {
     const team = await stack.newTeam();
     const fc = new Firecrawl({ apiKey: team.apiKey, apiUrl: stack.url });

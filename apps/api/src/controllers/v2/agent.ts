@@ -4,6 +4,7 @@ import { agentRequestSchema, agentRunOptions, publicAgentStatus, type AgentRunOp
 import {
   agentTraceEvents,
   appendJobEvent,
+  finishAgentRunRow,
   insertAgentRun,
   jobCreditBalance,
   listTeamAgents,
@@ -87,7 +88,14 @@ function start(deps: ApiDeps, cfg: AgentConfig) {
       threadTurn = next.turn;
     }
     await insertAgentRun(deps.db, { id, teamId: req.auth.teamId, rootId: id, threadId, threadTurn, options });
-    await deps.starters.startAgent({ runId: id, plan: cfg.plan });
+    try {
+      await deps.starters.startAgent({ runId: id, plan: cfg.plan });
+    } catch (e) {
+      // Nothing will ever run it: the run is failed at once (unbilled), and a start that got through anyway finds it ended.
+      await finishAgentRunRow(deps.db, id, { state: 'internal', error: 'The agent could not be started (the workflow service did not accept it).', creditsUsed: 0 });
+      void deps.starters.cancelAgent({ runId: id }).catch(() => {});
+      throw new WdsError('SERVICE_UNAVAILABLE', { message: 'Service Unavailable: the agent could not be started (the workflow service did not accept it); nothing will run. Retry later.', cause: e });
+    }
     return reply.send({ success: true, id, threadId, threadTurn });
   };
 }
