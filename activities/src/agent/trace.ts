@@ -11,7 +11,10 @@ import type { RunContext } from './context';
  * started, action, completed, failed, cancelled) get their delivery in the same statement.
  */
 export async function traceEvent(db: Db, c: RunContext, type: string, key: string, fields: Record<string, unknown> = {}): Promise<boolean> {
-  const payload = { eventId: stableUuid('agent-event', c.run.id, key), ...fields };
+  // The spec gives error events and terminal events an `error` object *and* a `retryable` boolean;
+  // the SDK's AgentTraceError carries it inside `error`: both are sent.
+  const err = fields.error as { retryable?: boolean } | null | undefined;
+  const payload = { eventId: stableUuid('agent-event', c.run.id, key), ...fields, ...(err && typeof err.retryable === 'boolean' ? { retryable: err.retryable } : {}) };
   const r = await appendJobEvent(db, { jobId: c.run.id, type, key, payload, webhook: c.isRoot ? webhookFor(c.rootOptions, type, payload) : null });
   return r.appended;
 }

@@ -287,6 +287,7 @@ describe('agent jobs', () => {
     const end = events.find((e) => e.type === 'run.finished')!;
     assert.equal(end.outcome, 'cancelled');
     assert.deepEqual(end.error, { code: 'cancelled', source: 'system', retryable: false, message: s.error });
+    assert.equal(end.retryable, false, 'the terminal event carries retryable beside its error');
     const late = await call(stack, 'DELETE', `/v2/agent/${id}`);
     assert.equal(late.status, 409);
     assert.equal(late.json.error, 'Agent already finished');
