@@ -76,6 +76,9 @@ export async function runAgentBench() {
       [ids],
     );
     const overhead: number[] = [];
+    // The two legs of a step's overhead: up to the model's reply being stored, and from there to the tool's result.
+    const modelLeg: number[] = [];
+    const toolLeg: number[] = [];
     const idealPerAgent: number[] = [];
     const byRun = new Map<string, typeof rows.rows>();
     for (const r of rows.rows) byRun.set(r.run_id, [...(byRun.get(r.run_id) ?? []), r]);
@@ -90,6 +93,8 @@ export async function runAgentBench() {
         const modelMs = assistant.result?.latencyMs ?? 0;
         const toolMs = Math.max(...tools.map((t) => t.result?.ms ?? 0));
         overhead.push(end - prevEnd - modelMs - toolMs);
+        modelLeg.push(assistant.at.getTime() - prevEnd - modelMs);
+        toolLeg.push(end - assistant.at.getTime() - toolMs);
         ideal += modelMs + toolMs;
         prevEnd = end;
       }
@@ -117,6 +122,10 @@ export async function runAgentBench() {
       failed: failed.length,
       stepsMeasured: steps,
       overheadPerStepMs: { p50: round(percentile(overhead, 50), 1), p95: round(percentile(overhead, 95), 1), mean: round(overhead.reduce((a, b) => a + b, 0) / steps, 1) },
+      overheadLegsMs: {
+        toModelReplyStored: { p50: round(percentile(modelLeg, 50), 1), p95: round(percentile(modelLeg, 95), 1) },
+        toToolResultStored: { p50: round(percentile(toolLeg, 50), 1), p95: round(percentile(toolLeg, 95), 1) },
+      },
       wallSeconds: round(wallSeconds, 1),
       idealSecondsPerAgent: round(idealSeconds, 2),
       wallOverIdeal: round(wallSeconds / idealSeconds, 2),
