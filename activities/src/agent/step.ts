@@ -24,6 +24,15 @@ const HEARTBEAT_MS = 2_000;
 
 export const stepKey = (step: number) => `step:${step}`;
 
+/** Tokens of the tool specs: a handful of fixed sets, counted once each. */
+const specTokenCache = new Map<string, number>();
+function specTokens(tools: unknown[]): number {
+  const key = JSON.stringify(tools);
+  let n = specTokenCache.get(key);
+  if (n === undefined) specTokenCache.set(key, (n = countMessageTokens([{ content: key }])));
+  return n;
+}
+
 /**
  * One model step, exactly once: its credits are reserved first (the prompt it will send plus
  * the longest reply it may get: an upper bound, so the step that would cross maxCredits never
@@ -48,10 +57,10 @@ export async function agentStep(deps: AgentStepDeps, input: AgentStepInput): Pro
     const availability: ToolAvailability = { ...deps.tools, search: deps.tools.search && !ctx.rootOptions.strictConstrainToURLs, subagents: ctx.isRoot };
     const tools = toolSpecs(availability);
     const limits = deps.client.config.limits;
-    const toolTokens = countMessageTokens([{ content: JSON.stringify(tools) }]);
+    const toolTokens = specTokens(tools);
     const rows = await loadTranscript(db, input.runId, Math.max(1, input.step - TRANSCRIPT_STEPS));
-    const messages = fitTranscript(rows, limits, toolTokens + STEP_OUTPUT_TOKENS);
-    const promptTokens = countMessageTokens(messages.map((m) => ({ content: m.content ?? JSON.stringify(m.toolCalls ?? []) }))) + toolTokens;
+    const { messages, tokens } = fitTranscript(rows, limits, toolTokens + STEP_OUTPUT_TOKENS);
+    const promptTokens = tokens + toolTokens;
     const estimate = tokensToCredits(promptTokens + STEP_OUTPUT_TOKENS);
 
     const resKey = reservationKey(input.runId, stepKey(input.step));

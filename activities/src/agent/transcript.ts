@@ -26,22 +26,28 @@ export function toChat(row: AgentMessageRow): ChatMessage {
  * are dropped oldest first (an assistant turn never loses the results of its calls), and if the
  * newest step alone is still too large its tool results are cut.
  */
-export function fitTranscript(rows: AgentMessageRow[], limits: ModelLimits, reserved: number): ChatMessage[] {
+export function fitTranscript(rows: AgentMessageRow[], limits: ModelLimits, reserved: number): { messages: ChatMessage[]; tokens: number } {
   const budget = Math.floor(limits.contextWindow * (1 - CONTEXT_MARGIN)) - reserved;
   const head = rows.filter((r) => r.step === 0).map(toChat);
   const steps = new Map<number, ChatMessage[]>();
   for (const r of rows) if (r.step > 0) steps.set(r.step, [...(steps.get(r.step) ?? []), toChat(r)]);
   const groups = [...steps.keys()].sort((a, b) => a - b).map((k) => steps.get(k)!);
   const size = (ms: ChatMessage[]) => countMessageTokens(ms.map((m) => ({ content: m.content ?? JSON.stringify(m.toolCalls ?? []) })));
-  let total = size(head) + groups.reduce((n, g) => n + size(g), 0);
-  while (total > budget && groups.length > 1) total -= size(groups.shift()!);
+  // Each group is counted once (encoding is the costly part of a step's bookkeeping).
+  const sizes = groups.map(size);
+  let total = size(head) + sizes.reduce((n, g) => n + g, 0);
+  while (total > budget && groups.length > 1) {
+    groups.shift();
+    total -= sizes.shift()!;
+  }
   if (total > budget && groups.length === 1) {
     const over = total - budget;
     const tools = groups[0]!.filter((m) => m.role === 'tool');
     const each = Math.max(200, Math.floor((size(tools) - over) / Math.max(1, tools.length)));
     for (const m of tools) m.content = truncateToTokens(m.content ?? '', each).text;
+    total = size(head) + size(groups[0]!);
   }
-  return [...head, ...groups.flat()];
+  return { messages: [...head, ...groups.flat()], tokens: total };
 }
 
 /** A tool result as stored: cut to TOOL_RESULT_TOKENS, saying so. */
