@@ -16,6 +16,7 @@ export {
   createAgentFetchActivities,
   createAgentBrowserActivities,
   searxngSearch,
+  startStrandedAgentSweeper,
   type AgentSearchProvider,
   type SearchHit,
 } from './agent/index';

@@ -41,4 +41,5 @@ export function createAgentBrowserActivities(deps: AgentBrowserDeps): AgentBrows
 
 export type { AgentSearchProvider, SearchHit } from './search';
 export { searxngSearch } from './search';
+export { startStrandedAgentSweeper } from './stranded';
 export type { AgentControlDeps, AgentStepDeps, AgentFetchDeps, AgentBrowserDeps, Db, LlmClient };

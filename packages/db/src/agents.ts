@@ -275,3 +275,12 @@ export async function agentFinishMessage(db: Db, runId: string): Promise<string 
     ORDER BY seq DESC LIMIT 1`);
   return r.rows[0]?.message ?? null;
 }
+
+/** Agent jobs (roots) still running or cancelling, created more than `minAgeMs` ago, oldest first: the stranded-run sweep's candidates. */
+export async function liveAgentJobsOlderThan(db: Db, minAgeMs: number, limit: number): Promise<string[]> {
+  const r = await db.execute<{ id: string }>(sql`
+    SELECT id FROM agent_runs
+    WHERE parent_id IS NULL AND state IN ('running', 'cancelling') AND created_at < now() - make_interval(secs => ${minAgeMs / 1000})
+    ORDER BY created_at LIMIT ${limit}`);
+  return r.rows.map((x) => x.id);
+}

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { Client, Connection } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { insertAgentRun } from '@wds/db';
 import { call, exitOf, html, namespaceFor, startFixtureSite, startStack, startTcpProxy, until, type FixtureSite, type Stack, type TcpProxy } from '@wds/test-utils';
 
 // A crawl or batch is stored, then its workflow is started. Whatever breaks between the two
@@ -100,6 +102,24 @@ describe('job start', () => {
     assert.match(s.json.error, /could not be started/);
     assert.equal(s.json.creditsUsed, 0);
     proxy.heal();
+  });
+
+  test('an agent job stored but never started (the API died in between) is failed by the workers, unbilled', async () => {
+    const team = await stack.newTeam();
+    const id = randomUUID();
+    // What POST /v2/agent stores before it starts the workflow.
+    await insertAgentRun(stack.db.db, { id, teamId: team.teamId, rootId: id, threadId: id, options: { prompt: 'orphan', maxCredits: 10, strictConstrainToURLs: false, model: 'spark-2', mode: 'extract' } });
+    const own = { url: stack.url, apiKey: team.apiKey };
+    const s = await until(async () => {
+      const r = await call(own, 'GET', `/v2/agent/${id}`);
+      return r.json.status === 'failed' ? r.json : null;
+    }, 'the sweeper to fail the run', { timeoutMs: 60_000, everyMs: 500 });
+    assert.match(s.error, /never started/);
+    assert.equal(s.creditsUsed, 0);
+    const trace = await call(own, 'GET', `/v2/agent/${id}/trace`);
+    const end = trace.json.events.find((e: { type: string }) => e.type === 'run.finished');
+    assert.equal(end.outcome, 'failed');
+    assert.deepEqual([end.error.code, end.error.retryable], ['internal', true]);
   });
 
   test('the API dies between storing a crawl and starting it: the workers fail the job, running jobs are untouched', async () => {
