@@ -6,6 +6,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   pdf: async () => (await import('./pdf')).runPdfBench(),
   browser: async () => (await import('./browser')).runBrowserBench(),
   load: async () => (await import('./load')).runLoadBench(),
+  agent: async () => (await import('./agent')).runAgentBench(),
   transform: async () => (await import('./transform')).runTransformBench(),
   search: async () => (await import('./search')).runSearchBench(),
   llm: async () => (await import('./llm')).runLlmBench(),

@@ -13,3 +13,13 @@ export { createLlmActivities, type LlmActivityDeps } from './llm/activities';
 export { createExtractFetchActivities, createExtractControlActivities, createExtractLlmActivities } from './extract/activities';
 export { createCrawlLlmActivities, type CrawlLlmDeps } from './llm/crawl-pages';
 export { createTokenBudget, type TokenBudget } from './llm/token-budget';
+export {
+  createAgentControlActivities,
+  createAgentLlmActivities,
+  createAgentFetchActivities,
+  createAgentBrowserActivities,
+  deploymentSearch,
+  startStrandedAgentSweeper,
+  type AgentSearchProvider,
+  type SearchHit,
+} from './agent/index';

@@ -21,6 +21,7 @@ export const workflowIds = {
   parse: (jobId: string) => `parse-${jobId}`,
   extract: (jobId: string) => `extract-${jobId}`,
   crawlParams: (previewId: string) => `crawl-params-${previewId}`,
+  agent: (runId: string) => `agent-${runId}`,
 };
 
 export interface JobRef {

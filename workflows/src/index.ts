@@ -6,3 +6,4 @@ export { mapWorkflow } from './map/workflow';
 export { parseWorkflow } from './parse/workflow';
 export { extractWorkflow } from './extract/workflow';
 export { crawlParamsWorkflow } from './crawl-params/workflow';
+export { agentWorkflow } from './agent/workflow';

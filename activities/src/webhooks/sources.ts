@@ -1,5 +1,5 @@
-import type { WebhookEvent } from '@wds/contracts';
-import { documentByKey, type Db, type DueDelivery, type JobKind } from '@wds/db';
+import { agentWebhookEventOf, type AgentRunOptions, type WebhookEvent } from '@wds/contracts';
+import { documentByKey, latestAgentArtifact, loadAgentRun, type Db, type DueDelivery, type JobKind } from '@wds/db';
 import { loadJobOptions } from '../crawl/job-options';
 
 /** What a delivery sends: the JSON body (before signing) and the headers the job asked for. */
@@ -32,4 +32,24 @@ const crawlSource: WebhookSource = async (db, d) => {
   return { body: JSON.stringify(body), headers: job.webhook.headers ?? {} };
 };
 
-export const WEBHOOK_SOURCES: Partial<Record<JobKind, WebhookSource>> = { crawl: crawlSource, batch: crawlSource };
+/**
+ * Agent jobs: short event names (started, action, completed, failed, cancelled) with a dotted
+ * `type` (agent.completed), as the SDK's AgentWebhookConfig names them. `data` is the run's data
+ * on completed, the tool call (name, id, its small result) on action, else empty.
+ */
+const agentSource: WebhookSource = async (db, d) => {
+  const run = await loadAgentRun(db, d.jobId);
+  const hook = (run?.options as AgentRunOptions | undefined)?.webhook;
+  if (!run || !hook) return { drop: 'the job has no webhook' };
+  const event = agentWebhookEventOf(d.eventType, d.eventPayload);
+  if (!event) return { drop: `trace event ${d.eventType} is not a webhook event` };
+  const p = d.eventPayload as { toolName?: string; toolCallId?: string; result?: unknown; error?: { message?: string } | null };
+  // The result artifact, not the row: run.finished is recorded just before the row is written.
+  const result = event === 'completed' ? await latestAgentArtifact(db, run.id, 'result') : null;
+  const data = event === 'completed' ? (result ? (JSON.parse(result.content) as unknown) : null) : event === 'action' ? { toolName: p.toolName, toolCallId: p.toolCallId, result: p.result } : null;
+  const body: Record<string, unknown> = { success: event === 'started' || event === 'action' || event === 'completed', type: `agent.${event}`, id: run.id, data, metadata: hook.metadata ?? {} };
+  if (p.error?.message) body.error = p.error.message;
+  return { body: JSON.stringify(body), headers: hook.headers ?? {} };
+};
+
+export const WEBHOOK_SOURCES: Partial<Record<JobKind, WebhookSource>> = { crawl: crawlSource, batch: crawlSource, agent: agentSource };

@@ -86,6 +86,7 @@ const app = await buildApp(
     streams: { connectionsPerKey: env.WDS_WS_CONNECTIONS_PER_KEY, maxBufferedBytes: env.WDS_WS_MAX_BUFFERED_BYTES, stallMs: env.WDS_WS_STALL_MS },
     publicUrl: env.WDS_PUBLIC_URL,
     parse: { maxUploadBytes: env.WDS_MAX_UPLOAD_BYTES, },
+    agent: { plan: { stepsPerRun: env.WDS_AGENT_STEPS_PER_RUN, maxSteps: env.WDS_AGENT_MAX_STEPS }, publicUrl: env.WDS_PUBLIC_URL },
     files: { store: fileStore, secret },
     responseCheck: env.WDS_RESPONSE_CHECK_FILE ? fileRecorder(env.WDS_RESPONSE_CHECK_FILE) : undefined,
   },

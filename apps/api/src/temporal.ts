@@ -13,7 +13,8 @@ import {
 } from '@temporalio/client';
 
 import { WdsError, isErrorKind } from '@wds/errors';
-import type { crawlParamsWorkflow, crawlWorkflow, extractWorkflow, mapWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
+import type { agentWorkflow, crawlParamsWorkflow, crawlWorkflow, extractWorkflow, mapWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
+import type { AgentPlan } from '@wds/workflows/agent';
 import { TaskQueues, workflowIds } from '@wds/workflows/common';
 import type { CrawlPlan } from '@wds/workflows/crawl';
 import type { ParseWorkflowResult } from '@wds/workflows/parse';
@@ -42,6 +43,10 @@ export interface Starters {
   startExtract(input: { jobId: string; plan: CrawlPlan; deadlineMs: number }): Promise<void>;
   /** Crawl options from a prompt: one model step on wds-llm; waits within `timeoutMs`. */
   runCrawlParams(input: { previewId: string; timeoutMs: number }): Promise<void>;
+  /** POST /v2/agent: starts the run's workflow (a repeated start of the same run is a no-op). */
+  startAgent(input: { runId: string; plan: AgentPlan }): Promise<void>;
+  /** DELETE /v2/agent/{id}: asks the workflow to cancel (its cleanup writes the end). */
+  cancelAgent(input: { runId: string }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -121,6 +126,29 @@ export async function connectTemporal(
     },
     async runParse({ jobId, timeoutMs }) {
       return runToCompletion<typeof parseWorkflow>('parseWorkflow', workflowIds.parse(jobId), [{ jobId, timeoutMs }], timeoutMs, 5_000, 'parse');
+    },
+    async startAgent({ runId, plan }) {
+      const start = () =>
+        client.workflow.start<typeof agentWorkflow>('agentWorkflow', {
+          taskQueue: TaskQueues.control,
+          workflowId: workflowIds.agent(runId),
+          args: [{ runId, rootId: runId, plan }],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        });
+      try {
+        await withinMs(client.withDeadline(Date.now() + START_DEADLINE_MS, start), START_DEADLINE_MS, 'Temporal did not accept the workflow start');
+      } catch (e) {
+        if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+      }
+    },
+    async cancelAgent({ runId }) {
+      await client.workflow
+        .getHandle(workflowIds.agent(runId))
+        .cancel()
+        .catch((e) => {
+          if (!(e instanceof WorkflowNotFoundError)) throw e;
+        });
     },
     close: () => connection.close(),
   };

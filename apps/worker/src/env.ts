@@ -1,4 +1,4 @@
-import { envInt, envStr, exitOnConfigError, loadEnv, z } from '@wds/config';
+import { envInt, envStr, envUrl, exitOnConfigError, loadEnv, z } from '@wds/config';
 import { commonEnvShape } from '@wds/config/common';
 import { ALL_QUEUES, type TaskQueue } from '@wds/workflows/common';
 

@@ -1,5 +1,5 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
+import { startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { llmEnvOf } from '@wds/config/common';
 import { createLlmClient, resolveLlmConfig } from '@wds/llm';
@@ -118,6 +118,17 @@ const sweeper = env.WDS_WORKER_QUEUES.includes('wds-control')
       onFailed: (jobId, reason) => log.warn({ jobId, reason }, 'stranded job failed'),
     })
   : null;
+// ...and agent jobs likewise.
+const agentSweeper = env.WDS_WORKER_QUEUES.includes('wds-control')
+  ? startStrandedAgentSweeper({
+      db: dbh.db,
+      temporal: connection,
+      namespace: env.TEMPORAL_NAMESPACE,
+      graceMs: env.WDS_STRANDED_JOB_GRACE_MS,
+      everyMs: env.WDS_STRANDED_JOB_SWEEP_MS,
+      onFailed: (jobId, reason) => log.warn({ jobId, reason }, 'stranded agent job failed'),
+    })
+  : null;
 // SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for
 // WDS_SHUTDOWN_GRACE_MS, then activities are cancelled, which Temporal records as retryable
 // failures and retries on another worker. Worker.run resolves once they have all returned; it
@@ -146,6 +157,7 @@ try {
 }
 await dispatcher?.stop();
 await sweeper?.stop();
+await agentSweeper?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
 await browser?.stop();
 await closeTransformThreads();

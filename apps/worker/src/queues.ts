@@ -1,5 +1,9 @@
 import { createRequire } from 'node:module';
 import {
+  createAgentBrowserActivities,
+  createAgentControlActivities,
+  createAgentFetchActivities,
+  createAgentLlmActivities,
   createBrowserActivities,
   createCrawlActivities,
   createCrawlControlActivities,
@@ -13,8 +17,12 @@ import {
   createScrapeActivities,
   createStoreActivities,
   createTokenBudget,
+  deploymentSearch,
+  type AgentSearchProvider,
   type BrowserAvailability,
 } from '@wds/activities';
+import { agentModelsOf, searchEnvOf } from '@wds/config/common';
+import { createSearchProvider } from '@wds/search';
 import type { Db } from '@wds/db';
 import type { LlmClient } from '@wds/llm';
 import type { BrowserPool } from '@wds/browser';
@@ -44,6 +52,9 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
   const { db } = res;
   const pageDeps = { db, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK, maxBodyBytes: env.WDS_MAX_BODY_BYTES };
   const scrapeActivities = () => createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable, llmAvailable: res.llmConfigured });
+  // The agent searches what POST /v2/search answers from (the own index needs no provider, so search is always there).
+  const search: AgentSearchProvider = deploymentSearch(createSearchProvider(db, searchEnvOf(env)));
+  const agentTools = async () => ({ search: !!search, browser: await res.browserAvailable().catch(() => false) });
   switch (queue) {
     case TaskQueues.control:
       return {
@@ -52,6 +63,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createStoreActivities({ db }),
           ...createCrawlControlActivities({ db }),
           ...createExtractControlActivities({ db }),
+          ...createAgentControlActivities({ db, tools: agentTools }),
           // For scrapes started with WDS_SCRAPE_FETCH=local, which fetch as local activities here
           // (converting on the transform threads when this process also serves wds-fetch, else inline).
           ...scrapeActivities(),
@@ -66,13 +78,17 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createMapActivities({ ...pageDeps, sharedSearchIndex: env.WDS_SEARCH_SHARED_INDEX }),
           ...createExtractFetchActivities(pageDeps),
           ...createParseActivities({ db }),
+          ...createAgentFetchActivities({ ...pageDeps, search, browserAvailable: res.browserAvailable }),
         },
         maxConcurrentActivityTaskExecutions: env.WDS_FETCH_CONCURRENCY,
       };
     case TaskQueues.browser:
       if (!res.browser) return null;
       return {
-        activities: createBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files, llmAvailable: res.llmConfigured }),
+        activities: {
+          ...createBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files, llmAvailable: res.llmConfigured }),
+          ...createAgentBrowserActivities({ ...pageDeps, renderer: res.browser.pool }),
+        },
         // One activity per pool page: a render never queues inside the worker, so tasks this
         // worker cannot start stay in Temporal for another browser worker.
         maxConcurrentActivityTaskExecutions: browserPages(env),
@@ -80,12 +96,14 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
     case TaskQueues.llm: {
       if (!res.llm) return null;
       const tokens = createTokenBudget(db, env.WDS_LLM_TOKENS_PER_MINUTE);
+      const agentModels = agentModelsOf(env.WDS_AGENT_MODELS);
       return {
         activities: {
           ...createLlmActivities({ db, client: res.llm, tokens }),
           // Crawl and batch pages: LLM batches run one page at a time, so a slot is one model step here too.
           ...createExtractLlmActivities({ db, client: res.llm }),
           ...createCrawlLlmActivities({ db, client: res.llm, tokens, pagePatienceMs: env.WDS_LLM_PAGE_PATIENCE_MS }),
+          ...createAgentLlmActivities({ db, client: res.llm, tools: { search: !!search, browser: true }, modelFor: (name) => agentModels[name] }),
         },
         // Model calls wait on the provider, not on this process: the slots bound what one worker
         // asks of the provider at once, and the task queue's rate (shared by every worker, enforced

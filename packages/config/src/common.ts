@@ -70,7 +70,24 @@ export const commonEnvShape = {
   WDS_SEARCH_SHARED_INDEX: envBool(false),
   /** Index stored pages for search as they are stored (false: pages are stored as before, the own index stays as it is). */
   WDS_SEARCH_INDEX: envBool(true),
+  // ---- Agent jobs (POST /v2/agent; workflows/src/agent/README.md) ----
+  /** Firecrawl's agent model names → provider models, e.g. `spark-1-mini=gpt-4o-mini,spark-2=gpt-4o`; unnamed ones use MODEL_NAME. */
+  WDS_AGENT_MODELS: envStr(),
+  /** Model steps one workflow run takes before it continues as new (keeps every run's history small). */
+  WDS_AGENT_STEPS_PER_RUN: envInt(200, 1, 1_000),
+  /** Model steps an agent may take in all; the last may only call `finish`. */
+  WDS_AGENT_MAX_STEPS: envInt(1_000, 1, 100_000),
 };
+
+/** WDS_AGENT_MODELS parsed: `name=model` pairs separated by commas (unknown names are ignored by the caller). */
+export function agentModelsOf(raw: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (raw ?? '').split(',')) {
+    const [name, model] = pair.split('=').map((x) => x.trim());
+    if (name && model) out[name] = model;
+  }
+  return out;
+}
 
 /** The LLM part of a parsed env, as packages/llm takes it. */
 export function llmEnvOf(env: {

@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import {
+  agentCancelResponseSchema, agentListResponseSchema, agentRequestSchema, agentSnapshotResponseSchema, agentStartedResponseSchema,
+  agentStatusResponseSchema, agentThreadResponseSchema, agentTraceResponseSchema,
+} from './agent';
 import { batchScrapeRequestSchema, crawlParamsPreviewSchema, crawlRequestSchema, mapRequestSchema } from './crawl';
 import { crawlParamsPreviewResponseSchema, extractRequestSchema, extractStartedResponseSchema, extractStatusResponseSchema } from './extract';
 import { parseOptionsSchema } from './parse';
@@ -30,6 +34,7 @@ export const REQUEST_SCHEMAS = {
   ExtractRequest: extractRequestSchema,
   SearchRequest: searchRequestSchema,
   ParseOptions: parseOptionsSchema,
+  AgentRequest: agentRequestSchema,
 } as const;
 
 export const RESPONSE_SCHEMAS = {
@@ -56,6 +61,13 @@ export const RESPONSE_SCHEMAS = {
   HealthResponse: healthResponseSchema,
   ReadyResponse: readyResponseSchema,
   JobStreamMessage: jobStreamMessageSchema,
+  AgentStartedResponse: agentStartedResponseSchema,
+  AgentStatusResponse: agentStatusResponseSchema,
+  AgentListResponse: agentListResponseSchema,
+  AgentCancelResponse: agentCancelResponseSchema,
+  AgentTraceResponse: agentTraceResponseSchema,
+  AgentSnapshotResponse: agentSnapshotResponseSchema,
+  AgentThreadResponse: agentThreadResponseSchema,
   OpenApiDocument: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }),
 } as const;
 
@@ -74,7 +86,7 @@ export interface ApiRoute {
   path: string;
   operationId: string;
   summary: string;
-  tag: 'Scraping' | 'Crawling' | 'Mapping' | 'Search' | 'Extraction' | 'Parsing' | 'Account' | 'Operations';
+  tag: 'Scraping' | 'Crawling' | 'Mapping' | 'Search' | 'Extraction' | 'Parsing' | 'Agent' | 'Account' | 'Operations';
   auth: 'bearer' | 'none' | 'signed-link';
   description?: string;
   body?: { json: RequestSchemaName | RequestSchemaName[] } | { multipart: { file: string; options: RequestSchemaName } };
@@ -161,6 +173,56 @@ function jobRoutes(kind: 'crawl' | 'batch'): ApiRoute[] {
   ];
 }
 
+/** Agent jobs: the operations the JS SDK calls (startAgent, getAgentStatus, listAgents, cancelAgent, getAgentTrace, getAgentSnapshot, getAgentThread). */
+function agentRoutes(): ApiRoute[] {
+  const tag = 'Agent' as const;
+  const id = uuidParam('agent job');
+  return [
+    {
+      method: 'POST', path: '/v2/agent', operationId: 'startAgent', tag, auth: 'bearer',
+      summary: 'Start an agent job (needs an LLM: else 400 FEATURE_NOT_AVAILABLE)', body: { json: 'AgentRequest' },
+      description: '400 for zero-data-retention teams; 404 / 409 for a `threadId` that is unknown / still running; 422 for a `schema` that is not JSON Schema.',
+      responses: { ...ok('AgentStartedResponse'), ...errors(...JSON_BODY, 402, 404, 409, 422, ...AUTHED, JOB_NOT_STARTED) },
+    },
+    {
+      method: 'GET', path: '/v2/agent', operationId: 'listAgents', tag, auth: 'bearer',
+      summary: "The team's agent jobs, newest first, 20 a page",
+      query: { before: { description: 'Only jobs created before this Unix time in milliseconds (the `next` link sets it).', schema: { type: 'string' } } },
+      responses: { ...ok('AgentListResponse'), ...errors(400, ...AUTHED) },
+    },
+    {
+      method: 'GET', path: '/v2/agent/threads/:threadId', operationId: 'getAgentThread', tag, auth: 'bearer',
+      summary: 'A thread and its runs, oldest turn first',
+      params: { threadId: { description: 'The thread id startAgent returned.', schema: { type: 'string', format: 'uuid' } } },
+      query: { includeData: { description: '`true`: each succeeded run carries its data.', schema: { type: 'string' } } },
+      responses: { ...ok('AgentThreadResponse'), ...errors(400, 404, ...AUTHED) },
+    },
+    {
+      method: 'GET', path: '/v2/agent/:id', operationId: 'getAgentStatus', tag, auth: 'bearer',
+      summary: 'Status and result of an agent job', params: id,
+      responses: { ...ok('AgentStatusResponse'), ...errors(400, 404, ...AUTHED) },
+    },
+    {
+      method: 'DELETE', path: '/v2/agent/:id', operationId: 'cancelAgent', tag, auth: 'bearer',
+      summary: 'Cancel an agent job', params: id,
+      description: '409 `Agent is already cancelled` while it is being cancelled, `Agent already finished` once it has ended.',
+      responses: { ...ok('AgentCancelResponse'), ...errors(...JSON_BODY, 404, 409, ...AUTHED) },
+    },
+    {
+      method: 'GET', path: '/v2/agent/:id/trace', operationId: 'getAgentTrace', tag, auth: 'bearer',
+      summary: "An agent job's trace events (all its agents)", params: id,
+      query: { liveView: { description: '`true`: also the active browser sessions (none: pooled pages have no live view).', schema: { type: 'string' } } },
+      responses: { ...ok('AgentTraceResponse'), ...errors(400, 404, ...AUTHED) },
+    },
+    {
+      method: 'GET', path: '/v2/agent/:id/snapshots/:snapshotId', operationId: 'getAgentSnapshot', tag, auth: 'bearer',
+      summary: 'The content of an artifact version an artifact.updated event names',
+      params: { ...id, snapshotId: { description: 'The snapshotId of an artifact.updated event.', schema: { type: 'string', format: 'uuid' } } },
+      responses: { ...ok('AgentSnapshotResponse'), ...errors(400, 404, ...AUTHED) },
+    },
+  ];
+}
+
 export const API_ROUTES: ApiRoute[] = [
   {
     method: 'POST', path: '/v2/scrape', operationId: 'scrape', tag: 'Scraping', auth: 'bearer',
@@ -233,6 +295,7 @@ export const API_ROUTES: ApiRoute[] = [
     body: { multipart: { file: 'PDF, DOCX, HTML, text/markdown or an image (PNG, JPEG, WebP, TIFF, GIF, BMP).', options: 'ParseOptions' } },
     responses: { ...ok('ParseResponse'), ...errors(...JSON_BODY, 402, ...AUTHED, ...JOB_FAILURES) },
   },
+  ...agentRoutes(),
   {
     method: 'GET', path: '/v2/team/credit-usage', operationId: 'getCreditUsage', tag: 'Account', auth: 'bearer',
     summary: "The team's remaining credits", responses: { ...ok('CreditUsageResponse'), ...errors(...AUTHED) },

@@ -9,6 +9,7 @@ export * from './crawl';
 export * from './parse';
 export * from './extract';
 export * from './search';
+export * from './agent';
 export * from './responses';
 export * from './api-routes';
 export * from './openapi';

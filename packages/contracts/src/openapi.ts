@@ -124,7 +124,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = API_ROUTES): 
         "A self-hosted web data service, wire-compatible with Firecrawl's public v2 API. Generated from the zod " +
         'schemas the API validates with (packages/contracts). Every non-2xx answer carries the ErrorBody.',
     },
-    tags: ['Scraping', 'Crawling', 'Mapping', 'Search', 'Extraction', 'Parsing', 'Account', 'Operations'].map((name) => ({ name })),
+    tags: ['Scraping', 'Crawling', 'Mapping', 'Search', 'Extraction', 'Parsing', 'Agent', 'Account', 'Operations'].map((name) => ({ name })),
     paths,
     components: {
       schemas: { ...toComponents(REQUEST_SCHEMAS, 'input'), ...toComponents(RESPONSE_SCHEMAS, 'output') },

@@ -18,3 +18,5 @@ export { storable, storableText } from './text';
 export * from './extracts';
 export { indexDocuments, searchConfigFor, searchEntryOf, searchIndexingEnabled, setSearchIndexing, searchUrlKey, SEARCH_CONFIGS, type SearchEntry } from './search-index';
 export * from './search';
+export * from './agents';
+export * from './agent-reads';

@@ -120,6 +120,32 @@ export const creditsUsed = new client.Counter({
   registers: [registry],
 });
 
+/** Agent jobs (POST /v2/agent): runs by outcome and error code, model steps, tool calls. */
+export const agentRunsStarted = new client.Counter({
+  name: 'wds_agent_runs_started_total',
+  help: 'Agent runs started by workers, by role (orchestrator = the job, subagent).',
+  labelNames: ['role'] as const,
+  registers: [registry],
+});
+export const agentRunsFinished = new client.Counter({
+  name: 'wds_agent_runs_finished_total',
+  help: 'Agent runs ended, by role, outcome (succeeded, failed, cancelled, refused, credit_limit_reached) and error code (none, cancelled, credit_limit_reached, parent_finished, refused, internal).',
+  labelNames: ['role', 'outcome', 'code'] as const,
+  registers: [registry],
+});
+export const agentSteps = new client.Counter({
+  name: 'wds_agent_steps_total',
+  help: 'Agent model steps run, by the Firecrawl model name asked for.',
+  labelNames: ['model'] as const,
+  registers: [registry],
+});
+export const agentToolCalls = new client.Counter({
+  name: 'wds_agent_tool_calls_total',
+  help: 'Agent tool calls run, by tool and outcome (success, error).',
+  labelNames: ['tool', 'outcome'] as const,
+  registers: [registry],
+});
+
 /** Browser pool gauges: read from the pool's stats() at every scrape (set by the worker that owns a pool). */
 let poolSource: { pool: PoolStatsSource; capacity: number } | null = null;
 function poolGauge(name: string, help: string, pick: (s: ReturnType<PoolStatsSource['stats']>, capacity: number) => number) {

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { Client, Connection } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { insertAgentRun } from '@wds/db';
 import { call, exitOf, html, namespaceFor, startFixtureSite, startStack, startTcpProxy, until, type FixtureSite, type Stack, type TcpProxy } from '@wds/test-utils';
 
 // A crawl or batch is stored, then its workflow is started. Whatever breaks between the two
@@ -81,6 +83,43 @@ describe('job start', () => {
     assert.equal(done.status, 'completed');
     assert.equal(done.data.length, 1);
     assert.match(done.data[0]!.markdown ?? '', /Page A/);
+  });
+
+  test('Temporal unreachable: an agent start answers 503 and the run is failed at once, unbilled', async () => {
+    const proxy = await startTcpProxy(stack.env.TEMPORAL_ADDRESS!);
+    proxies.push(proxy);
+    // An LLM configured for this API only (it never calls the model: the start fails first).
+    const api = await stack.addApi({ TEMPORAL_ADDRESS: proxy.address, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', MODEL_NAME: 'unused' });
+    const team = await stack.newTeam();
+    proxy.cut();
+    const r = await call({ url: api.url!, apiKey: team.apiKey }, 'POST', '/v2/agent', { prompt: 'never runs' });
+    assert.equal(r.status, 503, r.text);
+    assert.match(r.json.error, /could not be started/);
+    const list = await call({ url: stack.url, apiKey: team.apiKey }, 'GET', '/v2/agent');
+    assert.equal(list.json.agents.length, 1);
+    const s = await call({ url: stack.url, apiKey: team.apiKey }, 'GET', `/v2/agent/${list.json.agents[0].id}`);
+    assert.equal(s.json.status, 'failed');
+    assert.match(s.json.error, /could not be started/);
+    assert.equal(s.json.creditsUsed, 0);
+    proxy.heal();
+  });
+
+  test('an agent job stored but never started (the API died in between) is failed by the workers, unbilled', async () => {
+    const team = await stack.newTeam();
+    const id = randomUUID();
+    // What POST /v2/agent stores before it starts the workflow.
+    await insertAgentRun(stack.db.db, { id, teamId: team.teamId, rootId: id, threadId: id, options: { prompt: 'orphan', maxCredits: 10, strictConstrainToURLs: false, model: 'spark-2', mode: 'extract' } });
+    const own = { url: stack.url, apiKey: team.apiKey };
+    const s = await until(async () => {
+      const r = await call(own, 'GET', `/v2/agent/${id}`);
+      return r.json.status === 'failed' ? r.json : null;
+    }, 'the sweeper to fail the run', { timeoutMs: 60_000, everyMs: 500 });
+    assert.match(s.error, /never started/);
+    assert.equal(s.creditsUsed, 0);
+    const trace = await call(own, 'GET', `/v2/agent/${id}/trace`);
+    const end = trace.json.events.find((e: { type: string }) => e.type === 'run.finished');
+    assert.equal(end.outcome, 'failed');
+    assert.deepEqual([end.error.code, end.error.retryable], ['internal', true]);
   });
 
   test('the API dies between storing a crawl and starting it: the workers fail the job, running jobs are untouched', async () => {

@@ -51,6 +51,14 @@ before(async () => {
     if (s.json?.status === 'completed') break;
     await new Promise((r) => setTimeout(r, 250));
   }
+  // An agent job: the default fake model answers without tool calls, which finishes the run in one step.
+  const agent = await call(stack, 'POST', '/v2/agent', { prompt: 'Say hello' });
+  assert.equal(agent.status, 200, agent.text);
+  for (let i = 0; i < 120; i++) {
+    const s = await call(stack, 'GET', `/v2/agent/${agent.json.id}`);
+    if (s.json?.status !== 'processing') break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
   // The SDK's exporter and our counters are read after the work.
   text.api = await scrapeText(`${stack.url}/metrics`);
   text.worker = await scrapeText(`http://127.0.0.1:${workerPort}/metrics`);
@@ -91,6 +99,14 @@ describe('metrics', () => {
     assert.ok(sampleSum(text.worker, 'wds_llm_tokens_total', { model: 'fake-model', direction: 'completion' }) > 0);
     assert.equal(sampleSum(text.worker, 'wds_llm_credits_total', { model: 'fake-model' }), 4);
     assert.equal(sampleSum(text.worker, 'wds_llm_step_duration_seconds_count', { model: 'fake-model', outcome: 'success' }), 1);
+  });
+
+  test('worker: agent runs by outcome, steps, tool calls, credits', () => {
+    assert.equal(sampleSum(text.worker, 'wds_agent_runs_started_total', { role: 'orchestrator' }), 1);
+    assert.equal(sampleSum(text.worker, 'wds_agent_runs_finished_total', { role: 'orchestrator', outcome: 'succeeded', code: 'none' }), 1);
+    assert.equal(sampleSum(text.worker, 'wds_agent_steps_total', { model: 'spark-2' }), 1);
+    assert.equal(sampleSum(text.worker, 'wds_agent_tool_calls_total', { tool: 'finish', outcome: 'success' }), 1);
+    assert.ok(sampleSum(text.worker, 'wds_credits_used_total', { kind: 'agent' }) >= 1);
   });
 
   test('worker: the Temporal SDK exports its own metrics on its own port', () => {

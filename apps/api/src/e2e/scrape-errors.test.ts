@@ -174,6 +174,12 @@ describe('features this deployment does not have yet', () => {
       assert.match(r.json.error, /not available in this deployment/);
     });
   }
+  test('agent jobs without an LLM → 400 FEATURE_NOT_AVAILABLE naming the variable to set', async () => {
+    const r = await call(stack, 'POST', '/v2/agent', { prompt: 'Find the prices' });
+    assertError(r, 400);
+    assert.equal(r.json.code, 'FEATURE_NOT_AVAILABLE');
+    assert.match(r.json.error, /OPENAI_API_KEY/);
+  });
   test('through the SDK the error surfaces with status and code', async () => {
     const fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
     await assert.rejects(fc.scrape(site.url('/ok'), { formats: ['summary'] }), (e: unknown) => {

@@ -15,6 +15,8 @@ const JOB_CLASS: Record<string, LimitClass> = {
   '/v2/parse': 'parse',
   // An extract is a frontier job like a crawl: the same per-minute class, and 402 once credits are used up.
   '/v2/extract': 'crawl',
+  // Agent jobs: rated as `other`, but a team whose credits are used up gets 402 before a run starts.
+  '/v2/agent': 'other',
 };
 
 export function limitClassOf(method: string, route: string | undefined): LimitClass {

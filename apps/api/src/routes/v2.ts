@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { agentRoutes, type AgentConfig } from '../controllers/v2/agent';
 import { batchScrapeController } from '../controllers/v2/batch';
 import { extractController, extractStatusController, type ExtractConfig } from '../controllers/v2/extract';
 import { activeCrawlsController, crawlController, paramsPreviewController, type CrawlConfig } from '../controllers/v2/crawl';
@@ -20,6 +21,7 @@ export interface RouteConfig extends CrawlConfig {
   limits: LimitsConfig;
   parse: ParseConfig;
   extract: ExtractConfig;
+  agent: AgentConfig;
 }
 
 /** The v2 route table. Every route sits behind authentication. */
@@ -49,6 +51,7 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
   app.get('/extract/:id', extractStatusController(deps));
   app.post('/search', searchController(deps, cfg, deps.search ?? new OwnIndexProvider(deps.db, { shared: deps.sharedIndex ?? false })));
   await app.register(parseRoutes(deps, cfg.parse));
+  await app.register(agentRoutes(deps, cfg.agent));
 
   const team = teamControllers(deps, limitsOf);
   app.get('/team/credit-usage', team.creditUsage);

@@ -11,3 +11,4 @@ export * from './ledger';
 export * from './extracts';
 export * from './search';
 export * from './llm';
+export * from './agents';

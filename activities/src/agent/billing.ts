@@ -1,0 +1,68 @@
+import { agentBillableItems, chargeCredits, releaseJobReservations, releaseReservation, reserveCredits, teamCreditLimit, type Db } from '@wds/db';
+import type { RunContext } from './context';
+
+/**
+ * Agent credits (packages/db README "Credits"): every step reserves its estimate under the job
+ * (the root run: sub-agents share their job's maxCredits) against maxCredits and the team's
+ * credit limit before it works; a refused reservation means the step does not run. What each
+ * item really cost (≤ its reservation) is kept on its transcript row. When the job succeeds,
+ * every reservation is converted into a charge of that cost; when it fails for any reason,
+ * they are all released: failed runs cost 0 (spec: Limits).
+ */
+
+/**
+ * Credits of model tokens (ours: Firecrawl publishes no per-token agent price, only "dynamic").
+ * 1,000 tokens a credit puts a typical 20-step run with pages in its context at a few hundred
+ * credits, the figure Firecrawl's docs give for most runs.
+ */
+export const AGENT_TOKENS_PER_CREDIT = 1_000;
+export const tokensToCredits = (tokens: number) => Math.max(1, Math.ceil(tokens / AGENT_TOKENS_PER_CREDIT));
+
+export type Reservation = { granted: true } | { granted: false; message: string };
+
+export const reservationKey = (runId: string, item: string) => `agent:${runId}:${item}`;
+
+/** Reserves `amount` for one item of work of this run (idempotent on its key; 0 reserves nothing). */
+export async function reserveForRun(db: Db, c: RunContext, key: string, amount: number): Promise<Reservation> {
+  if (amount <= 0) return { granted: true };
+  const teamCap = await teamCreditLimit(db, c.run.teamId);
+  const r = await reserveCredits(db, { teamId: c.run.teamId, jobId: c.root.id, kind: 'agent', amount, key, jobCap: c.rootOptions.maxCredits, teamCap });
+  if (r.granted) return { granted: true };
+  const message = r.reason === 'job_cap'
+    ? `The agent reached its credit limit: the next step needs ${amount} more credits than the ${r.cap} its maxCredits allows (${r.balance.used + r.balance.reserved} already spoken for).`
+    : `The agent stopped: the team's credit limit of ${r.cap} credits is used up.`;
+  return { granted: false, message };
+}
+
+/**
+ * Once an item's real cost is known and below its reservation (a model step reserves for the
+ * longest reply it may get), the reservation is swapped for one of the real cost, so the cap
+ * counts what was spent rather than estimates. Returns the key that now holds the item (its
+ * charge converts it). Released first, then reserved: under a race with a sub-agent's
+ * reservation the smaller one may be refused; the item is then charged without one (billing
+ * never fails after the work is done) and the job may end a few credits over its cap.
+ * Idempotent: both steps are keyed.
+ */
+export async function shrinkReservation(db: Db, c: RunContext, key: string, estimate: number, actual: number): Promise<string> {
+  if (actual >= estimate) return key;
+  const actualKey = `${key}:actual`;
+  await releaseReservation(db, { teamId: c.run.teamId, jobId: c.root.id, kind: 'agent', reservationKey: key });
+  await reserveForRun(db, c, actualKey, actual);
+  return actualKey;
+}
+
+/** Success: each reservation becomes a charge of what its item cost; anything left is released. Returns the job's total. */
+export async function chargeJob(db: Db, c: RunContext): Promise<number> {
+  let total = 0;
+  for (const item of await agentBillableItems(db, c.root.id)) {
+    await chargeCredits(db, { teamId: c.root.teamId, jobId: c.root.id, kind: 'agent', amount: item.credits, key: `charge:${item.reservationKey}`, reservationKey: item.reservationKey });
+    total += item.credits;
+  }
+  await releaseJobReservations(db, c.root.id);
+  return total;
+}
+
+/** Any other end: nothing is billed. */
+export async function releaseJob(db: Db, c: RunContext): Promise<void> {
+  await releaseJobReservations(db, c.root.id);
+}

@@ -1,0 +1,50 @@
+import type { AgentToolArgsOf } from '@wds/contracts';
+import { WdsError } from '@wds/errors';
+import { buildDocumentAsync } from '@wds/documents';
+import type { AgentToolInput, AgentToolResult } from '@wds/workflows/agent';
+import type { BrowserActivityDeps } from '../browser/render-page';
+import { agentScrapeOptions, checkAllowed, pageIdOf, pageOutcome } from './pages';
+import { runToolCall, ToolError, type Tool } from './tool-runner';
+
+export type AgentBrowserDeps = Pick<BrowserActivityDeps, 'db' | 'renderer' | 'allowPrivateNetwork' | 'maxBodyBytes'>;
+
+/**
+ * wds-browser: the scrape tool for pages that need the browser (actions, mobile, waitFor, or
+ * HTML rendered by scripts). No profile, no screenshot files: the agent reads markdown. The
+ * page is not cached (actions make it this run's own).
+ */
+function browserScrape(deps: AgentBrowserDeps): Tool<AgentToolArgsOf<'scrape'>> {
+  return {
+    estimate: () => 1,
+    async run(a, env) {
+      checkAllowed(env.ctx, a.url);
+      const o = agentScrapeOptions(a, env.ctx);
+      try {
+        const r = await deps.renderer.render({
+          url: a.url,
+          timeoutMs: o.timeout,
+          waitFor: o.waitFor,
+          mobile: o.mobile,
+          location: o.location,
+          blockAds: o.blockAds,
+          skipTlsVerification: o.skipTlsVerification,
+          allowPrivateNetwork: deps.allowPrivateNetwork,
+          actions: o.actions,
+          signal: env.signal,
+        });
+        const mime = /html|xml/.test(r.contentType) ? r.contentType : 'text/html';
+        const page = { requestedUrl: a.url, finalUrl: r.finalUrl, statusCode: r.statusCode || 200, contentTypeHeader: `${mime}; charset=utf-8`, body: Buffer.from(r.html, 'utf8'), charset: 'utf-8' };
+        const built = await buildDocumentAsync(page, o, { scrapeId: pageIdOf(env.ctx.run.id, env.input), engine: 'browser', cache: { state: 'miss' }, timeoutMs: o.timeout, signal: env.signal });
+        return pageOutcome({ ...built, statusCode: page.statusCode }, a.url, env);
+      } catch (e) {
+        if (e instanceof WdsError && e.kind !== 'INTERNAL') throw new ToolError(e.message, e.retryable);
+        throw e;
+      }
+    },
+  };
+}
+
+export function agentBrowserTool(deps: AgentBrowserDeps, input: AgentToolInput): Promise<AgentToolResult> {
+  if (input.name !== 'scrape') throw new Error(`${input.name} is not a wds-browser tool`);
+  return runToolCall(deps.db, input, 'scrape', browserScrape(deps));
+}

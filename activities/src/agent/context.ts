@@ -1,0 +1,36 @@
+import type { AgentRunOptions } from '@wds/contracts';
+import { loadAgentRun, type AgentRunRow, type Db } from '@wds/db';
+import { WdsError } from '@wds/errors';
+
+/** A run as every agent activity sees it: its row, its job's (root) row, and both option sets. */
+export interface RunContext {
+  run: AgentRunRow;
+  root: AgentRunRow;
+  options: AgentRunOptions;
+  /** The job's options: maxCredits, the webhook, the URL bounds apply to all its agents. */
+  rootOptions: AgentRunOptions;
+  isRoot: boolean;
+}
+
+export async function loadRunContext(db: Db, runId: string): Promise<RunContext> {
+  const run = await loadAgentRun(db, runId);
+  if (!run) throw new WdsError('NOT_FOUND', { message: `Agent run ${runId} not found` });
+  const isRoot = run.rootId === run.id;
+  const root = isRoot ? run : await loadAgentRun(db, run.rootId);
+  if (!root) throw new WdsError('NOT_FOUND', { message: `Agent job ${run.rootId} not found` });
+  return { run, root, options: run.options as AgentRunOptions, rootOptions: root.options as AgentRunOptions, isRoot };
+}
+
+/**
+ * Whether the run may still do work: it runs, and so does its job (a cancelled job stops its
+ * sub-agents' steps too). Checked before every reservation, so nothing is reserved once the
+ * end has been decided.
+ */
+export function isActive(c: RunContext): boolean {
+  return c.run.state === 'running' && (c.isRoot || c.root.state === 'running');
+}
+
+/** The trace identity of a run (SDK: AgentTraceAgentIdentity). */
+export function agentIdentity(run: Pick<AgentRunRow, 'id' | 'parentId' | 'name'>) {
+  return { id: run.id, role: run.parentId ? ('subagent' as const) : ('orchestrator' as const), name: run.name, ...(run.parentId ? { parentId: run.parentId } : {}) };
+}

@@ -1,0 +1,96 @@
+import { mapRequestSchema, type AgentToolArgsOf } from '@wds/contracts';
+import { WdsError } from '@wds/errors';
+import type { AgentToolInput, AgentToolResult } from '@wds/workflows/agent';
+import { planEngine } from '@wds/workflows/scrape';
+import type { BrowserAvailability } from '../browser/availability';
+import { clientRenderedPage } from '../browser/escalation';
+import { mapSite } from '../map/activities';
+import { scrapeOrEscalate, type PageDeps } from '../scrape/pipeline';
+import { agentScrapeOptions, checkAllowed, pageIdOf, pageOutcome } from './pages';
+import type { AgentSearchProvider } from './search';
+import { runToolCall, ToolError, type Tool } from './tool-runner';
+
+export interface AgentFetchDeps extends PageDeps {
+  /** The search backend; absent = no `search` tool. */
+  search?: AgentSearchProvider;
+  browserAvailable?: BrowserAvailability;
+}
+
+/** Engine failures (the target is unreachable, blocked, too slow) are the model's news, not a reason to retry the activity. */
+async function asToolError<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof WdsError) throw new ToolError(e.message, e.retryable);
+    throw e;
+  }
+}
+
+/** Firecrawl's search price: 2 credits per 10 results. */
+const searchCredits = (results: number) => 2 * Math.ceil(results / 10);
+
+function searchTool(deps: AgentFetchDeps): Tool<AgentToolArgsOf<'search'>> {
+  return {
+    estimate: (a) => searchCredits(a.limit ?? 5),
+    async run(a, env) {
+      if (!deps.search || env.ctx.rootOptions.strictConstrainToURLs) throw new ToolError('search is not available in this run');
+      const hits = await deps.search.search(a.query, { teamId: env.ctx.root.teamId, limit: a.limit ?? 5, country: env.ctx.rootOptions.location?.country }).catch((e: Error) => {
+        throw new ToolError(`search failed: ${e.message}`, true);
+      });
+      const content = hits.length
+        ? hits.map((h, i) => `${i + 1}. ${h.title ?? h.url}\n   ${h.url}${h.description ? `\n   ${h.description}` : ''}`).join('\n')
+        : 'No results.';
+      return { content, result: { query: a.query, results: hits.map((h) => ({ url: h.url, ...(h.title ? { title: h.title } : {}) })) }, credits: searchCredits(hits.length) };
+    },
+  };
+}
+
+function mapTool(deps: AgentFetchDeps): Tool<AgentToolArgsOf<'map'>> {
+  return {
+    estimate: () => 1,
+    async run(a, env) {
+      checkAllowed(env.ctx, a.url);
+      const req = mapRequestSchema.parse({ url: a.url, ...(a.search ? { search: a.search } : {}), limit: a.limit ?? 100, includeSubdomains: false, timeout: 30_000 });
+      const links = await asToolError(() => mapSite(deps, req, env.signal));
+      return {
+        content: links.length ? `${links.length} URLs:\n${links.map((l) => `- ${l.url}${l.title ? ` (${l.title})` : ''}`).join('\n')}` : 'No URLs found.',
+        result: { url: a.url, count: links.length, links: links.slice(0, 20).map((l) => l.url) },
+        credits: 1,
+      };
+    },
+  };
+}
+
+function scrapeTool(deps: AgentFetchDeps): Tool<AgentToolArgsOf<'scrape'>> {
+  return {
+    estimate: () => 1,
+    async run(a, env) {
+      checkAllowed(env.ctx, a.url);
+      const options = agentScrapeOptions(a, env.ctx);
+      const plan = planEngine(options, (await deps.browserAvailable?.()) ?? false);
+      if (plan.engine === 'unavailable') throw new ToolError(`this page needs a browser (${plan.reasons.join(', ')}), and none is available`);
+      if (plan.engine === 'browser') return { needsBrowser: true };
+      const page = await asToolError(() =>
+        scrapeOrEscalate(deps, { url: a.url, options, scrapeId: pageIdOf(env.ctx.run.id, env.input), signal: env.signal, useCache: true }, plan.escalateIfClientRendered ? clientRenderedPage : undefined),
+      );
+      if ('needsBrowser' in page) return { needsBrowser: true };
+      return pageOutcome(page, a.url, env);
+    },
+  };
+}
+
+/** wds-fetch: search, map and scrape (HTTP engine; a page that needs the browser goes on to wds-browser). */
+export async function agentFetchTool(deps: AgentFetchDeps, input: AgentToolInput): Promise<AgentToolResult> {
+  const db = deps.db;
+  switch (input.name) {
+    case 'search':
+      return runToolCall(db, input, 'search', searchTool(deps));
+    case 'map':
+      return runToolCall(db, input, 'map', mapTool(deps));
+    case 'scrape':
+      return runToolCall(db, input, 'scrape', scrapeTool(deps));
+    default:
+      throw new Error(`${input.name} is not a wds-fetch tool`);
+  }
+}
+

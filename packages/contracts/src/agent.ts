@@ -1,0 +1,273 @@
+import { z } from 'zod';
+import { actionsSchema } from './actions';
+import { httpUrl, locationSchema } from './scrape';
+
+/**
+ * POST /v2/agent and the agent's public shapes, as Firecrawl's v2 docs and the JS SDK
+ * (`prepareAgentPayload`, `AgentStatusResponse`, `AgentTraceEvent`, …) define them. Unknown
+ * fields are rejected like everywhere else; fields the SDKs send that have no effect here
+ * (`origin`, `integration`, `threatProtection`, `auditMetadata`) are accepted.
+ */
+
+/** Firecrawl's agent model names. Every one maps to a configured model (WDS_AGENT_MODELS, else MODEL_NAME). */
+export const AGENT_MODELS = ['spark-2', 'spark-1-pro', 'spark-1-mini', 'FIRE-1'] as const;
+export type AgentModel = (typeof AGENT_MODELS)[number];
+/** Firecrawl's current default: every run executes on spark-2 unless told otherwise. */
+export const DEFAULT_AGENT_MODEL: AgentModel = 'spark-2';
+
+/** Firecrawl's default `maxCredits` (docs: "Defaults to 2,500 if not set"). */
+export const DEFAULT_AGENT_MAX_CREDITS = 2_500;
+
+/** The SDK's AgentWebhookEvent: short names; the payload's `type` is `agent.<name>`. */
+export const AGENT_WEBHOOK_EVENTS = ['started', 'action', 'completed', 'failed', 'cancelled'] as const;
+export type AgentWebhookEvent = (typeof AGENT_WEBHOOK_EVENTS)[number];
+
+const headerValue = z.string().max(8_192).refine((v) => !/[\r\n]/.test(v), 'header values must not contain line breaks');
+
+export const agentWebhookSchema = z
+  .union([
+    httpUrl,
+    z.strictObject({
+      url: httpUrl,
+      headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), headerValue).optional(),
+      metadata: z.record(z.string(), z.unknown()).optional(),
+      events: z.array(z.enum(AGENT_WEBHOOK_EVENTS)).optional(),
+    }),
+  ])
+  .transform((w) => (typeof w === 'string' ? { url: w } : w));
+export type AgentWebhookConfig = z.output<typeof agentWebhookSchema>;
+
+/** The SDK's AgentExchangeOptions. Validated so typos are caught; enabling it needs the catalog, not built here. */
+const exchangeSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  toolkits: z.array(z.string().min(1).max(200)).max(5).optional(),
+  maxCalls: z.int().min(0).max(10_000).optional(),
+  requireApproval: z.boolean().optional(),
+  approve: z.strictObject({ approvalId: z.string().min(1).max(200), callIds: z.array(z.string().max(200)).max(100).optional(), always: z.boolean().optional() }).optional(),
+  decline: z.strictObject({ approvalId: z.string().min(1).max(200) }).optional(),
+  onTermsRequired: z.enum(['skip', 'ask']).optional(),
+});
+
+export const agentRequestSchema = z.strictObject({
+  prompt: z.string({ error: 'prompt is required' }).trim().min(1, 'prompt is required').max(10_000),
+  urls: z.array(httpUrl).max(100).nullable().optional(),
+  /** A JSON Schema for `data`; compiled by the API (422 when it is not valid JSON Schema). */
+  schema: z.record(z.string(), z.unknown()).nullable().optional(),
+  /** Credits this run (and its sub-agents) may use at most. */
+  maxCredits: z.int('maxCredits must be a whole number of credits').min(1).max(100_000_000).nullable().optional(),
+  strictConstrainToURLs: z.boolean().nullable().optional(),
+  model: z.enum(AGENT_MODELS).nullable().optional(),
+  effort: z.enum(['low', 'medium', 'high']).nullable().optional(),
+  webhook: agentWebhookSchema.nullable().optional(),
+  threadId: z.uuid('threadId must be a UUID').nullable().optional(),
+  mode: z.enum(['extract', 'chat']).nullable().optional(),
+  exchange: exchangeSchema.nullable().optional(),
+  /** The Python SDK sends these two. */
+  location: locationSchema.nullable().optional(),
+  zeroDataRetention: z.boolean().nullable().optional(),
+  threatProtection: z.record(z.string(), z.unknown()).nullable().optional(),
+  auditMetadata: z.record(z.string(), z.unknown()).nullable().optional(),
+  origin: z.string().max(200).optional(),
+  integration: z.string().max(200).nullable().optional(),
+}).superRefine((o, ctx) => {
+  if (o.strictConstrainToURLs && !o.urls?.length) {
+    ctx.addIssue({ code: 'custom', path: ['strictConstrainToURLs'], message: 'strictConstrainToURLs needs a non-empty urls list' });
+  }
+});
+export type AgentRequest = z.output<typeof agentRequestSchema>;
+
+/** What the agent run keeps of its request (agent_runs.options): the request with its defaults filled in. */
+export interface AgentRunOptions {
+  prompt: string;
+  urls?: string[];
+  schema?: Record<string, unknown>;
+  maxCredits: number;
+  strictConstrainToURLs: boolean;
+  model: AgentModel;
+  effort?: 'low' | 'medium' | 'high';
+  mode: 'extract' | 'chat';
+  webhook?: AgentWebhookConfig;
+  location?: z.output<typeof locationSchema>;
+  origin?: string;
+  integration?: string;
+}
+
+export function agentRunOptions(r: AgentRequest): AgentRunOptions {
+  return {
+    prompt: r.prompt,
+    ...(r.urls?.length ? { urls: r.urls } : {}),
+    ...(r.schema ? { schema: r.schema } : {}),
+    maxCredits: r.maxCredits ?? DEFAULT_AGENT_MAX_CREDITS,
+    strictConstrainToURLs: r.strictConstrainToURLs ?? false,
+    model: r.model ?? DEFAULT_AGENT_MODEL,
+    ...(r.effort ? { effort: r.effort } : {}),
+    mode: r.mode ?? 'extract',
+    ...(r.webhook ? { webhook: r.webhook } : {}),
+    ...(r.location ? { location: r.location } : {}),
+    ...(r.origin ? { origin: r.origin } : {}),
+    ...(r.integration ? { integration: r.integration } : {}),
+  };
+}
+
+/** Internal end states of a run; the public status folds them into processing / completed / failed. */
+export const AGENT_STATES = ['running', 'cancelling', 'succeeded', 'cancelled', 'credit_limit_reached', 'refused', 'parent_finished', 'internal'] as const;
+export type AgentState = (typeof AGENT_STATES)[number];
+export type AgentPublicStatus = 'processing' | 'completed' | 'failed';
+
+export function publicAgentStatus(state: AgentState): AgentPublicStatus {
+  if (state === 'running' || state === 'cancelling') return 'processing';
+  return state === 'succeeded' ? 'completed' : 'failed';
+}
+
+/** The spec's five error codes (Events: `error.code`). */
+export type AgentErrorCode = 'cancelled' | 'credit_limit_reached' | 'parent_finished' | 'refused' | 'internal';
+
+/** The SDK's AgentTraceError. */
+export interface AgentTraceError {
+  code: AgentErrorCode;
+  source: 'agent' | 'tool' | 'billing' | 'system';
+  retryable: boolean;
+  message: string;
+}
+
+/** run.finished outcomes (SDK: AgentTraceRunFinishedEvent). */
+export type AgentRunOutcome = 'succeeded' | 'failed' | 'cancelled' | 'refused' | 'credit_limit_reached';
+
+/** A tool's arguments, as the model is told them (JSON Schema) and as activities check them (zod). */
+export const agentToolArgs = {
+  search: z.object({ query: z.string().min(1).max(500), limit: z.int().min(1).max(20).optional() }),
+  map: z.object({ url: httpUrl, search: z.string().max(500).optional(), limit: z.int().min(1).max(500).optional() }),
+  scrape: z.object({
+    url: httpUrl,
+    actions: actionsSchema.optional(),
+    waitFor: z.int().min(0).max(30_000).optional(),
+    mobile: z.boolean().optional(),
+    onlyMainContent: z.boolean().optional(),
+  }),
+  extract: z.object({ pageId: z.uuid(), prompt: z.string().min(1).max(10_000), schema: z.record(z.string(), z.unknown()).optional() }),
+  save_result: z.object({ data: z.unknown() }),
+  finish: z.object({ data: z.unknown().optional(), message: z.string().max(100_000).optional() }),
+  refuse: z.object({ reason: z.string().min(1).max(10_000) }),
+  spawn_subagent: z.object({ prompt: z.string().min(1).max(10_000), urls: z.array(httpUrl).max(20).optional() }),
+  wait_subagents: z.object({ ids: z.array(z.uuid()).max(20).optional() }),
+};
+export type AgentToolName = keyof typeof agentToolArgs;
+export const AGENT_TOOL_NAMES = Object.keys(agentToolArgs) as AgentToolName[];
+
+/**
+ * The webhook event (short name) a trace event of the job's own run stands for: run.started →
+ * started, each finished tool call → action, run.finished → completed / cancelled / failed.
+ */
+export function agentWebhookEventOf(type: string, payload: Record<string, unknown>): AgentWebhookEvent | null {
+  if (type === 'run.started') return 'started';
+  if (type === 'tool_call.finished') return 'action';
+  if (type !== 'run.finished') return null;
+  if (payload.outcome === 'succeeded') return 'completed';
+  return payload.outcome === 'cancelled' ? 'cancelled' : 'failed';
+}
+export type AgentToolArgsOf<N extends AgentToolName> = z.output<(typeof agentToolArgs)[N]>;
+
+// ---- Responses (the OpenAPI route table, api-routes.ts; shapes as the JS SDK's Agent* types) ----
+
+const uuid = z.uuid();
+const isoTime = z.iso.datetime();
+const publicStatus = z.enum(['processing', 'completed', 'failed']);
+
+export const agentStartedResponseSchema = z.strictObject({
+  success: z.literal(true),
+  id: uuid,
+  threadId: uuid.describe('The thread this run belongs to; pass it back as `threadId` to continue it.'),
+  threadTurn: z.int().describe('1-based position of this run in its thread.'),
+});
+
+export const agentStatusResponseSchema = z.strictObject({
+  success: z.literal(true),
+  status: publicStatus,
+  data: z.unknown().optional().describe('The result (completed), or what a run stopped by maxCredits had saved.'),
+  error: z.string().optional(),
+  message: z.string().optional().describe("The agent's closing message (chat mode answers here)."),
+  model: z.string(),
+  effort: z.enum(['low', 'medium', 'high']).optional(),
+  mode: z.enum(['extract', 'chat']),
+  creditsUsed: z.int().describe('Live while running (credits reserved and charged so far); the bill once finished (0 for failed runs).'),
+  expiresAt: isoTime,
+  threadId: uuid,
+  threadTurn: z.int(),
+  steps: z.int().describe('Model steps taken by the orchestrator.'),
+  createdAt: isoTime,
+  finishedAt: isoTime.optional(),
+});
+
+export const agentListResponseSchema = z.strictObject({
+  success: z.literal(true),
+  agents: z.array(z.strictObject({
+    id: uuid,
+    createdAt: isoTime,
+    targetHint: z.string(),
+    origin: z.string(),
+    integration: z.string().optional(),
+    settings: z.strictObject({ hidden: z.boolean(), starred: z.boolean(), label: z.string().optional() }),
+    status: publicStatus,
+    options: z.strictObject({
+      urls: z.array(z.string()).optional(),
+      prompt: z.string(),
+      schema: z.unknown().optional(),
+      model: z.string(),
+      effort: z.enum(['low', 'medium', 'high']).optional(),
+    }),
+  })),
+  next: z.string().optional().describe('Absolute URL of the next (older) page: `?before=<unix ms>`.'),
+});
+
+export const agentCancelResponseSchema = z.strictObject({ success: z.literal(true) });
+
+/** One trace event (the SDK's AgentTraceEvent union): the common fields, and the type's own. */
+export const agentTraceEventSchema = z.looseObject({
+  schemaVersion: z.literal(1),
+  eventId: uuid,
+  runId: uuid,
+  occurredAt: isoTime,
+  producerSequence: z.int().describe("Gap-free per agent: the agent's own event count."),
+  agent: z.strictObject({ id: uuid, role: z.enum(['orchestrator', 'subagent', 'browser', 'system']), name: z.string(), parentId: uuid.optional() }),
+  type: z.string(),
+});
+
+export const agentTraceResponseSchema = z.strictObject({
+  success: z.literal(true),
+  id: uuid,
+  events: z.array(agentTraceEventSchema),
+  creditsUsed: z.int(),
+  activeBrowserSessions: z.array(z.strictObject({ id: z.string(), liveViewUrl: z.string(), viewport: z.strictObject({ width: z.int(), height: z.int() }) })).optional(),
+});
+
+export const agentSnapshotResponseSchema = z.strictObject({
+  success: z.literal(true),
+  id: uuid,
+  snapshotId: uuid,
+  snapshot: z.string().describe('The artifact version: a JSON text for json artifacts, markdown for pages.'),
+});
+
+export const agentThreadResponseSchema = z.strictObject({
+  success: z.literal(true),
+  thread: z.strictObject({
+    id: uuid,
+    createdAt: isoTime,
+    updatedAt: isoTime,
+    status: z.enum(['idle', 'running']),
+    runs: z.array(z.strictObject({
+      id: uuid,
+      turn: z.int(),
+      mode: z.enum(['extract', 'chat']),
+      prompt: z.string(),
+      urls: z.array(z.string()).optional(),
+      schema: z.unknown().optional(),
+      effort: z.enum(['low', 'medium', 'high']).optional(),
+      status: z.enum(['processing', 'succeeded', 'failed', 'cancelled', 'refused', 'credit_limit_reached']),
+      createdAt: isoTime,
+      finishedAt: isoTime.nullable(),
+      creditsUsed: z.int().nullable(),
+      message: z.string().nullable(),
+      data: z.unknown().optional(),
+    })),
+  }),
+});

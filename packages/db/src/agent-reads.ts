@@ -1,0 +1,55 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from './client';
+import type { AgentRunRow } from './agents';
+
+/**
+ * What the agent endpoints read: a job's trace (the job_events of all its agents), the team's
+ * runs newest first, a thread's turns. Team-scoped where a client names the resource.
+ */
+
+export interface AgentTraceRow {
+  runId: string;
+  parentId: string | null;
+  name: string;
+  seq: number;
+  type: string;
+  payload: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/**
+ * A job's trace events: every agent's events (numbered per agent: `seq` is that agent's
+ * producerSequence), ordered by time, then agent, then sequence. At most `limit`.
+ */
+export async function agentTraceEvents(db: Db, rootId: string, limit = 50_000): Promise<AgentTraceRow[]> {
+  const r = await db.execute<{ run_id: string; parent_id: string | null; name: string; seq: number; type: string; payload: Record<string, unknown>; created_at: Date | string }>(sql`
+    SELECT e.job_id AS run_id, r.parent_id, r.name, e.seq, e.type, e.payload, e.created_at
+    FROM agent_runs r JOIN job_events e ON e.job_id = r.id
+    WHERE r.root_id = ${rootId}
+    ORDER BY e.created_at, (r.parent_id IS NOT NULL), e.job_id, e.seq
+    LIMIT ${limit}`);
+  return r.rows.map((x) => ({ runId: x.run_id, parentId: x.parent_id, name: x.name, seq: x.seq, type: x.type, payload: x.payload, createdAt: new Date(x.created_at) }));
+}
+
+/**
+ * A team's agent jobs created before `beforeMs` (epoch ms), newest first. The cursor has the
+ * SDK's millisecond precision: jobs created in the same millisecond as a page's last one are
+ * on the next page only if they sort before it by id (rare; documented in the agent README).
+ */
+export async function listTeamAgents(db: Db, teamId: string, beforeMs: number | null, limit: number): Promise<AgentRunRow[]> {
+  return db.query.agentRuns.findMany({
+    where: (t, { and, eq, isNull }) =>
+      and(eq(t.teamId, teamId), isNull(t.parentId), beforeMs === null ? undefined : sql`${t.createdAt} < to_timestamp(${beforeMs / 1000}::float8)`),
+    orderBy: (t, { desc }) => [desc(t.createdAt), desc(t.id)],
+    limit,
+  });
+}
+
+/** A team's thread: its turns (roots) oldest first; empty when unknown or another team's. */
+export async function teamThreadRuns(db: Db, teamId: string, threadId: string): Promise<AgentRunRow[]> {
+  const r = await db.query.agentRuns.findMany({
+    where: (t, { and, eq, isNull }) => and(eq(t.threadId, threadId), eq(t.teamId, teamId), isNull(t.parentId)),
+    orderBy: (t, { asc }) => [asc(t.threadTurn)],
+  });
+  return r;
+}
