@@ -56,7 +56,11 @@ before(async () => {
       return s ? s(stepOf(r), r) : { content: 'no script' };
     },
   });
-  site = await startFixtureSite({ '/products/a': html(PAGE_A), '/products/b': html(PAGE_B) });
+  site = await startFixtureSite({
+    '/products/a': html(PAGE_A),
+    '/products/b': html(PAGE_B),
+    '/notes/glacier': html('<html><head><title>Field notes</title></head><body><main><h1>Field notes</h1><p>The quorvandite sample was found on the glacier.</p></main></body></html>'),
+  });
   site.route('/hook', (req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -85,6 +89,8 @@ before(async () => {
       OPENAI_API_KEY: 'sk-test-not-a-secret',
       MODEL_NAME: 'fake-model',
       SEARXNG_ENDPOINT: site.origin,
+      // The team's stored pages first, then SearXNG: the agent searches what POST /v2/search answers from.
+      WDS_SEARCH_PROVIDER: 'both',
       WDS_LLM_CONCURRENCY: '8',
       WDS_DATA_DIR: dataDir,
       WDS_FILE_SIGNING_SECRET: 'agent-e2e-signing-secret',
@@ -454,4 +460,18 @@ describe('agent jobs', () => {
     assert.equal(r.status, 400);
     assert.equal(r.json.error, 'Your team has zero data retention enabled. This is not supported on extract.');
   });
+});
+
+test('the search tool finds the pages the team stored (the own index), not only the web provider\'s', async () => {
+  await fc.scrape(site.url('/notes/glacier'), { formats: ['markdown'] });
+  scripts.set('own-index', (step, r) => {
+    if (step === 1) return { toolCalls: [tool('search', { query: 'quorvandite' }, 'c-own')] };
+    assert.ok(promptText(r).includes(site.url('/notes/glacier')), 'the stored page is a search result');
+    return { toolCalls: [tool('finish', { data: { found: true } }, 'c-own-done')] };
+  });
+  const started = await fc.startAgent({ prompt: '[own-index] Where was the quorvandite sample found?' });
+  const s = await finished(started.id);
+  assert.equal(s.status, 'completed', JSON.stringify(s));
+  assert.deepEqual(s.data, { found: true });
+  assert.equal(requestsOf('own-index').length, 2);
 });
