@@ -3,7 +3,7 @@ import { completeCrawlParamPreview, loadCrawlParamPreview, type Db } from '@wds/
 import { WdsError } from '@wds/errors';
 import { crawlOptionsFromInstruction, isLlmError, LlmCodes, type LlmClient } from '@wds/llm';
 import type { CrawlParamsWorkflowResult } from '@wds/workflows/crawl-params';
-import { observedStep } from './job';
+import { observeModelCall } from '../llm/model-step';
 
 /**
  * Crawl options from a prompt (wds-llm). The model's answer is checked by the crawl's own
@@ -20,7 +20,7 @@ export async function deriveCrawlParams(deps: { db: Db; client: LlmClient }, pre
     return r.success ? [] : issuesToDetails(r.error.issues).map((d) => `${d.path.join('.') || 'options'}: ${d.message}`);
   };
   try {
-    const r = await observedStep(deps.client.config.model, 'crawl_params', () => 0, () => crawlOptionsFromInstruction(deps.client, { url: row.url, instruction: row.prompt, check, signal }));
+    const r = await observeModelCall(deps.client.config.model, 'crawl_params', () => 0, () => crawlOptionsFromInstruction(deps.client, { url: row.url, instruction: row.prompt, check, signal }));
     // Only the fields a prompt may set reach the crawl (the reply's schema says so too).
     const options = Object.fromEntries(PROMPT_CRAWL_FIELDS.filter((k) => k in r.options).map((k) => [k, r.options[k]]));
     await completeCrawlParamPreview(deps.db, previewId, { result: options, warning: null, tokensUsed: r.usage.totalTokens });

@@ -2,7 +2,8 @@ import { boundedKey, chargeCredits, extractSourcePage, getTeamLimits, loadExtrac
 import { countTokens, extractJson, isLlmError, tokenCredits, emptyUsage, type LlmClient, type Usage } from '@wds/llm';
 import { creditsUsed } from '@wds/metrics';
 import type { ExtractPageInput, ExtractPageResult } from '@wds/workflows/extract';
-import { loadExtractInfo, observedStep, requestText, withinDeadline } from './job';
+import { observeModelCall, withinDeadline } from '../llm/model-step';
+import { loadExtractInfo, requestText } from './job';
 import { countFilled } from './merge';
 import type { ExtractSourceDocument } from './page';
 
@@ -59,7 +60,7 @@ export async function extractPage(deps: ExtractLlmDeps, { jobId, docSeq, deadlin
   const model = deps.client.config.model;
   try {
     const r = await withinDeadline(deadlineMs, (signal) =>
-      observedStep(model, 'extract', (x) => tokenCredits(x.usage), () =>
+      observeModelCall(model, 'extract', (x) => tokenCredits(x.usage), () =>
         extractJson(deps.client, { page: { markdown: doc.markdown, url: doc.metadata.url }, schema: job.options.schema, prompt: requestText(job.options), signal }),
       ),
     );

@@ -18,7 +18,8 @@ import { chooseAmongValues, compileUserSchema, isLlmError, tokenCredits, type Ll
 import { creditsUsed, jobsFinished } from '@wds/metrics';
 import type { MergeExtractInput } from '@wds/workflows/extract';
 import { OUT_OF_CREDITS, OUT_OF_TIME } from './extract-page';
-import { loadExtractInfo, observedStep, requestText, withinDeadline, type ExtractJobInfo } from './job';
+import { observeModelCall, withinDeadline } from '../llm/model-step';
+import { loadExtractInfo, requestText, type ExtractJobInfo } from './job';
 import { mergePages, type Merged } from './merge';
 
 /** Conflicts settled by one model call at most; the rest keep the most relevant page's value. */
@@ -105,7 +106,7 @@ async function settleConflicts(deps: { db: Db; client: LlmClient }, job: Extract
   };
   try {
     const r = await withinDeadline(deadlineMs, (signal) =>
-      observedStep(deps.client.config.model, 'extract_merge', (x) => tokenCredits(x.usage), () => chooseAmongValues(deps.client, { request: requestText(job.options), conflicts, signal })),
+      observeModelCall(deps.client.config.model, 'extract_merge', (x) => tokenCredits(x.usage), () => chooseAmongValues(deps.client, { request: requestText(job.options), conflicts, signal })),
     );
     if (!r.ok) return fallback('the time ran out while the model chose');
     await bill(r.value.usage);

@@ -1,12 +1,12 @@
-import { Context } from '@temporalio/activity';
 import type { ScrapeDocument, ScrapeOptions } from '@wds/contracts';
 import { completeScrapeJob, loadScrapeJob, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
-import { isLlmError, type LlmClient } from '@wds/llm';
-import { creditsUsed, llmCalls, llmCredits, llmDuration, llmTokens } from '@wds/metrics';
+import type { LlmClient } from '@wds/llm';
+import { creditsUsed } from '@wds/metrics';
 import type { EnrichScrapeInput, LlmScrapeActivities, ScrapeWorkflowResult } from '@wds/workflows/scrape';
 import { asActivity } from '../failures';
-import { runPageFormats, withLlmFields, type PageLlmResult } from './page-formats';
+import { observeModelCall, withinDeadline } from './model-step';
+import { runPageFormats, withLlmFields } from './page-formats';
 import { estimateStepTokens, withTokenBudget, type TokenBudget } from './token-budget';
 
 export interface LlmActivityDeps {
@@ -15,8 +15,6 @@ export interface LlmActivityDeps {
   /** The deployment's token limit (WDS_LLM_TOKENS_PER_MINUTE); null = none. */
   tokens?: TokenBudget | null;
 }
-
-const HEARTBEAT_MS = 2_000;
 
 /** wds-llm: the model step of a scrape. The page comes from its draft in Postgres, never from Temporal. */
 export function createLlmActivities(deps: LlmActivityDeps): LlmScrapeActivities {
@@ -38,7 +36,7 @@ async function enrichScrape(deps: LlmActivityDeps, { jobId, deadlineMs }: Enrich
     withTokenBudget(
       deps.tokens,
       () => estimateStepTokens(deps.client.config, o, draft.markdown ?? ''),
-      () => observed(deps.client.config.model, 'scrape', () => runPageFormats(deps.client, o, draft, call)),
+      () => observeModelCall(deps.client.config.model, 'scrape', (x) => x.credits, () => runPageFormats(deps.client, o, draft, call)),
     ),
   );
   const total = job.creditsUsed + r.credits;
@@ -55,42 +53,8 @@ async function enrichScrape(deps: LlmActivityDeps, { jobId, deadlineMs }: Enrich
  * is retried elsewhere within seconds. A step cut by the deadline is the request's timeout.
  */
 async function withDeadline<T>(deadlineMs: number, timeoutMs: number, fn: (call: { signal: AbortSignal }) => Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  const left = deadlineMs - Date.now();
-  const timedOut = () => new WdsError('REQUEST_TIMEOUT', { code: 'SCRAPE_TIMEOUT', retryable: false, message: `Request Timeout: the model did not finish within the ${timeoutMs} ms timeout` });
-  if (left <= 0) throw timedOut();
-  const deadline = AbortSignal.timeout(left);
-  const signal = AbortSignal.any([deadline, ctx.cancellationSignal]);
-  const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
-  try {
-    return await fn({ signal });
-  } catch (e) {
-    if (deadline.aborted) throw timedOut();
-    throw e;
-  } finally {
-    clearInterval(beat);
-  }
+  const r = await withinDeadline(deadlineMs, (signal) => fn({ signal }));
+  if (!r.ok) throw new WdsError('REQUEST_TIMEOUT', { code: 'SCRAPE_TIMEOUT', retryable: false, message: `Request Timeout: the model did not finish within the ${timeoutMs} ms timeout` });
+  return r.value;
 }
 
-/** Metrics of one LLM step: calls by outcome, tokens, latency, credits. */
-export async function observed(model: string, use: string, fn: () => Promise<PageLlmResult>): Promise<PageLlmResult> {
-  const t0 = performance.now();
-  try {
-    const r = await fn();
-    llmCalls.inc({ model, use, outcome: 'success' });
-    llmTokens.inc({ model, direction: 'prompt' }, r.usage.promptTokens);
-    llmTokens.inc({ model, direction: 'completion' }, r.usage.completionTokens);
-    llmCredits.inc({ model }, r.credits);
-    llmDuration.observe({ model, outcome: 'success' }, (performance.now() - t0) / 1000);
-    return r;
-  } catch (e) {
-    const code = isLlmError(e) || e instanceof WdsError ? (e.code ?? e.kind) : 'error';
-    llmCalls.inc({ model, use, outcome: code });
-    if (isLlmError(e) && e.usage) {
-      llmTokens.inc({ model, direction: 'prompt' }, e.usage.promptTokens);
-      llmTokens.inc({ model, direction: 'completion' }, e.usage.completionTokens);
-    }
-    llmDuration.observe({ model, outcome: 'error' }, (performance.now() - t0) / 1000);
-    throw e;
-  }
-}

@@ -8,7 +8,7 @@ import type { CrawlLlmActivities, LlmBatchInput, LlmBatchResult } from '@wds/wor
 import { loadJobOptions, type LoadedJob } from '../crawl/job-options';
 import { asActivity } from '../failures';
 import { webhookFor } from '../webhooks/emit';
-import { observed } from './activities';
+import { observeModelCall } from './model-step';
 import { runPageFormats, withLlmFields } from './page-formats';
 import { estimateStepTokens, TokenLimitError, withTokenBudget, type TokenBudget } from './token-budget';
 
@@ -92,7 +92,7 @@ async function enrichPage(deps: CrawlLlmDeps, job: LoadedJob, page: ClaimedLlmPa
     const r = await withTokenBudget(
       deps.tokens,
       () => estimateStepTokens(deps.client.config, o, draft.markdown ?? ''),
-      () => observed(deps.client.config.model, job.kind, () => runPageFormats(deps.client, o, draft, { signal })),
+      () => observeModelCall(deps.client.config.model, job.kind, (x) => x.credits, () => runPageFormats(deps.client, o, draft, { signal })),
     );
     const credits = page.credits + r.credits;
     const doc = withLlmFields(draft, r, o);
