@@ -2,7 +2,7 @@ import type { AgentToolArgsOf } from '@wds/contracts';
 import { WdsError } from '@wds/errors';
 import { buildDocumentAsync } from '@wds/documents';
 import type { AgentToolInput, AgentToolResult } from '@wds/workflows/agent';
-import type { BrowserActivityDeps } from '../browser/render-page';
+import { renderedPage, type BrowserActivityDeps } from '../browser/render-page';
 import { agentScrapeOptions, checkAllowed, pageIdOf, pageOutcome } from './pages';
 import { runToolCall, ToolError, type Tool } from './tool-runner';
 
@@ -32,8 +32,7 @@ function browserScrape(deps: AgentBrowserDeps): Tool<AgentToolArgsOf<'scrape'>> 
           actions: o.actions,
           signal: env.signal,
         });
-        const mime = /html|xml/.test(r.contentType) ? r.contentType : 'text/html';
-        const page = { requestedUrl: a.url, finalUrl: r.finalUrl, statusCode: r.statusCode || 200, contentTypeHeader: `${mime}; charset=utf-8`, body: Buffer.from(r.html, 'utf8'), charset: 'utf-8' };
+        const page = renderedPage(a.url, r);
         const built = await buildDocumentAsync(page, o, { scrapeId: pageIdOf(env.ctx.run.id, env.input), engine: 'browser', cache: { state: 'miss' }, timeoutMs: o.timeout, signal: env.signal });
         return pageOutcome({ ...built, statusCode: page.statusCode }, a.url, env);
       } catch (e) {
