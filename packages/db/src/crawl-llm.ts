@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
+import { KEEPS_NO_DATA, pageStoredCtes } from './crawls';
 import type { Db } from './client';
-import { eventCtes, type EventWebhook } from './events';
-import { boundedKey, chargeCtes } from './ledger';
+import type { EventWebhook } from './events';
 import { pickOnce } from './pick';
 import { storable, storableText } from './text';
 
@@ -68,7 +68,7 @@ export interface EnrichedPage {
 export async function finishLlmPage(db: Db, jobId: string, key: string, page: EnrichedPage): Promise<boolean> {
   const res = await db.execute<{ stored: number }>(sql`
     WITH job AS (
-      SELECT team_id, kind FROM crawl_jobs WHERE id = ${jobId}
+      SELECT team_id, kind, ${KEEPS_NO_DATA} AS keeps_no_data FROM crawl_jobs WHERE id = ${jobId}
     ), pending AS (
       DELETE FROM crawl_llm_pages WHERE job_id = ${jobId} AND url_key = ${key} RETURNING url_key
     ), doc AS (
@@ -79,15 +79,7 @@ export async function finishLlmPage(db: Db, jobId: string, key: string, page: En
     ), done AS (
       UPDATE crawl_urls SET status = 'done', done_at = now(), lease_owner = NULL, lease_until = NULL
       WHERE job_id = ${jobId} AND url_key = ${key} AND EXISTS (SELECT 1 FROM pending)
-    ), ${chargeCtes(sql`SELECT job.team_id, ${jobId}::uuid, job.kind, doc.credits, ${boundedKey('page', jobId, key)}::text FROM doc, job`)},
-    ${eventCtes({
-      jobId,
-      type: 'page',
-      key: boundedKey('page', key),
-      payload: sql`jsonb_build_object('urlKey', ${key}::text, 'docSeq', doc.seq)`,
-      src: sql`doc`,
-      webhook: page.webhook,
-    })}
+    ), ${pageStoredCtes(jobId, key, page.webhook, page.body)}
     SELECT (SELECT count(*) FROM doc)::int AS stored, set_config('synchronous_commit', 'off', true) AS async_commit`);
   return (res.rows[0]?.stored ?? 0) > 0;
 }

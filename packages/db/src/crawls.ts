@@ -206,8 +206,27 @@ export interface FinishedPage {
  * activity, so it is claimed again when the lease ends (as when a worker dies), and its charge
  * and events are written again with it (a receiver may see that page's webhook twice).
  */
+/**
+ * What storing a page's document sets off, after a `doc` CTE (the inserted crawl_documents row:
+ * seq, credits) and a `job` CTE (team_id, kind, keeps_no_data): its charge, its `page` event
+ * (and webhook) and its search index row. One definition for every statement that stores a
+ * page — the fetch's (`finishPage`) and the model step's (`finishLlmPage`) — so a page is billed,
+ * announced and indexed the same way whichever step finished it.
+ */
+export function pageStoredCtes(jobId: string, key: string, webhook: EventWebhook | null | undefined, body: unknown): SQL {
+  return sql`${chargeCtes(sql`SELECT job.team_id, ${jobId}::uuid, job.kind, doc.credits, ${boundedKey('page', jobId, key)}::text FROM doc, job`)},
+    ${eventCtes({
+      jobId,
+      type: 'page',
+      key: boundedKey('page', key),
+      payload: sql`jsonb_build_object('urlKey', ${key}::text, 'docSeq', doc.seq)`,
+      src: sql`doc`,
+      webhook,
+    })}${searchIndexCte(sql`SELECT job.team_id FROM doc, job WHERE NOT job.keeps_no_data`, body)}`;
+}
+
 /** A job whose pages must not outlive it (zero data retention, lockdown scrape options): never indexed for search. */
-const KEEPS_NO_DATA = sql.raw(`(zero_data_retention OR coalesce((options #>> '{scrapeOptions,zeroDataRetention}')::boolean, false)
+export const KEEPS_NO_DATA = sql.raw(`(zero_data_retention OR coalesce((options #>> '{scrapeOptions,zeroDataRetention}')::boolean, false)
   OR coalesce((options ->> 'zeroDataRetention')::boolean, false) OR coalesce((options #>> '{scrapeOptions,lockdown}')::boolean, false)
   OR coalesce((options ->> 'lockdown')::boolean, false))`);
 
@@ -237,15 +256,7 @@ export async function finishPage(db: Db, jobId: string, key: string, page: Finis
       UPDATE crawl_urls SET done_at = now(), lease_owner = NULL, lease_until = NULL,
         status = CASE WHEN EXISTS (SELECT 1 FROM draft) OR EXISTS (SELECT 1 FROM crawl_llm_pages WHERE job_id = ${jobId} AND url_key = ${key}) THEN 'llm' ELSE 'done' END
       WHERE job_id = ${jobId} AND url_key = ${key}
-    ), ${chargeCtes(sql`SELECT job.team_id, ${jobId}::uuid, job.kind, doc.credits, ${boundedKey('page', jobId, key)}::text FROM doc, job`)},
-    ${eventCtes({
-      jobId,
-      type: 'page',
-      key: boundedKey('page', key),
-      payload: sql`jsonb_build_object('urlKey', ${key}::text, 'docSeq', doc.seq)`,
-      src: sql`doc`,
-      webhook: d?.webhook,
-    })}${searchIndexCte(sql`SELECT job.team_id FROM doc, job WHERE NOT job.keeps_no_data`, d?.body)}
+    ), ${pageStoredCtes(jobId, key, d?.webhook, pending ? undefined : d?.body)}
     SELECT (SELECT count(*) FROM doc)::int + (SELECT count(*) FROM draft)::int AS stored, set_config('synchronous_commit', 'off', true) AS async_commit`);
   return (res.rows[0]?.stored ?? 0) > 0;
 }
