@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { actionsSchema } from './actions';
 import { httpUrl, locationSchema } from './scrape';
+import { webhookSchemaOf } from './crawl';
 
 /**
  * POST /v2/agent and the agent's public shapes, as Firecrawl's v2 docs and the JS SDK
@@ -22,19 +23,7 @@ export const DEFAULT_AGENT_MAX_CREDITS = 2_500;
 export const AGENT_WEBHOOK_EVENTS = ['started', 'action', 'completed', 'failed', 'cancelled'] as const;
 export type AgentWebhookEvent = (typeof AGENT_WEBHOOK_EVENTS)[number];
 
-const headerValue = z.string().max(8_192).refine((v) => !/[\r\n]/.test(v), 'header values must not contain line breaks');
-
-export const agentWebhookSchema = z
-  .union([
-    httpUrl,
-    z.strictObject({
-      url: httpUrl,
-      headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), headerValue).optional(),
-      metadata: z.record(z.string(), z.unknown()).optional(),
-      events: z.array(z.enum(AGENT_WEBHOOK_EVENTS)).optional(),
-    }),
-  ])
-  .transform((w) => (typeof w === 'string' ? { url: w } : w));
+export const agentWebhookSchema = webhookSchemaOf(AGENT_WEBHOOK_EVENTS);
 export type AgentWebhookConfig = z.output<typeof agentWebhookSchema>;
 
 /** The SDK's AgentExchangeOptions. Validated so typos are caught; enabling it needs the catalog, not built here. */

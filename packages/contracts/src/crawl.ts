@@ -17,17 +17,22 @@ const headerValue = z.string().max(8_192).refine((v) => !/[\r\n]/.test(v), 'head
 export const WEBHOOK_EVENTS = ['started', 'page', 'completed', 'failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
-export const webhookSchema = z
-  .union([
-    httpUrl,
-    z.strictObject({
-      url: httpUrl,
-      headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), headerValue).optional(),
-      metadata: z.record(z.string(), z.unknown()).optional(),
-      events: z.array(z.enum(WEBHOOK_EVENTS)).optional(),
-    }),
-  ])
-  .transform((w) => (typeof w === 'string' ? { url: w } : w));
+/** A job's `webhook`: a URL, or `{url, headers?, metadata?, events?}` with the job kind's event names. */
+export function webhookSchemaOf<const E extends readonly [string, ...string[]]>(events: E) {
+  return z
+    .union([
+      httpUrl,
+      z.strictObject({
+        url: httpUrl,
+        headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), headerValue).optional(),
+        metadata: z.record(z.string(), z.unknown()).optional(),
+        events: z.array(z.enum(events)).optional(),
+      }),
+    ])
+    .transform((w) => (typeof w === 'string' ? { url: w } : w));
+}
+
+export const webhookSchema = webhookSchemaOf(WEBHOOK_EVENTS);
 export type WebhookConfig = z.output<typeof webhookSchema>;
 
 const clientTags = {
