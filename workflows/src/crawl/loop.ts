@@ -1,5 +1,5 @@
-import { CancellationScope, isCancellation, sleep, workflowInfo } from '@temporalio/workflow';
-import type { JobRef } from '../common';
+import { ActivityCancellationType, CancellationScope, isCancellation, sleep, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { NON_RETRYABLE_KINDS, TaskQueues, type JobRef, type TaskQueue } from '../common';
 import type { CrawlPlan, CrawlProgress, FinishJobInput, FrontierState, LlmBatchInput, LlmBatchResult, LlmPlan, ProcessBatchInput, ProcessBatchResult } from './contracts';
 
 /** Batches per run before continuing as new even if the server has not suggested it yet (plan.batchesPerRun overrides). */
@@ -14,6 +14,28 @@ const DEFAULT_LLM_PLAN: LlmPlan = { window: 4, batchSize: 5 };
  * kind brings its own page handler (what `runBatch` does with each page: scrape and store it,
  * extract from it, compare it with the last check) and reuses the loop around it.
  */
+/**
+ * Activity options of a frontier job's batch steps (fetch batches, LLM batches): long, heartbeating
+ * (a dead worker's batch is leased again within seconds), and drained on cancellation so a
+ * cancelled job never leaves a batch writing behind it.
+ */
+export function frontierBatchOptions(taskQueue: TaskQueue): ActivityOptions {
+  return {
+    taskQueue,
+    startToCloseTimeout: '1 hour',
+    heartbeatTimeout: '10s',
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 8, nonRetryableErrorTypes: [...NON_RETRYABLE_KINDS] },
+  };
+}
+
+/** Activity options of a frontier job's short control steps (frontier state, finishing the job). */
+export const frontierControlOptions: ActivityOptions = {
+  taskQueue: TaskQueues.control,
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '500ms', maximumInterval: '10s', maximumAttempts: 20 },
+};
+
 export interface FrontierSteps {
   /** Fills the frontier once (start URL, sitemap, a batch's URL list); skipped after the first run. */
   seed?(input: JobRef): Promise<unknown>;

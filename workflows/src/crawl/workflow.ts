@@ -1,7 +1,7 @@
-import { ActivityCancellationType, continueAsNew, proxyActivities } from '@temporalio/workflow';
-import { NON_RETRYABLE_KINDS, TaskQueues } from '../common';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
+import { TaskQueues } from '../common';
 import type { CrawlActivities, CrawlControlActivities, CrawlLlmActivities, CrawlProgress, CrawlWorkflowInput, CrawlWorkflowResult } from './contracts';
-import { runFrontierJob } from './loop';
+import { frontierBatchOptions, frontierControlOptions, runFrontierJob } from './loop';
 
 /**
  * A crawl or batch scrape. The frontier lives in Postgres; the frontier loop (./loop.ts) keeps a
@@ -12,28 +12,12 @@ import { runFrontierJob } from './loop';
 export async function crawlWorkflow(input: CrawlWorkflowInput): Promise<CrawlWorkflowResult> {
   const { jobId, plan } = input;
   const progress: CrawlProgress = input.progress ?? { seeded: false, batches: 0, runs: 0 };
-  const fetchActs = proxyActivities<CrawlActivities>({
-    taskQueue: TaskQueues.fetch,
-    startToCloseTimeout: '1 hour',
-    heartbeatTimeout: '10s',
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 8, nonRetryableErrorTypes: [...NON_RETRYABLE_KINDS] },
-  });
+  const fetchActs = proxyActivities<CrawlActivities>(frontierBatchOptions(TaskQueues.fetch));
   // Model steps of pages with model-made formats. No attempt limit is needed for the provider:
   // an LLM batch handles its failures page by page (back-off in Postgres); these retries are for
   // the batch itself (a worker killed, Postgres briefly gone).
-  const llmActs = proxyActivities<CrawlLlmActivities>({
-    taskQueue: TaskQueues.llm,
-    startToCloseTimeout: '1 hour',
-    heartbeatTimeout: '10s',
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 8, nonRetryableErrorTypes: [...NON_RETRYABLE_KINDS] },
-  });
-  const control = proxyActivities<CrawlControlActivities>({
-    taskQueue: TaskQueues.control,
-    startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '500ms', maximumInterval: '10s', maximumAttempts: 20 },
-  });
+  const llmActs = proxyActivities<CrawlLlmActivities>(frontierBatchOptions(TaskQueues.llm));
+  const control = proxyActivities<CrawlControlActivities>(frontierControlOptions);
 
   const outcome = await runFrontierJob(
     { jobId, plan, progress },

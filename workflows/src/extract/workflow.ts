@@ -1,7 +1,7 @@
-import { ActivityCancellationType, CancellationScope, continueAsNew, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, continueAsNew, isCancellation, proxyActivities } from '@temporalio/workflow';
 import { NON_RETRYABLE_KINDS, TaskQueues } from '../common';
 import type { CrawlControlActivities } from '../crawl/contracts';
-import { runFrontierJob } from '../crawl/loop';
+import { frontierBatchOptions, frontierControlOptions, runFrontierJob } from '../crawl/loop';
 import { describeFailure } from '../failure';
 import type { ExtractControlActivities, ExtractFetchActivities, ExtractLlmActivities, ExtractProgress, ExtractWorkflowInput, ExtractWorkflowResult } from './contracts';
 
@@ -21,16 +21,9 @@ const MERGE_GRACE_MS = 5 * 60_000;
 export async function extractWorkflow(input: ExtractWorkflowInput): Promise<ExtractWorkflowResult> {
   const { jobId, plan, deadlineMs } = input;
   const progress: ExtractProgress = input.progress ?? { phase: 'scrape', frontier: { seeded: false, batches: 0, runs: 0 } };
-  const fetchActs = proxyActivities<ExtractFetchActivities>({
-    taskQueue: TaskQueues.fetch,
-    startToCloseTimeout: '1 hour',
-    heartbeatTimeout: '10s',
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 8, nonRetryableErrorTypes: [...NON_RETRYABLE_KINDS] },
-  });
-  const controlOpts = { taskQueue: TaskQueues.control, startToCloseTimeout: '1 minute', retry: { initialInterval: '500ms', maximumInterval: '10s', maximumAttempts: 20 } };
-  const frontier = proxyActivities<CrawlControlActivities>(controlOpts);
-  const control = proxyActivities<ExtractControlActivities>(controlOpts);
+  const fetchActs = proxyActivities<ExtractFetchActivities>(frontierBatchOptions(TaskQueues.fetch));
+  const frontier = proxyActivities<CrawlControlActivities>(frontierControlOptions);
+  const control = proxyActivities<ExtractControlActivities>(frontierControlOptions);
 
   try {
     if (progress.phase === 'scrape') {
