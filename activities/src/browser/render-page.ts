@@ -30,7 +30,6 @@ function screenshotOptions(o: ScrapeOptions): ScreenshotOptions | undefined {
  * The rendered DOM as a page for format building: the HTML comes from page.content() (a JS
  * string), so it is UTF-8 whatever the original charset; the MIME type is kept when it is HTML.
  */
-/** The rendered DOM as the page content the document builders read (always UTF-8 HTML/XML). */
 export function renderedPage(url: string, r: RenderResult): PageContent {
   const mime = /html|xml/.test(r.contentType) ? r.contentType : 'text/html';
   return { requestedUrl: url, finalUrl: r.finalUrl, statusCode: r.statusCode || 200, contentTypeHeader: `${mime}; charset=utf-8`, body: Buffer.from(r.html, 'utf8'), charset: 'utf-8' };
