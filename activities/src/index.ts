@@ -24,3 +24,4 @@ export {
   type AgentSearchProvider,
   type SearchHit,
 } from './agent/index';
+export { createCatalogControlActivities, createCatalogFetchActivities, type CatalogControlDeps, type CatalogFetchDeps } from './catalog/index';

@@ -22,6 +22,8 @@ export const workflowIds = {
   extract: (jobId: string) => `extract-${jobId}`,
   crawlParams: (previewId: string) => `crawl-params-${previewId}`,
   agent: (runId: string) => `agent-${runId}`,
+  /** One catalog-mode request per team and x-request-id (1–128 of [A-Za-z0-9._:-], all valid in ids). */
+  catalog: (teamId: string, requestId: string) => `catalog-${teamId}-${requestId}`,
 };
 
 export interface JobRef {

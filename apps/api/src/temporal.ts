@@ -13,8 +13,9 @@ import {
 } from '@temporalio/client';
 
 import { WdsError, isErrorKind } from '@wds/errors';
-import type { agentWorkflow, crawlParamsWorkflow, crawlWorkflow, extractWorkflow, mapWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
+import type { agentWorkflow, catalogWorkflow, crawlParamsWorkflow, crawlWorkflow, extractWorkflow, mapWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
 import type { AgentPlan } from '@wds/workflows/agent';
+import type { CatalogWorkflowResult } from '@wds/workflows/catalog';
 import { TaskQueues, workflowIds } from '@wds/workflows/common';
 import type { CrawlPlan } from '@wds/workflows/crawl';
 import type { ParseWorkflowResult } from '@wds/workflows/parse';
@@ -47,6 +48,15 @@ export interface Starters {
   startAgent(input: { runId: string; plan: AgentPlan }): Promise<void>;
   /** DELETE /v2/agent/{id}: asks the workflow to cancel (its cleanup writes the end). */
   cancelAgent(input: { runId: string }): Promise<void>;
+  /**
+   * Catalog mode: starts the request's workflow (id from team and x-request-id); `running` when a
+   * run of that id is still open (this start did nothing). Fails after START_DEADLINE_MS.
+   */
+  startCatalog(input: { teamId: string; requestId: string; id: string; timeoutMs: number }): Promise<'started' | 'running'>;
+  /** The latest run's result, or `timeout` when it is not done within `budgetMs`. A failed run throws. */
+  awaitCatalog(input: { teamId: string; requestId: string; budgetMs: number }): Promise<CatalogWorkflowResult | 'timeout'>;
+  /** Whether a run of the request's workflow is open now. */
+  catalogRunning(input: { teamId: string; requestId: string }): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -149,6 +159,48 @@ export async function connectTemporal(
         .catch((e) => {
           if (!(e instanceof WorkflowNotFoundError)) throw e;
         });
+    },
+    async startCatalog({ teamId, requestId, id, timeoutMs }) {
+      try {
+        await withinMs(
+          client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+            client.workflow.start<typeof catalogWorkflow>('catalogWorkflow', {
+              taskQueue: TaskQueues.control,
+              workflowId: workflowIds.catalog(teamId, requestId),
+              args: [{ id, timeoutMs, scrapeFetch: opts.scrapeFetch }],
+              // One open run per request id; a new run after an ended one only when the API decided
+              // (a request refused for credits leaves no record, so its id may run again).
+              workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+              workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+            }),
+          ),
+          START_DEADLINE_MS,
+          'Temporal did not accept the workflow start',
+        );
+        return 'started';
+      } catch (e) {
+        if (e instanceof WorkflowExecutionAlreadyStartedError) return 'running';
+        throw e;
+      }
+    },
+    async awaitCatalog({ teamId, requestId, budgetMs }) {
+      const handle = client.workflow.getHandle<typeof catalogWorkflow>(workflowIds.catalog(teamId, requestId));
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), budgetMs)));
+      try {
+        return await Promise.race([handle.result(), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async catalogRunning({ teamId, requestId }) {
+      try {
+        const d = await client.workflow.getHandle(workflowIds.catalog(teamId, requestId)).describe();
+        return d.status.name === 'RUNNING';
+      } catch (e) {
+        if (e instanceof WorkflowNotFoundError) return false;
+        throw e;
+      }
     },
     close: () => connection.close(),
   };

@@ -5,6 +5,8 @@ import {
   createAgentFetchActivities,
   createAgentLlmActivities,
   createBrowserActivities,
+  createCatalogControlActivities,
+  createCatalogFetchActivities,
   createCrawlActivities,
   createCrawlControlActivities,
   createExtractControlActivities,
@@ -53,7 +55,8 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
   const pageDeps = { db, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK, maxBodyBytes: env.WDS_MAX_BODY_BYTES };
   const scrapeActivities = () => createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable, llmAvailable: res.llmConfigured });
   // The agent searches what POST /v2/search answers from (the own index needs no provider, so search is always there).
-  const search: AgentSearchProvider = deploymentSearch(createSearchProvider(db, searchEnvOf(env)));
+  const searchProvider = createSearchProvider(db, searchEnvOf(env));
+  const search: AgentSearchProvider = deploymentSearch(searchProvider);
   const agentTools = async () => ({ search: !!search, browser: await res.browserAvailable().catch(() => false) });
   switch (queue) {
     case TaskQueues.control:
@@ -64,6 +67,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createCrawlControlActivities({ db }),
           ...createExtractControlActivities({ db }),
           ...createAgentControlActivities({ db, tools: agentTools }),
+          ...createCatalogControlActivities({ db }),
           // For scrapes started with WDS_SCRAPE_FETCH=local, which fetch as local activities here
           // (converting on the transform threads when this process also serves wds-fetch, else inline).
           ...scrapeActivities(),
@@ -79,6 +83,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createExtractFetchActivities(pageDeps),
           ...createParseActivities({ db }),
           ...createAgentFetchActivities({ ...pageDeps, search, browserAvailable: res.browserAvailable }),
+          ...createCatalogFetchActivities({ ...pageDeps, search: searchProvider, sharedSearchIndex: env.WDS_SEARCH_SHARED_INDEX }),
         },
         maxConcurrentActivityTaskExecutions: env.WDS_FETCH_CONCURRENCY,
       };

@@ -10,7 +10,7 @@ import {
   activeCrawlsResponseSchema, batchStartedResponseSchema, concurrencyCheckResponseSchema, creditUsageResponseSchema,
   errorBodySchema, healthResponseSchema, jobCancelledResponseSchema, jobErrorsResponseSchema, jobStartedResponseSchema,
   jobStatusResponseSchema, jobStreamMessageSchema, mapResponseSchema, parseDocumentSchema, queueStatusResponseSchema, readyResponseSchema,
-  scrapeDocumentSchema, scrapeResponseSchema, scrapeStatusResponseSchema,
+  scrapeDocumentSchema, scrapeOrCatalogResponseSchema, scrapeResponseSchema, scrapeStatusResponseSchema,
 } from './responses';
 import { scrapeCatalogRequestSchema, scrapeUrlRequestSchema } from './scrape';
 import { searchRequestSchema, searchResponseSchema } from './search';
@@ -41,6 +41,7 @@ export const RESPONSE_SCHEMAS = {
   ErrorBody: errorBodySchema,
   ScrapeDocument: scrapeDocumentSchema,
   ScrapeResponse: scrapeResponseSchema,
+  ScrapeOrCatalogResponse: scrapeOrCatalogResponseSchema,
   ScrapeStatusResponse: scrapeStatusResponseSchema,
   JobStartedResponse: jobStartedResponseSchema,
   BatchStartedResponse: batchStartedResponseSchema,
@@ -227,10 +228,14 @@ export const API_ROUTES: ApiRoute[] = [
   {
     method: 'POST', path: '/v2/scrape', operationId: 'scrape', tag: 'Scraping', auth: 'bearer',
     summary: 'Scrape one URL (URL mode) or run catalog calls (catalog mode)',
-    description: 'Catalog mode (a body with `catalog`) answers 403 unless enabled for the team, then 404 `unknown_provider`: no provider is catalogued yet.',
+    description:
+      'Catalog mode (a body with `catalog`, or `alexandria` as the JS SDK sends it): 403 unless enabled for the team; 404 `unknown_provider`; ' +
+      '400 when options break the capability\'s schema; 402 `insufficient_credits` (nothing ran); a repeated `x-request-id` replays the stored answer and its ' +
+      '`scrape_id`, or answers 409 `duplicate_request` (other calls) / `request_in_flight` (still running), or 503 `request_unresolved` (outcome unknown: retry ' +
+      'with the same id), each with `chargeId`. The answer carries the `x-request-id` header (generated when the request had none).',
     body: { json: ['ScrapeRequest', 'ScrapeCatalogRequest'] },
-    headers: { 'x-request-id': { description: 'Catalog mode: identifies the request for retries.', schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' } } },
-    responses: { ...ok('ScrapeResponse'), ...errors(...JSON_BODY, 402, ...AUTHED, ...JOB_FAILURES) },
+    headers: { 'x-request-id': { description: 'Catalog mode: the idempotency key of the request (echoed back).', schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' } } },
+    responses: { ...ok('ScrapeOrCatalogResponse'), ...errors(...JSON_BODY, 402, ...AUTHED, ...JOB_FAILURES) },
   },
   {
     method: 'GET', path: '/v2/scrape/:id', operationId: 'getScrape', tag: 'Scraping', auth: 'bearer',

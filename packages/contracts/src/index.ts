@@ -1,5 +1,6 @@
 export * from './formats';
 export * from './actions';
+export * from './catalog';
 export * from './scrape';
 export * from './document';
 export * from './validation';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { scrapeCatalogResponseSchema, toolContractSchema } from './catalog';
 import { JOB_STATUSES } from './crawl';
 
 /**
@@ -136,7 +137,7 @@ export const scrapeDocumentSchema = z.strictObject({
   actions: documentActions.optional(),
   pages: z.array(pdfPage).optional(),
   blocks: z.array(pdfPageBlocks).optional(),
-  tools: z.array(z.unknown()).optional().describe('Present (empty) when the request set domainTools.'),
+  tools: z.array(toolContractSchema).optional().describe("With domainTools: the catalog's tools whose declared domains cover the page's (possibly none)."),
   json: z.unknown().optional().describe('The `json` format: data extracted by the model, conforming to the request\'s schema.'),
   summary: z.string().optional().describe('The `summary` format.'),
   answer: z.string().optional().describe('The `question` format: the answer.'),
@@ -153,6 +154,9 @@ export const parseDocumentSchema = scrapeDocumentSchema.extend({
 });
 
 export const scrapeResponseSchema = z.strictObject({ success: z.literal(true), data: scrapeDocumentSchema });
+
+/** POST /v2/scrape answers a page (URL mode) or the calls' results (catalog mode). */
+export const scrapeOrCatalogResponseSchema = z.union([scrapeResponseSchema, scrapeCatalogResponseSchema]);
 
 /** GET /v2/scrape/{id}: the document, or only the state while the scrape runs. */
 export const scrapeStatusResponseSchema = z.union([

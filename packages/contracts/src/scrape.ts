@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { actionsSchema } from './actions';
+import { catalogCallsSchema, toolDetailSchema, type CatalogCallInput } from './catalog';
 import { formatsSchema, type FormatObject } from './formats';
 
 /** The spec's Scrape request table, field by field (URL mode). */
@@ -103,22 +104,33 @@ export const scrapeUrlRequestSchema = z
     ...scrapeOptionsShape,
     ...clientTags,
     domainTools: z.boolean().default(false),
-    toolDetail: z.enum(['compact', 'summary', 'full']).optional(),
+    toolDetail: toolDetailSchema.optional(),
   })
   .superRefine(checkCrossFieldRules);
 
-const catalogCall = z.strictObject({
-  provider: z.string().min(1).max(200),
-  capability: z.string().min(1).max(200),
-  options: z.record(z.string(), z.unknown()).default({}),
-});
+/**
+ * Catalog mode: the call(s) plus timeout/origin/integration only (spec rule 1). `catalog` is the
+ * spec's name; `alexandria` is what the JS SDK sends (`firecrawl.scrape({alexandria})`): either,
+ * not both.
+ */
+export const scrapeCatalogRequestSchema = z
+  .strictObject({
+    catalog: catalogCallsSchema.optional(),
+    alexandria: catalogCallsSchema.optional().describe("The JS SDK's name for `catalog`."),
+    timeout: z.int().min(1_000).max(300_000).default(60_000),
+    ...clientTags,
+  })
+  .superRefine((o, ctx) => {
+    if ((o.catalog === undefined) === (o.alexandria === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['catalog'], message: 'send the calls as either catalog or alexandria (one of them)' });
+    }
+  });
 
-/** Catalog mode: only the catalog call(s) plus timeout/origin/integration. */
-export const scrapeCatalogRequestSchema = z.strictObject({
-  catalog: z.union([catalogCall, z.array(catalogCall).min(1).max(10)]),
-  timeout: z.int().min(1_000).max(300_000).default(60_000),
-  ...clientTags,
-});
+/** The calls of a catalog-mode request, always as a list. */
+export function catalogCallsOf(o: ScrapeCatalogRequest): CatalogCallInput[] {
+  const c = o.catalog ?? o.alexandria!;
+  return Array.isArray(c) ? c : [c];
+}
 
 export type ScrapeOptions = z.output<typeof scrapeOptionsObject>;
 export type ScrapeUrlRequest = z.output<typeof scrapeUrlRequestSchema>;

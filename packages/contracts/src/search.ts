@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { toolContractSchema, toolDetailSchema } from './catalog';
 import { scrapeDocumentSchema } from './responses';
 import { scrapeOptionsSchema } from './scrape';
 
@@ -17,9 +18,9 @@ const locationString = z.string().trim().min(1).max(200);
 
 /** A source as a string or an object; a web source object may carry its own tbs and location. */
 /**
- * `alexandria` (Firecrawl's catalogue of data providers) is a source the SDKs know: it is accepted
- * here and refused by the API with Firecrawl's 403 for a team without the catalogue, on which
- * firecrawl-mcp falls back to a web search.
+ * `alexandria` (Firecrawl's catalogue of data providers, here the deployment's catalog) is the
+ * tool-search source: tool contracts matching the query in `data.tools`, free. A team without
+ * catalog access gets Firecrawl's 403, on which firecrawl-mcp falls back to a web search.
  */
 const sourceSchema = z.union([
   z.enum([...SEARCH_SOURCE_TYPES, 'alexandria'], { error: "each source must be 'web', 'news' or 'images'" }),
@@ -57,8 +58,8 @@ export const searchRequestSchema = z
     enterprise: z.array(z.enum(['default', 'anon', 'zdr'])).max(3).optional(),
     scrapeOptions: scrapeOptionsSchema.optional(),
     threatProtection: z.record(z.string(), z.unknown()).optional(),
-    domainTools: z.boolean().default(false),
-    toolDetail: z.enum(['compact', 'summary', 'full']).optional(),
+    domainTools: z.boolean().optional().describe('Tools matched to the domains of the web results and of URLs in the query; default on when sources include alexandria.'),
+    toolDetail: toolDetailSchema.optional(),
     origin: z.string().max(200).optional(),
     integration: z.string().max(200).nullable().optional(),
   })
@@ -77,8 +78,9 @@ export const searchRequestSchema = z
     return {
       ...o,
       sources: sources.map((s) => s.type),
-      /** The request named the alexandria source (the API refuses it). */
+      /** The request named the alexandria source: tool search. */
       alexandria: all.length > sources.length,
+      domainTools: o.domainTools ?? all.length > sources.length,
       categories: [...new Set((o.categories ?? []).map((c) => (typeof c === 'string' ? c : c.type)))],
       // A web source object's tbs/location win over the top-level ones (they apply to web only).
       tbs: web?.tbs ?? o.tbs,
@@ -126,6 +128,7 @@ export const searchResponseSchema = z.strictObject({
     web: z.array(searchWebResultSchema).optional(),
     news: z.array(searchNewsResultSchema).optional(),
     images: z.array(searchImageResultSchema).optional(),
+    tools: z.array(toolContractSchema).optional().describe('Tool contracts (sources alexandria and/or domainTools), each with matchedBy and matchedUrls.'),
   }).describe('Only the requested sources are present.'),
   warning: z.string().optional().describe('Why results may be missing: failing SearXNG engines, a source a provider could not answer, results not scraped in time.'),
   id: z.uuid(),

@@ -6,8 +6,9 @@ import { SCRAPE_DONE_CHANNEL } from './scrape-done';
 import { storable } from './text';
 import { searchIndexCte } from './search-index';
 
+/** Idempotent per id (a retried activity that stores a scrape it starts keeps the first row). */
 export async function insertScrapeJob(db: Db, row: { id: string; teamId: string; url: string | null; options: unknown }) {
-  await db.insert(scrapeJobs).values(row);
+  await db.insert(scrapeJobs).values(row).onConflictDoNothing();
 }
 
 export async function loadScrapeJob(db: Db, id: string) {

@@ -6,3 +6,5 @@ export { createAgent, createConnector, systemResolver, type AddressPolicy, type 
 export { decodeBody, normalizeCharset, charsetFromContentType, sniffMetaCharset } from './charset';
 export { normalizeUrl, cacheKey, scrapeCacheKey, type CacheVariant } from './cache-key';
 export { acceptLanguage } from './locale';
+export { readBody, type ReadBodyOptions } from './net/body';
+export { mapNetworkError } from './net/errors';

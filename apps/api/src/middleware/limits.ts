@@ -76,11 +76,8 @@ export function enforceLimits(db: Db, cfg: LimitsConfig, limitsOf: TeamLimitsRea
     }
     if (!JOB_CLASS[req.routeOptions.url ?? ''] || req.method !== 'POST') return;
 
-    if (limits.creditLimit !== null) {
-      // One row read (the ledger's running balance); reserved credits are spoken for.
-      const b = await teamCreditBalance(db, req.auth.teamId);
-      if (b.used + b.reserved >= limits.creditLimit) throw new WdsError('PAYMENT_REQUIRED');
-    }
+    // POST /v2/scrape is checked once its body is read (scrapeCreditCheck): catalog mode answers its own 402.
+    if (req.routeOptions.url !== '/v2/scrape') await checkCredits(db, req.auth.teamId, limits);
     if (cls === 'scrape' && limits.maxConcurrency !== null) {
       const t0 = Date.now();
       // The slot outlives the request only if the API dies; then it expires (scrape timeout + margin).
@@ -102,5 +99,26 @@ export function enforceLimits(db: Db, cfg: LimitsConfig, limitsOf: TeamLimitsRea
         await new Promise((r) => setTimeout(r, 100 + Math.random() * 100));
       }
     }
+  };
+}
+
+/** One row read (the ledger's running balance); reserved credits are spoken for. */
+async function checkCredits(db: Db, teamId: string, limits: TeamLimits): Promise<void> {
+  if (limits.creditLimit === null) return;
+  const b = await teamCreditBalance(db, teamId);
+  if (b.used + b.reserved >= limits.creditLimit) throw new WdsError('PAYMENT_REQUIRED');
+}
+
+/**
+ * The 402 check of POST /v2/scrape, after the body is parsed: URL mode as every job route;
+ * catalog mode reserves each call's price itself (402 `insufficient_credits`, nothing run), and
+ * a replay of a finished request costs nothing, so it is not refused here.
+ */
+export function scrapeCreditCheck(db: Db, limitsOf: TeamLimitsReader) {
+  return async (req: FastifyRequest) => {
+    if (!req.auth) return;
+    const body = req.body as Record<string, unknown> | undefined;
+    if (body && typeof body === 'object' && ('catalog' in body || 'alexandria' in body)) return;
+    await checkCredits(db, req.auth.teamId, await limitsOf(req.auth.teamId));
   };
 }

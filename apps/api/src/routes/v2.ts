@@ -12,7 +12,7 @@ import { OwnIndexProvider } from '@wds/search';
 import { scrapeStatusController } from '../controllers/v2/scrape-status';
 import type { ApiDeps } from '../deps';
 import { authenticate } from '../middleware/auth';
-import { enforceLimits, teamLimitsReader, type LimitsConfig } from '../middleware/limits';
+import { enforceLimits, scrapeCreditCheck, teamLimitsReader, type LimitsConfig } from '../middleware/limits';
 import { teamControllers } from '../controllers/v2/team';
 
 export interface RouteConfig extends CrawlConfig {
@@ -29,7 +29,7 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
   app.addHook('onRequest', authenticate(deps.db));
   const limitsOf = teamLimitsReader(deps.db, cfg.limits.defaults);
   app.addHook('onRequest', enforceLimits(deps.db, cfg.limits, limitsOf));
-  app.post('/scrape', scrapeController(deps));
+  app.post('/scrape', { preHandler: scrapeCreditCheck(deps.db, limitsOf) }, scrapeController(deps));
   app.get('/scrape/:id', scrapeStatusController(deps));
 
   const crawl = jobControllers(deps, 'crawl', { pageBytes: cfg.statusPageBytes, publicUrl: cfg.publicUrl });

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { scrapeCatalogRequestSchema, scrapeUrlRequestSchema, type ScrapeDocument } from '@wds/contracts';
+import { scrapeUrlRequestSchema, type ScrapeDocument } from '@wds/contracts';
 import { deleteScrapeJob, insertCompletedScrape, insertScrapeJob, loadScrapeJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { creditsUsed } from '@wds/metrics';
 import type { ApiDeps } from '../../deps';
 import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
+import { domainToolsOf } from '../../services/domain-tools';
 import { answerFromCache } from '../../services/scrape-cache';
 import { checkScrapePolicy } from '../../services/scrape-policy';
+import { catalogMode } from './scrape-catalog';
 import { validateBody } from './validate';
 
 /** Firecrawl's fields for a scrape that waited for a concurrency slot (see middleware/limits). */
@@ -35,7 +37,7 @@ export function scrapeController(deps: ApiDeps) {
     requireScope(req, 'scrape');
     checkRequestId(req);
     const body = req.body as Record<string, unknown> | undefined;
-    if (body && typeof body === 'object' && 'catalog' in body) return catalog(req);
+    if (body && typeof body === 'object' && ('catalog' in body || 'alexandria' in body)) return catalogMode(deps, req, reply);
 
     const o = validateBody(scrapeUrlRequestSchema, body);
     checkScrapePolicy(o, req.auth, deps.deployment);
@@ -50,7 +52,7 @@ export function scrapeController(deps: ApiDeps) {
       // The row (unless nothing may be kept) and the charge, which zero data retention keeps too.
       await insertCompletedScrape(deps.db, { id: scrapeId, teamId: req.auth.teamId, url: o.url, options: o, document: cached.document, creditsUsed: cached.creditsUsed, keepRow: !keepNothing });
       creditsUsed.inc({ kind: 'scrape' }, cached.creditsUsed);
-      return reply.send({ success: true, data: withQueueMetadata(req, cached.document) });
+      return reply.send({ success: true, data: await withTools(cached.document) });
     }
 
     // A cached PDF still needs converting: the workflow's activity reads the cache (cacheLookup) instead of fetching.
@@ -70,21 +72,12 @@ export function scrapeController(deps: ApiDeps) {
       if (keepNothing) await deleteScrapeJob(deps.db, scrapeId);
     }
     if (!job?.document) throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the scrape finished without a document' });
-    const document = job.document as ScrapeDocument;
-    if (o.domainTools) (document as ScrapeDocument & { tools: unknown[] }).tools = [];
-    return reply.send({ success: true, data: withQueueMetadata(req, document) });
-  };
+    return reply.send({ success: true, data: await withTools(job.document as ScrapeDocument) });
 
-  /**
-   * Catalog mode. This deployment has no catalogued providers yet, so after validation and
-   * the team check every call is an unknown provider (spec: 404 unknown_provider, nothing executed).
-   */
-  async function catalog(req: FastifyRequest) {
-    const o = validateBody(scrapeCatalogRequestSchema, req.body);
-    if (!req.auth.flags.catalog) {
-      throw new WdsError('FORBIDDEN', { message: 'Forbidden: catalog execution is not enabled for this team.', code: 'CATALOG_NOT_ENABLED' });
+    /** domainTools: the catalog's tools for the page's domain (free; never stored with the document). */
+    async function withTools(d: ScrapeDocument) {
+      const out = withQueueMetadata(req, d);
+      return o.domainTools ? { ...out, tools: await domainToolsOf(deps.db, out, o.toolDetail ?? 'summary') } : out;
     }
-    const first = Array.isArray(o.catalog) ? o.catalog[0]! : o.catalog;
-    throw new WdsError('NOT_FOUND', { code: 'unknown_provider', message: `Unknown provider or capability: ${first.provider}/${first.capability}` });
-  }
+  };
 }

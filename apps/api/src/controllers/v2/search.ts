@@ -8,6 +8,7 @@ import { parseTbs, runSearch, searchCredits, usableUrl, type SearchProvider, typ
 import type { ApiDeps } from '../../deps';
 import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
+import { searchTools } from '../../services/search-tools';
 import { planCrawl } from '../../services/crawl-plan';
 import { startJobOrFail } from '../../services/job-start';
 import { checkScrapePolicy } from '../../services/scrape-policy';
@@ -48,7 +49,7 @@ export function searchController(deps: ApiDeps, cfg: CrawlConfig, provider: Sear
       highlights: o.highlights,
       teamId: req.auth.teamId,
     };
-    const found = await runSearch(provider, q, o.timeout);
+    const found: SearchResults = o.sources.length ? await runSearch(provider, q, o.timeout) : { warnings: [] };
     const warnings = [...found.warnings];
     const data: Partial<Record<SearchSource, Result[]>> = {};
     for (const source of o.sources) {
@@ -66,6 +67,7 @@ export function searchController(deps: ApiDeps, cfg: CrawlConfig, provider: Sear
       scrapeCredits = s.credits;
       warnings.push(...s.warnings);
     }
+    if (o.alexandria || o.domainTools) (data as Record<string, unknown>).tools = await searchTools(deps.db, o, data);
     return reply.send({
       success: true,
       data,
@@ -76,6 +78,9 @@ export function searchController(deps: ApiDeps, cfg: CrawlConfig, provider: Sear
   };
 }
 
+/** A search under zero data retention (enterprise zdr, or results scraped with it) keeps the catalog out, as a scrape's domainTools does (spec: 403). */
+const zeroDataRetention = (o: SearchRequest) => !!o.enterprise?.includes('zdr') || !!o.scrapeOptions?.zeroDataRetention;
+
 function checkOptions(req: FastifyRequest, o: SearchRequest, deps: ApiDeps) {
   if (o.enterprise?.some((e) => e !== 'default') && !req.auth.flags.zeroDataRetention) {
     throw new WdsError('FORBIDDEN', { message: 'Forbidden: enterprise zero data retention search is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
@@ -85,7 +90,7 @@ function checkOptions(req: FastifyRequest, o: SearchRequest, deps: ApiDeps) {
   }
   // Firecrawl's answer for a team without its provider catalogue (Alexandria): firecrawl-mcp asks
   // for it by default and, on exactly this 403, searches the web alone.
-  if (o.alexandria || o.domainTools) {
+  if ((o.alexandria || o.domainTools) && (!req.auth.flags.catalog || zeroDataRetention(o))) {
     throw new WdsError('FORBIDDEN', { message: 'This endpoint is not enabled for this team.', code: 'CATALOG_NOT_ENABLED' });
   }
   // Result pages are scraped as batch pages: the same options are available as for a batch.

@@ -1,0 +1,2 @@
+export { createCatalogControlActivities, type CatalogControlDeps } from './control';
+export { createCatalogFetchActivities, type CatalogFetchDeps } from './fetch';
