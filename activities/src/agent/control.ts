@@ -20,14 +20,14 @@ import type { AgentControlActivities, AgentToolInput, AgentToolResult, FinishAge
 import { MAX_SUBAGENTS } from '@wds/workflows/agent';
 import { chargeJob, releaseJob } from './billing';
 import { agentIdentity, loadRunContext, type RunContext } from './context';
-import { systemPrompt, type ToolAvailability } from './prompts';
+import { runAvailability, systemPrompt, type ToolAvailability } from './prompts';
 import { traceEvent } from './trace';
 import { runToolCall, ToolError, toolKey, type Tool } from './tool-runner';
 
 export interface AgentControlDeps {
   db: Db;
   /** What tools this deployment offers (told to the model in the system prompt). */
-  tools(): Promise<Omit<ToolAvailability, 'subagents'>>;
+  tools(): Promise<Pick<ToolAvailability, 'search' | 'browser'>>;
 }
 
 /** The artifact holding a run's result: save_result versions, then finish's final data. */
@@ -54,7 +54,7 @@ async function startAgentRun(deps: AgentControlDeps, runId: string): Promise<{ s
   const ctx = await loadRunContext(db, runId);
   if (ctx.run.state !== 'running' && ctx.run.state !== 'cancelling') return { state: ctx.run.state };
   const tools = await deps.tools();
-  const availability: ToolAvailability = { ...tools, search: tools.search && !ctx.rootOptions.strictConstrainToURLs, subagents: ctx.isRoot };
+  const availability = runAvailability(tools, ctx);
   const role = ctx.isRoot ? 'orchestrator' : 'subagent';
   await appendAgentMessage(db, { runId, step: 0, role: 'system', content: systemPrompt({ ...ctx.options, strictConstrainToURLs: ctx.rootOptions.strictConstrainToURLs }, availability, role), key: 'system' });
   await appendAgentMessage(db, { runId, step: 0, role: 'user', content: await userTurn(db, ctx), key: 'user' });

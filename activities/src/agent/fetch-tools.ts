@@ -8,6 +8,7 @@ import { mapSite } from '../map/activities';
 import { scrapeOrEscalate, type PageDeps } from '../scrape/pipeline';
 import { agentScrapeOptions, checkAllowed, pageIdOf, pageOutcome } from './pages';
 import type { AgentSearchProvider } from './search';
+import { callToolTool, findToolsTool } from './catalog-tools';
 import { runToolCall, ToolError, type Tool } from './tool-runner';
 
 export interface AgentFetchDeps extends PageDeps {
@@ -79,7 +80,7 @@ function scrapeTool(deps: AgentFetchDeps): Tool<AgentToolArgsOf<'scrape'>> {
   };
 }
 
-/** wds-fetch: search, map and scrape (HTTP engine; a page that needs the browser goes on to wds-browser). */
+/** wds-fetch: search, map and scrape (HTTP engine; a page that needs the browser goes on to wds-browser), and Exchange's find_tools / call_tool. */
 export async function agentFetchTool(deps: AgentFetchDeps, input: AgentToolInput): Promise<AgentToolResult> {
   const db = deps.db;
   switch (input.name) {
@@ -89,6 +90,10 @@ export async function agentFetchTool(deps: AgentFetchDeps, input: AgentToolInput
       return runToolCall(db, input, 'map', mapTool(deps));
     case 'scrape':
       return runToolCall(db, input, 'scrape', scrapeTool(deps));
+    case 'find_tools':
+      return runToolCall(db, input, 'find_tools', findToolsTool(deps));
+    case 'call_tool':
+      return runToolCall(db, input, 'call_tool', callToolTool(deps));
     default:
       throw new Error(`${input.name} is not a wds-fetch tool`);
   }

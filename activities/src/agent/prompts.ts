@@ -12,6 +12,13 @@ export interface ToolAvailability {
   search: boolean;
   subagents: boolean;
   browser: boolean;
+  /** Exchange (the catalog's provider tools): the job asked for it (`exchange.enabled`). */
+  catalog: boolean;
+}
+
+/** The tools one run of a job gets: the deployment's, narrowed by the job's options and the run's role. */
+export function runAvailability(tools: Pick<ToolAvailability, 'search' | 'browser'>, ctx: { isRoot: boolean; rootOptions: Pick<AgentRunOptions, 'strictConstrainToURLs' | 'exchange'> }): ToolAvailability {
+  return { ...tools, search: tools.search && !ctx.rootOptions.strictConstrainToURLs, subagents: ctx.isRoot, catalog: !!ctx.rootOptions.exchange };
 }
 
 const url = { type: 'string', description: 'Absolute http(s) URL.' };
@@ -69,6 +76,17 @@ const SPECS: Record<string, ToolSpec> = {
     description: 'Start a sub-agent on a part of the task; it works in parallel. Returns its id.',
     parameters: { type: 'object', properties: { prompt: { type: 'string' }, urls: { type: 'array', items: url } }, required: ['prompt'] },
   },
+  find_tools: {
+    name: 'find_tools',
+    description:
+      "Find data tools in the provider catalog (Exchange): APIs for data the web pages may not show. Free. Describe the data you need (`query`) and/or give a page URL whose site's tools you want (`url`). Returns each tool's provider, capability, price and options.",
+    parameters: { type: 'object', properties: { query: { type: 'string' }, url } },
+  },
+  call_tool: {
+    name: 'call_tool',
+    description: 'Run one catalog tool found with `find_tools`: its provider, capability and options (as its contract lists them). Costs the credits shown on the tool.',
+    parameters: { type: 'object', properties: { provider: { type: 'string' }, capability: { type: 'string' }, options: { type: 'object' } }, required: ['provider', 'capability'] },
+  },
   wait_subagents: {
     name: 'wait_subagents',
     description: 'Wait for sub-agents (all of yours when ids is left out) and read their results.',
@@ -80,6 +98,7 @@ export function toolSpecs(a: ToolAvailability): ToolSpec[] {
   return Object.values(SPECS).filter((t) => {
     if (t.name === 'search') return a.search;
     if (t.name === 'spawn_subagent' || t.name === 'wait_subagents') return a.subagents;
+    if (t.name === 'find_tools' || t.name === 'call_tool') return a.catalog;
     return true;
   });
 }
@@ -95,6 +114,7 @@ export function systemPrompt(o: AgentRunOptions, a: ToolAvailability, role: 'orc
   ];
   if (!a.search) lines.push('Web search is not available in this run: work from the given URLs, `map` and the links of pages.');
   if (!a.browser) lines.push('No browser is available: browser actions cannot run, pages are fetched over HTTP.');
+  if (a.catalog) lines.push('Provider tools (Exchange) are available: `find_tools` discovers APIs for structured data, `call_tool` runs one at its listed price. Prefer them when a tool fits the data asked for.');
   if (o.urls?.length) {
     lines.push(o.strictConstrainToURLs
       ? `You may visit only these URLs, and no others:\n${o.urls.map((u) => `- ${u}`).join('\n')}`

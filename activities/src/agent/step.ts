@@ -5,7 +5,7 @@ import { agentSteps, llmCalls, llmTokens } from '@wds/metrics';
 import type { AgentStepInput, AgentStepResult } from '@wds/workflows/agent';
 import { reservationKey, reserveForRun, shrinkReservation, tokensToCredits } from './billing';
 import { isActive, loadRunContext } from './context';
-import { toolSpecs, type ToolAvailability } from './prompts';
+import { runAvailability, toolSpecs, type ToolAvailability } from './prompts';
 import { traceEvent } from './trace';
 import { fitTranscript, TRANSCRIPT_STEPS } from './transcript';
 
@@ -15,7 +15,7 @@ export interface AgentStepDeps {
   /** Firecrawl's model name → the provider's model (absent: the configured MODEL_NAME). */
   modelFor?: (name: string) => string | undefined;
   /** What tools this deployment offers (a search backend, a browser). */
-  tools: Omit<ToolAvailability, 'subagents'>;
+  tools: Pick<ToolAvailability, 'search' | 'browser'>;
 }
 
 /** Output tokens one step may produce: tool calls with their arguments, or a final answer. */
@@ -54,7 +54,7 @@ export async function agentStep(deps: AgentStepDeps, input: AgentStepInput): Pro
     }
     if (!isActive(ctx)) return { kind: 'stopped' };
 
-    const availability: ToolAvailability = { ...deps.tools, search: deps.tools.search && !ctx.rootOptions.strictConstrainToURLs, subagents: ctx.isRoot };
+    const availability = runAvailability(deps.tools, ctx);
     const tools = toolSpecs(availability);
     const limits = deps.client.config.limits;
     const toolTokens = specTokens(tools);

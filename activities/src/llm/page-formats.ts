@@ -1,4 +1,4 @@
-import { llmWork, wantsMarkdown, type ScrapeDocument, type ScrapeOptions } from '@wds/contracts';
+import { llmWork, queryFormatOf, wantsMarkdown, type ScrapeDocument, type ScrapeOptions } from '@wds/contracts';
 import { WdsError } from '@wds/errors';
 import {
   addUsage,
@@ -91,6 +91,7 @@ export async function runPageFormats(
 
   const question = o.formats.find((f) => f.type === 'question') as { question: string } | undefined;
   const highlights = o.formats.find((f) => f.type === 'highlights') as { query: string } | undefined;
+  const query = queryFormatOf(o);
   await Promise.all([
     // Firecrawl publishes no price for branding or its personality: no credits on top.
     optional.personality &&
@@ -102,12 +103,14 @@ export async function runPageFormats(
     work.formats.includes('summary') && summarize(client, page, call).then((r) => { note(r); out.fields.summary = r.text; }),
     question && answerQuestion(client, page, question.question, call).then((r) => { note(r); out.fields.answer = r.text; }),
     highlights && findHighlights(client, page, highlights.query, call).then((r) => { note(r); out.fields.highlights = r.text; }),
+    query && (query.quote ? findHighlights : answerQuestion)(client, page, query.prompt, call).then((r) => { note(r); out.fields.answer = r.text; }),
   ]);
   out.credits = llmFormatCredits({
     json: !!json,
     summary: work.formats.includes('summary'),
-    questions: question ? 1 : 0,
-    highlights: highlights ? 1 : 0,
+    // The deprecated `query` is billed as what it stands for.
+    questions: (question ? 1 : 0) + (query && !query.quote ? 1 : 0),
+    highlights: (highlights ? 1 : 0) + (query?.quote ? 1 : 0),
     cleanContent: cleaned,
     injectionCheck,
   });

@@ -1,4 +1,4 @@
-import { llmWork, type ScrapeOptions } from '@wds/contracts';
+import { llmWork, queryFormatOf, type ScrapeOptions } from '@wds/contracts';
 import { reserveLlmTokens, settleLlmTokens, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { llmTokenLimitWaits } from '@wds/metrics';
@@ -101,5 +101,7 @@ export function estimateStepTokens(config: Pick<LlmConfig, 'limits'>, o: Pick<Sc
   if (question) total += call(OUTPUT_TOKENS.question, question.question ?? '');
   const highlights = o.formats.find((f) => f.type === 'highlights') as { query?: string } | undefined;
   if (highlights) total += call(OUTPUT_TOKENS.highlights, highlights.query ?? '');
+  const query = queryFormatOf(o);
+  if (query) total += call(query.quote ? OUTPUT_TOKENS.highlights : OUTPUT_TOKENS.question, query.prompt);
   return total;
 }

@@ -1,5 +1,5 @@
 import type { ParseOptions, PdfParserOptions } from '@wds/contracts';
-import { addProduct, detectDocument, markdownToSimpleHtml, parseDocument, redactMarkdown, redactText, type BuiltScrapeDocument, type PdfParseOptions } from '@wds/documents';
+import { addHtmlFormats, detectDocument, markdownToSimpleHtml, parseDocument, redactMarkdown, redactText, type BuiltScrapeDocument, type PdfParseOptions } from '@wds/documents';
 import { decodeBody } from '@wds/fetch';
 import { extractImages, extractLinks, transformHtmlAsync } from '@wds/transform';
 import { withDocumentSlot } from './slots';
@@ -50,7 +50,7 @@ export async function convertUpload(input: UploadInput): Promise<ConvertedUpload
 function withPageExtras(r: ConvertedUpload & { html?: string }, input: UploadInput): ConvertedUpload {
   const o = input.options;
   const doc = r.document;
-  addProduct(doc, o, r.html ?? null, NO_BASE);
+  addHtmlFormats(doc, o, r.html ?? null, NO_BASE);
   let creditsUsed = r.creditsUsed;
   if (o.redactPII && !doc.rawBase64) {
     const key = input.jobId ?? '';

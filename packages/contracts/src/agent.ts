@@ -26,7 +26,12 @@ export type AgentWebhookEvent = (typeof AGENT_WEBHOOK_EVENTS)[number];
 export const agentWebhookSchema = webhookSchemaOf(AGENT_WEBHOOK_EVENTS);
 export type AgentWebhookConfig = z.output<typeof agentWebhookSchema>;
 
-/** The SDK's AgentExchangeOptions. Validated so typos are caught; enabling it needs the catalog, not built here. */
+/**
+ * The SDK's AgentExchangeOptions: Exchange is Firecrawl's catalogue of provider tools (the
+ * deployment's catalog here, packages/catalog). `enabled` gives the agent the `find_tools` and
+ * `call_tool` tools; `toolkits` limits them to those providers (ids) or categories; `maxCalls`
+ * caps its paid calls. Approvals (`requireApproval`, `approve`, `decline`) are not built.
+ */
 const exchangeSchema = z.strictObject({
   enabled: z.boolean().optional(),
   toolkits: z.array(z.string().min(1).max(200)).max(5).optional(),
@@ -75,6 +80,8 @@ export interface AgentRunOptions {
   model: AgentModel;
   effort?: 'low' | 'medium' | 'high';
   mode: 'extract' | 'chat';
+  /** Catalog tools for the agent (the request's `exchange` with `enabled: true`). */
+  exchange?: { toolkits?: string[]; maxCalls?: number };
   webhook?: AgentWebhookConfig;
   location?: z.output<typeof locationSchema>;
   origin?: string;
@@ -91,6 +98,7 @@ export function agentRunOptions(r: AgentRequest): AgentRunOptions {
     model: r.model ?? DEFAULT_AGENT_MODEL,
     ...(r.effort ? { effort: r.effort } : {}),
     mode: r.mode ?? 'extract',
+    ...(r.exchange?.enabled ? { exchange: { ...(r.exchange.toolkits?.length ? { toolkits: r.exchange.toolkits } : {}), ...(r.exchange.maxCalls !== undefined ? { maxCalls: r.exchange.maxCalls } : {}) } } : {}),
     ...(r.webhook ? { webhook: r.webhook } : {}),
     ...(r.location ? { location: r.location } : {}),
     ...(r.origin ? { origin: r.origin } : {}),
@@ -139,6 +147,10 @@ export const agentToolArgs = {
   refuse: z.object({ reason: z.string().min(1).max(10_000) }),
   spawn_subagent: z.object({ prompt: z.string().min(1).max(10_000), urls: z.array(httpUrl).max(20).optional() }),
   wait_subagents: z.object({ ids: z.array(z.uuid()).max(20).optional() }),
+  /** Exchange (the catalog): discovery, free. */
+  find_tools: z.object({ query: z.string().max(1_000).optional(), url: httpUrl.optional() }),
+  /** Exchange: one capability call, billed at its price. */
+  call_tool: z.object({ provider: z.string().min(1).max(200), capability: z.string().min(1).max(200), options: z.record(z.string(), z.unknown()).optional() }),
 };
 export type AgentToolName = keyof typeof agentToolArgs;
 export const AGENT_TOOL_NAMES = Object.keys(agentToolArgs) as AgentToolName[];
@@ -185,6 +197,13 @@ export const agentStatusResponseSchema = z.strictObject({
   steps: z.int().describe('Model steps taken by the orchestrator.'),
   createdAt: isoTime,
   finishedAt: isoTime.optional(),
+  exchange: z.strictObject({
+    enabled: z.boolean(),
+    toolkits: z.array(z.string()).optional(),
+    requireApproval: z.boolean(),
+    paidCalls: z.int().describe('Catalog calls billed at a price above 0.'),
+    creditsUsed: z.int().nullable().describe('Credits of those calls.'),
+  }).optional().describe('The SDK\'s AgentExchangeSummary: present when the run had catalog tools.'),
 });
 
 export const agentListResponseSchema = z.strictObject({

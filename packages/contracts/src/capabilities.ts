@@ -7,15 +7,22 @@ import type { ScrapeOptions } from './scrape';
  */
 const FORMAT_NEEDS: Partial<Record<FormatType, string>> = {
   changeTracking: 'change tracking storage',
-  attributes: 'the attributes extractor',
-  menu: 'the menu extractor',
   audio: 'media extraction',
   video: 'media extraction',
-  query: 'the query format',
 };
 
 /** Formats a model produces (packages/llm), available when the deployment has an LLM configured. */
-export const LLM_FORMATS = ['json', 'summary', 'question', 'highlights'] as const satisfies readonly FormatType[];
+export const LLM_FORMATS = ['json', 'summary', 'question', 'highlights', 'query'] as const satisfies readonly FormatType[];
+
+/**
+ * The deprecated `query` format ({prompt, mode}) is `question` (mode `freeform`, the default) or
+ * `highlights` (mode `directQuote`) under another name; either way its text goes to `answer`
+ * (Firecrawl's API reference). Returns the model work it stands for.
+ */
+export function queryFormatOf(o: Pick<ScrapeOptions, 'formats'>): { prompt: string; quote: boolean } | undefined {
+  const q = o.formats.find((f) => f.type === 'query') as { prompt: string; mode?: 'freeform' | 'directQuote' } | undefined;
+  return q && { prompt: q.prompt, quote: q.mode === 'directQuote' };
+}
 export type LlmFormatType = (typeof LLM_FORMATS)[number];
 
 /** Whether an LLM is configured (OPENAI_API_KEY / OPENAI_BASE_URL / OLLAMA_BASE_URL, see packages/llm). */

@@ -44,7 +44,10 @@ const changeTrackingFormat = z.strictObject({
 
 const attributesFormat = z.strictObject({
   type: z.literal('attributes'),
-  selectors: z.array(z.strictObject({ selector: z.string().min(1), attribute: z.string().min(1) })).min(1),
+  selectors: z
+    .array(z.strictObject({ selector: z.string().trim().min(1).max(500), attribute: z.string().trim().min(1).max(200).regex(/^[^\s"'>/=]+$/, 'an HTML attribute name') }))
+    .min(1)
+    .max(100),
 });
 
 const questionFormat = z.strictObject({ type: z.literal('question'), question: z.string().trim().min(1).max(10_000) });
@@ -73,3 +76,9 @@ export const formatsSchema = z.array(formatEntry).max(32);
 
 export type FormatObject = z.output<typeof formatEntry>;
 export type FormatType = FormatObject['type'];
+
+/** The `{selector, attribute}` list of a request's `attributes` format, if it asks for one. */
+export function attributeSelectorsOf(formats: readonly FormatObject[]): Array<{ selector: string; attribute: string }> | undefined {
+  const f = formats.find((x) => x.type === 'attributes') as unknown as { selectors: Array<{ selector: string; attribute: string }> } | undefined;
+  return f?.selectors;
+}

@@ -125,6 +125,43 @@ export const brandingSchema = z.looseObject({
   personality: z.strictObject({ tone: z.string(), energy: z.string(), targetAudience: z.string() }).optional(),
 });
 
+const menuPrice = productPrice;
+
+/** The `menu` format (the JS SDK's MenuProfile; packages/product README "Menu"). */
+export const menuSchema = z.strictObject({
+  isMenu: z.boolean(),
+  confidence: z.number().min(0).max(1),
+  merchant: z.looseObject({ name: z.string(), type: z.string().nullable().optional(), location: z.unknown().optional() }),
+  currency: z.string().nullable().optional(),
+  sections: z.array(z.strictObject({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().optional(),
+    items: z.array(z.strictObject({
+      id: z.string(),
+      name: z.string(),
+      description: z.string().optional(),
+      images: z.array(z.strictObject({ url: z.string(), alt: z.string().optional() })),
+      price: menuPrice.optional(),
+      availability: z.strictObject({ inStock: z.boolean(), text: z.string().optional() }),
+      dietary: z.array(z.string()),
+      calories: z.number().optional(),
+      category: z.enum(['food', 'drink']).nullable(),
+      subcategory: z.string().nullable(),
+      allergens: z.array(z.string()),
+      mealPeriods: z.array(z.string()),
+      optionGroups: z.array(z.strictObject({ name: z.string(), role: z.enum(['variation', 'modifier']).nullable(), options: z.array(z.strictObject({ name: z.string(), price: menuPrice.optional() })) })),
+      identifiers: z.strictObject({ merchantItemId: z.string().optional() }),
+      url: z.string().optional(),
+      sourceUrl: z.string(),
+    })),
+  })),
+  sourceUrl: z.string(),
+});
+
+/** The `attributes` format: per requested selector, the attribute's values on the matching elements. */
+export const attributesSchema = z.array(z.strictObject({ selector: z.string(), attribute: z.string(), values: z.array(z.string()) }));
+
 /** One page: `data` of a scrape, each entry of a crawl/batch status, `data` of a parse. */
 export const scrapeDocumentSchema = z.strictObject({
   markdown: z.string().optional(),
@@ -140,10 +177,12 @@ export const scrapeDocumentSchema = z.strictObject({
   tools: z.array(toolContractSchema).optional().describe("With domainTools: the catalog's tools whose declared domains cover the page's (possibly none)."),
   json: z.unknown().optional().describe('The `json` format: data extracted by the model, conforming to the request\'s schema.'),
   summary: z.string().optional().describe('The `summary` format.'),
-  answer: z.string().optional().describe('The `question` format: the answer.'),
+  answer: z.string().optional().describe('The `question` format (or the deprecated `query`): the answer.'),
   highlights: z.string().optional().describe('The `highlights` format: verbatim passages of the page.'),
   product: productSchema.nullable().optional().describe('The `product` format: null, with a `warning`, when the page has no product data.'),
   branding: brandingSchema.nullable().optional().describe('The `branding` format.'),
+  menu: menuSchema.optional().describe('The `menu` format: absent, with a `warning`, when the page is not a menu.'),
+  attributes: attributesSchema.optional().describe('The `attributes` format.'),
   warning: z.string().optional(),
   metadata: documentMetadataSchema,
 });

@@ -53,3 +53,15 @@ export async function teamThreadRuns(db: Db, teamId: string, threadId: string): 
   });
   return r;
 }
+
+/**
+ * Exchange calls of an agent job (all its runs): catalog calls billed at a price (`call_tool`
+ * results marked `catalogCall`), and their credits. Counts maxCalls and the status's summary.
+ */
+export async function agentCatalogCalls(db: Db, rootId: string): Promise<{ paidCalls: number; credits: number }> {
+  const r = await db.execute<{ paid: number; credits: number }>(sql`
+    SELECT count(*) FILTER (WHERE m.credits > 0)::int AS paid, coalesce(sum(m.credits), 0)::int AS credits
+    FROM agent_messages m JOIN agent_runs r ON r.id = m.run_id
+    WHERE r.root_id = ${rootId} AND m.role = 'tool' AND (m.result -> 'summary' ->> 'catalogCall') = 'true'`);
+  return { paidCalls: r.rows[0]?.paid ?? 0, credits: r.rows[0]?.credits ?? 0 };
+}

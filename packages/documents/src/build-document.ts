@@ -7,7 +7,7 @@ import type { PdfMetadata, PdfPage, PdfPageBlocks } from './pdf/types';
 import { transformHtml, transformText } from '@wds/transform';
 import { transformHtmlAsync } from '@wds/transform';
 import type { TransformOptions, TransformResult } from '@wds/transform';
-import { addProduct, redactMarkdown, redactText } from './page-extras';
+import { addHtmlFormats, redactMarkdown, redactText } from './page-extras';
 
 /** A fetched (or cached) page: the input of format building. */
 export interface PageContent {
@@ -158,7 +158,7 @@ function assemble(p: PreparedPage, result: TransformResult, ctx: BuildContext, o
   if (want.has('rawHtml')) doc.rawHtml = p.text;
   if (want.has('links')) doc.links = result.links ?? [];
   if (want.has('images')) doc.images = result.images ?? [];
-  addProduct(doc, o, p.kind === 'html' ? p.text : null, pageUrl);
+  addHtmlFormats(doc, o, p.kind === 'html' ? p.text : null, pageUrl);
   const creditsUsed = 1 + redactMarkdown(doc, o, ctx.scrapeId, 1, ctx.llm);
   doc.metadata.creditsUsed = creditsUsed;
   return { document: doc, charset: p.charset, creditsUsed, links: ctx.collectLinks ? (result.links ?? []) : undefined };
@@ -214,7 +214,7 @@ export async function buildDocumentAsync(page: PageContent, o: ScrapeOptions, ct
   if (want.has('images')) doc.images = [];
   if (r.pages) doc.pages = r.pages;
   if (r.blocks) doc.blocks = r.blocks;
-  addProduct(doc, o, null, page.finalUrl);
+  addHtmlFormats(doc, o, null, page.finalUrl);
   // Redaction is charged per parsed page (Firecrawl's docs). Per-page markdown and each block's
   // content are redacted the same way; block offsets into the markdown no longer hold after it.
   if (o.redactPII) {

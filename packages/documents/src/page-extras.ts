@@ -1,11 +1,12 @@
-import type { ScrapeDocument, ScrapeOptions } from '@wds/contracts';
+import { attributeSelectorsOf, type ScrapeDocument, type ScrapeOptions } from '@wds/contracts';
 import { piiOptionsOf, redact, wantsModelPass } from '@wds/pii';
-import { extractProduct, NO_PRODUCT_WARNING } from '@wds/product';
+import { extractMenu, extractProduct, NO_MENU_WARNING, NO_PRODUCT_WARNING } from '@wds/product';
+import { extractAttributes } from '@wds/transform';
 
 /**
- * The formats built from the page next to the conversion: `product` (from the raw HTML's
- * structured data) and `redactPII` (on the finished markdown, so the LLM formats built from it
- * later read the redacted text too).
+ * The formats built from the page next to the conversion: `product`, `menu` and `attributes`
+ * (from the raw HTML: structured data, visible text, selectors) and `redactPII` (on the finished
+ * markdown, so the LLM formats built from it later read the redacted text too).
  */
 
 /** Firecrawl's published price of redaction: 4 credits per page on top of the page's own (docs: PII redaction, Billing). */
@@ -15,12 +16,28 @@ export const addWarning = (doc: ScrapeDocument, w: string) => {
   doc.warning = doc.warning ? `${doc.warning} ${w}` : w;
 };
 
-/** `product` of an HTML page; other pages have no structured data to read. */
-export function addProduct(doc: ScrapeDocument, o: Pick<ScrapeOptions, 'formats'>, html: string | null, pageUrl: string): void {
-  if (!o.formats.some((f) => f.type === 'product')) return;
-  const r = html === null ? { product: null, warning: NO_PRODUCT_WARNING } : extractProduct(html, pageUrl);
-  doc.product = r.product;
-  if (r.warning) addWarning(doc, r.warning);
+/**
+ * `product`, `menu` and `attributes` of an HTML page (as received, or as rendered); other pages
+ * (PDF, text) have no markup to read: null product, no menu, empty attribute lists, each with
+ * the same warning an HTML page without that data gets.
+ */
+export function addHtmlFormats(doc: ScrapeDocument, o: Pick<ScrapeOptions, 'formats'>, html: string | null, pageUrl: string): void {
+  for (const f of o.formats) {
+    if (f.type === 'product') {
+      const r = html === null ? { product: null, warning: NO_PRODUCT_WARNING } : extractProduct(html, pageUrl);
+      doc.product = r.product;
+      if (r.warning) addWarning(doc, r.warning);
+    } else if (f.type === 'menu') {
+      // Fail-closed (Firecrawl's docs): no menu object, a warning.
+      const r = html === null ? { warning: NO_MENU_WARNING } : extractMenu(html, pageUrl);
+      if (r.menu) doc.menu = r.menu;
+      if (r.warning) addWarning(doc, r.warning);
+    } else if (f.type === 'attributes') {
+      const selectors = attributeSelectorsOf([f])!;
+      doc.attributes = html === null ? selectors.map((s) => ({ ...s, values: [] })) : extractAttributes(html, selectors);
+      if (html === null) addWarning(doc, 'attributes: the page is not HTML, so no element matches.');
+    }
+  }
 }
 
 /**

@@ -10,3 +10,4 @@ export { extractMetadata, metaKey, type Metadata } from './metadata';
 export { extractLinks, extractImages } from './links';
 export { resolveUrl, documentBaseUrl, parseSrcset, largestSrcsetCandidate, isHttpUrl, type SrcsetCandidate } from './urls';
 export { looksClientRendered } from './heuristics';
+export { extractAttributes, MAX_VALUES_PER_SELECTOR, type AttributeSelector, type AttributeValues } from './attributes';

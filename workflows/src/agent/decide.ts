@@ -9,7 +9,7 @@ export type ToolQueue = 'fetch' | 'llm' | 'control';
 
 /** Tools that make outbound requests run on wds-fetch (browser renders go on to wds-browser); the model's on wds-llm. */
 export function toolQueue(name: string): ToolQueue {
-  if (name === 'search' || name === 'map' || name === 'scrape') return 'fetch';
+  if (name === 'search' || name === 'map' || name === 'scrape' || name === 'find_tools' || name === 'call_tool') return 'fetch';
   if (name === 'extract') return 'llm';
   return 'control';
 }

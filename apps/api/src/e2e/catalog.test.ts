@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { Client, Connection } from '@temporalio/client';
 import { setTeamLimits, teamCreditBalance } from '@wds/db';
-import { call, html, namespaceFor, startFixtureSite, startStack, testInfra, type FixtureSite, type Stack } from '@wds/test-utils';
+import { call, html, namespaceFor, promptText, startFakeOpenAI, startFixtureSite, startStack, testInfra, until, type FakeChatRequest, type FakeOpenAI, type FixtureSite, type Stack } from '@wds/test-utils';
 
 // Catalog mode of POST /v2/scrape (spec: Catalog call, rules 1–4, the scrape error table) on the
 // real stack: the catalog imported with the operator's command, an HTTP provider on 127.0.0.1
@@ -21,6 +21,7 @@ let provider: Server;
 let providerUrl: string;
 let team: { teamId: string; apiKey: string };
 let fc: Firecrawl;
+let model: FakeOpenAI;
 /** Executions per Idempotency-Key (a retried delivery of one call counts once: the provider answers it from the first). */
 const executions = new Map<string, number>();
 const deliveries: string[] = [];
@@ -60,12 +61,25 @@ const totalExecutions = () => [...executions.values()].reduce((a, b) => a + b, 0
 const post = (body: unknown, requestId?: string, key = team.apiKey) => call({ url: stack.url, apiKey: key }, 'POST', '/v2/scrape', body, requestId ? { 'x-request-id': requestId } : {});
 const executionsOf = (scrapeId: string) => [...executions].filter(([k]) => k.startsWith(scrapeId)).reduce((n, [, v]) => n + v, 0);
 
+/** The agent's scripted model (Exchange tests): find the tool, call it, finish with its answer. */
+function agentScript(r: FakeChatRequest) {
+  const step = r.messages.filter((m) => m.role === 'assistant').length + 1;
+  if (step === 1) return { toolCalls: [{ name: 'find_tools', arguments: { query: 'company facts for a domain' } }] };
+  if (step === 2) return { toolCalls: [{ name: 'call_tool', arguments: { provider: 'acme', capability: 'company/lookup', options: { domain: 'agent.test' } } }] };
+  const last = String(r.messages.at(-1)?.content ?? '');
+  return { toolCalls: [{ name: 'finish', arguments: { data: { fromTool: last.includes('Company of agent.test') } } }] };
+}
+
 before(async () => {
   await startProvider();
+  model = await startFakeOpenAI({ handler: agentScript });
   site = await startFixtureSite({
     '/product': html('<html><head><title>Blue mug</title></head><body><main><h1>Blue mug</h1><p>A mug for tea, made of stoneware.</p></main></body></html>'),
   });
-  stack = await startStack({ namespace: namespaceFor(import.meta.url), env: { WDS_HOST_OVERRIDES: 'shop.test=127.0.0.1,*.shop.test=127.0.0.1' } });
+  stack = await startStack({
+    namespace: namespaceFor(import.meta.url),
+    env: { WDS_HOST_OVERRIDES: 'shop.test=127.0.0.1,*.shop.test=127.0.0.1', OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test-not-a-secret', MODEL_NAME: 'fake-model' },
+  });
   const dir = mkdtempSync(join(tmpdir(), 'wds-catalog-'));
   const file = join(dir, 'catalog.json');
   writeFileSync(file, JSON.stringify({
@@ -101,6 +115,7 @@ before(async () => {
 
 after(async () => {
   await stack?.stop();
+  await model?.close();
   await site?.close();
   provider?.closeAllConnections();
   await new Promise<void>((r) => (provider ? provider.close(() => r()) : r()));
@@ -358,5 +373,48 @@ describe('search: alexandria source and domainTools', () => {
     const ids = r.tools!.map((t) => t.id);
     assert.ok(ids.includes('acme/company/lookup'), JSON.stringify(ids));
     assert.deepEqual(r.tools!.find((t) => t.id === 'acme/company/lookup')!.matchedBy, ['domain']);
+  });
+});
+
+describe('agent exchange (Firecrawl Exchange = the catalog)', () => {
+  test('exchange.enabled gives the agent find_tools and call_tool over the catalog; the status counts paid calls', { timeout: 120_000 }, async () => {
+    const before = totalExecutions();
+    const { id } = await fc.startAgent({ prompt: 'Find the company behind agent.test', exchange: { enabled: true, maxCalls: 3 } });
+    const s = await until(async () => {
+      const st = await fc.getAgentStatus(id);
+      return st.status === 'processing' ? null : st;
+    }, 'the agent to finish', { timeoutMs: 90_000, everyMs: 250 });
+    assert.equal(s.status, 'completed', JSON.stringify(s));
+    assert.deepEqual(s.data, { fromTool: true });
+    assert.equal(totalExecutions(), before + 1, 'the provider ran once');
+    assert.deepEqual(s.exchange, { enabled: true, requireApproval: false, paidCalls: 1, creditsUsed: 3 });
+    // The model was offered the tools and read the catalog's listing.
+    const reqs = model.chatRequests();
+    assert.ok(reqs[0]!.tools!.some((t: any) => (t.function?.name ?? t.name) === 'call_tool'));
+    assert.match(promptText(reqs[1]!), /acme \/ company\/lookup — Company lookup/);
+  });
+  test('without catalog access → 403; approvals → 400 FEATURE_NOT_AVAILABLE', async () => {
+    assert.equal((await call(stack, 'POST', '/v2/agent', { prompt: 'x', exchange: { enabled: true } })).status, 403);
+    const r = await call({ url: stack.url, apiKey: team.apiKey }, 'POST', '/v2/agent', { prompt: 'x', exchange: { enabled: true, requireApproval: true } });
+    assert.equal(r.status, 400);
+    assert.equal(r.json.code, 'FEATURE_NOT_AVAILABLE');
+  });
+});
+
+describe('durability', () => {
+  test('a worker SIGKILLed mid-call: the call is redelivered with the same Idempotency-Key, executed once, billed once', { timeout: 180_000 }, async () => {
+    const arrived = new Promise<void>((r) => (received = r));
+    const pending = post({ catalog: lookup('kill.test', { delayMs: 5_000 }) }, 'kill-1');
+    await arrived;
+    stack.worker.child.kill('SIGKILL');
+    await stack.addWorker();
+    const r = await pending;
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    const key = `${r.json.scrape_id}:0`;
+    assert.equal(deliveries.filter((k) => k === key).length, 2, 'delivered again after the kill');
+    assert.equal(executions.get(key), 1, 'the provider executed it once');
+    assert.deepEqual((r.json.data.alexandria[0].data as { company: unknown }).company, { domain: 'kill.test', name: 'Company of kill.test' });
+    const charges = await stack.db.pool.query(`SELECT count(*)::int AS n, sum(amount)::int AS credits FROM credit_ledger WHERE job_id = $1 AND entry = 'charge'`, [r.json.scrape_id]);
+    assert.deepEqual(charges.rows[0], { n: 1, credits: 3 });
   });
 });

@@ -163,7 +163,6 @@ describe('features this deployment does not have yet', () => {
   for (const [label, extra, needle] of [
     ['json format', { formats: [{ type: 'json', prompt: 'x' }] }, "'json'"],
     ['summary format', { formats: ['markdown', 'summary'] }, "'summary'"],
-    ['menu format', { formats: ['menu'] }, "'menu'"],
     ['onlyCleanContent', { onlyCleanContent: true }, "'onlyCleanContent'"],
   ] as const) {
     test(`${label} → 400 naming it`, async () => {

@@ -1,4 +1,4 @@
-import { browserOnlyFeatures, NO_LLM, unavailableFeatures, type Deployment, type ScrapeOptions } from '@wds/contracts';
+import { attributeSelectorsOf, browserOnlyFeatures, NO_LLM, unavailableFeatures, type Deployment, type ScrapeOptions } from '@wds/contracts';
 import type { AuthedKey } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { compileUserSchema } from '@wds/llm';
@@ -15,6 +15,7 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: D
   // A selector the cleaner cannot parse is the caller's mistake: say so before fetching anything.
   validateSelectors(o.includeTags, 'includeTags');
   validateSelectors(o.excludeTags, 'excludeTags');
+  validateSelectors(attributeSelectorsOf(o.formats)?.map((s) => s.selector), 'attributes selector');
   if (o.zeroDataRetention && !auth.flags.zeroDataRetention) {
     throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
   }
@@ -52,9 +53,11 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: D
 function checkLlmRequest(o: PolicyInput): void {
   const seen = new Set<string>();
   for (const [i, f] of o.formats.entries()) {
-    if (!['json', 'question', 'highlights', 'summary'].includes(f.type)) continue;
-    if (seen.has(f.type)) throw new WdsError('BAD_REQUEST', { details: [{ code: 'duplicate_format', path: ['formats', i], message: `formats may hold one '${f.type}' entry` }] });
-    seen.add(f.type);
+    if (!['json', 'question', 'highlights', 'summary', 'query'].includes(f.type)) continue;
+    // `query` answers in `answer`, as `question` does: one of them per page.
+    const slot = f.type === 'query' ? 'question' : f.type;
+    if (seen.has(slot)) throw new WdsError('BAD_REQUEST', { details: [{ code: 'duplicate_format', path: ['formats', i], message: f.type === slot ? `formats may hold one '${f.type}' entry` : "formats may hold one of 'question' and 'query' (both answer in data.answer)" }] });
+    seen.add(slot);
     const schema = (f as { schema?: unknown }).schema;
     if (f.type === 'json' && schema !== undefined) compileUserSchema(schema);
   }

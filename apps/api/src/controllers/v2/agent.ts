@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { agentRequestSchema, agentRunOptions, publicAgentStatus, type AgentRunOptions, type AgentState } from '@wds/contracts';
+import { agentRequestSchema, agentRunOptions, publicAgentStatus, type AgentRequest, type AgentRunOptions, type AgentState } from '@wds/contracts';
 import {
+  agentCatalogCalls,
   agentTraceEvents,
   appendJobEvent,
   finishAgentRunRow,
@@ -69,9 +70,7 @@ function start(deps: ApiDeps, cfg: AgentConfig) {
         details: [{ field: 'prompt', message: `agents need a model: ${llm.message}` }],
       });
     }
-    if (body.exchange?.enabled) {
-      throw new WdsError('FEATURE_NOT_AVAILABLE', { message: "'exchange' is not available in this deployment: the catalog of third-party tools is not built.", code: 'FEATURE_NOT_AVAILABLE', details: [{ field: 'exchange' }] });
-    }
+    checkExchange(req, body.exchange);
     // A schema that is not JSON Schema is the caller's error (422), before anything runs.
     if (body.schema) compileUserSchema(body.schema);
     const options = agentRunOptions(body);
@@ -139,8 +138,35 @@ function status(deps: ApiDeps) {
       steps: r.steps,
       createdAt: r.createdAt.toISOString(),
       ...(r.finishedAt ? { finishedAt: r.finishedAt.toISOString() } : {}),
+      ...(o.exchange ? { exchange: await exchangeSummary(deps, r, o.exchange, st) } : {}),
     });
   };
+}
+
+/**
+ * `exchange` (Firecrawl's Exchange: the catalog of provider tools) gives the agent `find_tools`
+ * and `call_tool` over the operator's catalog; it needs the team's catalog access (403, as catalog
+ * mode). Paid-call approvals are not built: `requireApproval`, `approve` and `decline` answer 400.
+ */
+function checkExchange(req: FastifyRequest, x: AgentRequest['exchange']) {
+  if (!x) return;
+  const approval = (['requireApproval', 'approve', 'decline'] as const).filter((k) => x[k] !== undefined && x[k] !== false);
+  if (approval.length) {
+    throw new WdsError('FEATURE_NOT_AVAILABLE', {
+      message: `'exchange.${approval[0]}' is not available in this deployment: approvals of paid provider calls are not built (use maxCalls to bound them).`,
+      code: 'FEATURE_NOT_AVAILABLE',
+      details: approval.map((k) => ({ field: `exchange.${k}` })),
+    });
+  }
+  if (x.enabled && !req.auth.flags.catalog) {
+    throw new WdsError('FORBIDDEN', { message: 'Forbidden: exchange (catalog tools) is not enabled for this team.', code: 'CATALOG_NOT_ENABLED' });
+  }
+}
+
+/** The SDK's AgentExchangeSummary: the job's paid catalog calls and their credits (0 once a failed run is unbilled). */
+async function exchangeSummary(deps: ApiDeps, r: AgentRunRow, x: NonNullable<AgentRunOptions['exchange']>, st: string) {
+  const calls = await agentCatalogCalls(deps.db, r.rootId);
+  return { enabled: true, ...(x.toolkits ? { toolkits: x.toolkits } : {}), requireApproval: false, paidCalls: calls.paidCalls, creditsUsed: st === 'failed' ? 0 : calls.credits };
 }
 
 function list(deps: ApiDeps, cfg: AgentConfig) {

@@ -1,0 +1,96 @@
+import { allEntries, entriesForUrls, invokeHttpProvider, optionContracts, optionProblems, rankByQuery, reservationOf, resolveEntry, toolId, type CatalogEntry } from '@wds/catalog';
+import type { AgentRunOptions, AgentToolArgsOf } from '@wds/contracts';
+import { agentCatalogCalls, type Db } from '@wds/db';
+import type { RunContext } from './context';
+import { ToolError, type Tool } from './tool-runner';
+
+/**
+ * Exchange for the agent (the request's `exchange: {enabled: true}`; Firecrawl's Exchange is its
+ * catalogue of provider tools, here the deployment's catalog): `find_tools` lists the operator's
+ * HTTP capabilities (free), `call_tool` runs one (its price reserved before the call, billed with
+ * the job as every agent step is: on success). The built-in capabilities are the agent's own tools
+ * (search, map, scrape) and are not offered twice. `toolkits` narrows the catalog to those provider
+ * ids or categories; `maxCalls` caps the job's paid calls (checked before each call).
+ */
+export interface AgentCatalogDeps {
+  db: Db;
+  allowPrivateNetwork: boolean;
+  maxBodyBytes: number;
+}
+
+/** How long one provider call may take inside an agent step (the request's own timeout does not apply to jobs). */
+const CALL_TIMEOUT_MS = 60_000;
+const LISTED = 10;
+/** What the model reads of a provider's answer. */
+const MAX_CONTENT_CHARS = 20_000;
+
+type Exchange = NonNullable<AgentRunOptions['exchange']>;
+
+function exchangeOf(ctx: RunContext): Exchange {
+  const x = ctx.rootOptions.exchange;
+  if (!x) throw new ToolError('provider tools (exchange) are not enabled for this run');
+  return x;
+}
+
+const offered = (e: CatalogEntry, x: Exchange) =>
+  e.target.kind === 'http' && (!x.toolkits?.length || x.toolkits.includes(e.provider) || e.categories.some((c) => x.toolkits!.includes(c)));
+
+function describe(e: CatalogEntry): string {
+  const options = optionContracts(e.optionsSchema)
+    .map((o) => `${o.name} (${o.type}${o.required ? ', required' : ''})${o.about ? `: ${o.about}` : ''}`)
+    .join('; ');
+  return `- ${e.provider} / ${e.capability} — ${e.name}: ${e.description} (${e.creditsCost} credits per call)${options ? `\n  options: ${options}` : ''}`;
+}
+
+export function findToolsTool(deps: AgentCatalogDeps): Tool<AgentToolArgsOf<'find_tools'>> {
+  return {
+    estimate: () => 0,
+    async run(a, env) {
+      const x = exchangeOf(env.ctx);
+      let entries = a.url ? (await entriesForUrls(deps.db, [a.url])).map((m) => m.entry) : await allEntries(deps.db);
+      entries = entries.filter((e) => offered(e, x));
+      if (a.query?.trim()) entries = rankByQuery(entries, a.query);
+      const shown = entries.slice(0, LISTED);
+      return {
+        content: shown.length ? `${shown.length} of ${entries.length} tools:\n${shown.map(describe).join('\n')}` : 'No provider tool matches.',
+        result: { tools: shown.map(toolId) },
+        credits: 0,
+      };
+    },
+  };
+}
+
+export function callToolTool(deps: AgentCatalogDeps): Tool<AgentToolArgsOf<'call_tool'>> {
+  return {
+    // The price depends on the capability: reserved in run(), once the entry is known.
+    estimate: () => 0,
+    async run(a, env) {
+      const x = exchangeOf(env.ctx);
+      const entry = await resolveEntry(deps.db, a.provider, a.capability);
+      if (!entry || !offered(entry, x)) throw new ToolError(`there is no provider tool ${a.provider}/${a.capability} in this run's catalog (use find_tools)`);
+      const options = a.options ?? {};
+      const problems = optionProblems(entry, options);
+      if (problems.length) throw new ToolError(`invalid options for ${toolId(entry)}: ${problems.join('; ')}`);
+      if (x.maxCalls !== undefined && (await agentCatalogCalls(deps.db, env.ctx.root.id)).paidCalls >= x.maxCalls) {
+        throw new ToolError(`this job may make at most ${x.maxCalls} paid provider calls (exchange.maxCalls), and has made them`);
+      }
+      const price = reservationOf(entry, options);
+      if (price > 0 && !(await env.reserveMore(price))) {
+        return { content: 'Error: the credit limit does not allow this provider call.', result: { tool: toolId(entry), error: 'credit limit' }, credits: 0, outcome: { kind: 'credit_limit' } };
+      }
+      if (entry.target.kind !== 'http') throw new ToolError(`${toolId(entry)} is not a provider tool`);
+      const r = await invokeHttpProvider(
+        entry.target,
+        { provider: entry.provider, capability: entry.capability, options, requestId: env.ctx.root.id, callId: `${env.ctx.run.id}:${env.input.step}:${env.input.callId}` },
+        { allowPrivateNetwork: deps.allowPrivateNetwork, timeoutMs: CALL_TIMEOUT_MS, maxBytes: deps.maxBodyBytes, signal: env.signal },
+      );
+      if (!r.ok) throw new ToolError(`${toolId(entry)} failed: ${r.error.code}: ${r.error.message}`, r.error.code === 'provider_timeout' || r.error.code === 'provider_unreachable');
+      const text = JSON.stringify(r.data);
+      return {
+        content: `${toolId(entry)} answered (${price} credits):\n${text.length > MAX_CONTENT_CHARS ? `${text.slice(0, MAX_CONTENT_CHARS)}… (cut)` : text}`,
+        result: { tool: toolId(entry), catalogCall: true, creditsCost: price },
+        credits: price,
+      };
+    },
+  };
+}
