@@ -1,6 +1,7 @@
 import { allEntries, entriesForUrls, invokeHttpProvider, optionContracts, optionProblems, rankByQuery, reservationOf, resolveEntry, toolId, type CatalogEntry } from '@wds/catalog';
 import type { AgentRunOptions, AgentToolArgsOf } from '@wds/contracts';
-import { agentCatalogCalls, type Db } from '@wds/db';
+import { agentCatalogCalls } from '@wds/db';
+import type { DiscoveryDeps } from '../crawl/discovery';
 import type { RunContext } from './context';
 import { ToolError, type Tool } from './tool-runner';
 
@@ -12,11 +13,8 @@ import { ToolError, type Tool } from './tool-runner';
  * (search, map, scrape) and are not offered twice. `toolkits` narrows the catalog to those provider
  * ids or categories; `maxCalls` caps the job's paid calls (checked before each call).
  */
-export interface AgentCatalogDeps {
-  db: Db;
-  allowPrivateNetwork: boolean;
-  maxBodyBytes: number;
-}
+/** The database, and the network policy and size cap every outbound request of a worker has. */
+export type AgentCatalogDeps = DiscoveryDeps;
 
 /** How long one provider call may take inside an agent step (the request's own timeout does not apply to jobs). */
 const CALL_TIMEOUT_MS = 60_000;
