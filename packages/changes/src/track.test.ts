@@ -17,7 +17,7 @@ after(() => h?.close());
 
 const team = () => ensureTeam(h.db, `changes-${randomUUID()}`);
 const URL_ = 'https://shop.test/pricing';
-const page = (markdown: string, sourceKey = randomUUID(), statusCode = 200, extra: Partial<PageObservation> = {}): PageObservation =>
+const page = (markdown: string, sourceKey: string = randomUUID(), statusCode = 200, extra: Partial<PageObservation> = {}): PageObservation =>
   ({ kind: 'page', url: URL_, sourceKey, statusCode, markdown, ...extra }) as PageObservation;
 const one = async (o: TrackOptions, p: PageObservation) => (await trackPages(h.db, o, [p]))[0]!;
 const versions = async (teamId: string) =>
