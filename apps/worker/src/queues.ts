@@ -18,8 +18,8 @@ import {
   createStoreActivities,
   createTokenBudget,
   deploymentSearch,
-  type AgentSearchProvider,
   type BrowserAvailability,
+  type WebSearch,
 } from '@wds/activities';
 import { agentModelsOf, searchEnvOf } from '@wds/config/common';
 import { createSearchProvider } from '@wds/search';
@@ -53,7 +53,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
   const pageDeps = { db, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK, maxBodyBytes: env.WDS_MAX_BODY_BYTES };
   const scrapeActivities = () => createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable, llmAvailable: res.llmConfigured });
   // The agent searches what POST /v2/search answers from (the own index needs no provider, so search is always there).
-  const search: AgentSearchProvider = deploymentSearch(createSearchProvider(db, searchEnvOf(env)));
+  const search: WebSearch = deploymentSearch(createSearchProvider(db, searchEnvOf(env)));
   const agentTools = async () => ({ search: !!search, browser: await res.browserAvailable().catch(() => false) });
   switch (queue) {
     case TaskQueues.control:
@@ -76,7 +76,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...scrapeActivities(),
           ...createCrawlActivities(pageDeps),
           ...createMapActivities({ ...pageDeps, sharedSearchIndex: env.WDS_SEARCH_SHARED_INDEX }),
-          ...createExtractFetchActivities(pageDeps),
+          ...createExtractFetchActivities({ ...pageDeps, search }),
           ...createParseActivities({ db }),
           ...createAgentFetchActivities({ ...pageDeps, search, browserAvailable: res.browserAvailable }),
         },
