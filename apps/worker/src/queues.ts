@@ -45,6 +45,8 @@ export interface QueueResources {
   llm?: LlmClient;
   /** An LLM is configured for the deployment (whether or not this process serves wds-llm): single scrapes get the optional model work. */
   llmConfigured?: boolean;
+  /** The bundled workflow code (workflow-bundle.ts); without it the control worker bundles at start. */
+  workflows?: Pick<WorkerOptions, 'workflowBundle'>;
 }
 
 /** Per queue: which workflows/activities it serves and how many slots (sized by resource profile). */
@@ -58,7 +60,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
   switch (queue) {
     case TaskQueues.control:
       return {
-        workflowsPath: require.resolve('@wds/workflows'),
+        ...(res.workflows ?? { workflowsPath: require.resolve('@wds/workflows') }),
         activities: {
           ...createStoreActivities({ db }),
           ...createCrawlControlActivities({ db }),
