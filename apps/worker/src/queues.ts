@@ -20,8 +20,8 @@ import {
   createStoreActivities,
   createTokenBudget,
   deploymentSearch,
-  type AgentSearchProvider,
   type BrowserAvailability,
+  type WebSearch,
 } from '@wds/activities';
 import { agentModelsOf, searchEnvOf } from '@wds/config/common';
 import { createSearchProvider } from '@wds/search';
@@ -47,6 +47,8 @@ export interface QueueResources {
   llm?: LlmClient;
   /** An LLM is configured for the deployment (whether or not this process serves wds-llm): single scrapes get the optional model work. */
   llmConfigured?: boolean;
+  /** The bundled workflow code (workflow-bundle.ts); without it the control worker bundles at start. */
+  workflows?: Pick<WorkerOptions, 'workflowBundle'>;
 }
 
 /** Per queue: which workflows/activities it serves and how many slots (sized by resource profile). */
@@ -56,12 +58,12 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
   const scrapeActivities = () => createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable, llmAvailable: res.llmConfigured });
   // The agent searches what POST /v2/search answers from (the own index needs no provider, so search is always there).
   const searchProvider = createSearchProvider(db, searchEnvOf(env));
-  const search: AgentSearchProvider = deploymentSearch(searchProvider);
+  const search: WebSearch = deploymentSearch(searchProvider);
   const agentTools = async () => ({ search: !!search, browser: await res.browserAvailable().catch(() => false) });
   switch (queue) {
     case TaskQueues.control:
       return {
-        workflowsPath: require.resolve('@wds/workflows'),
+        ...(res.workflows ?? { workflowsPath: require.resolve('@wds/workflows') }),
         activities: {
           ...createStoreActivities({ db }),
           ...createCrawlControlActivities({ db }),
@@ -80,7 +82,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...scrapeActivities(),
           ...createCrawlActivities(pageDeps),
           ...createMapActivities({ ...pageDeps, sharedSearchIndex: env.WDS_SEARCH_SHARED_INDEX }),
-          ...createExtractFetchActivities(pageDeps),
+          ...createExtractFetchActivities({ ...pageDeps, search }),
           ...createParseActivities({ db }),
           ...createAgentFetchActivities({ ...pageDeps, search, browserAvailable: res.browserAvailable }),
           ...createCatalogFetchActivities({ ...pageDeps, search: searchProvider, sharedSearchIndex: env.WDS_SEARCH_SHARED_INDEX }),
