@@ -175,8 +175,9 @@ export function jsonRoutes(target: string): RouteSpec[] {
   };
   const webhook = { url: `${target}/hook`, headers: { 'X-Sig': 'v' }, metadata: { k: 'v' }, events: ['completed'] };
   return [
-    { method: 'POST', path: '/v2/scrape', base: { url: target, ...scrapeOptions }, fields: ['url', 'formats', 'onlyMainContent', 'includeTags', 'excludeTags', 'headers', 'waitFor', 'timeout', 'location', 'maxAge', 'minAge', 'actions', 'parsers', 'proxy', 'profile', 'auditMetadata', 'catalog', 'redactPII'] },
+    { method: 'POST', path: '/v2/scrape', base: { url: target, ...scrapeOptions }, fields: ['url', 'formats', 'onlyMainContent', 'includeTags', 'excludeTags', 'headers', 'waitFor', 'timeout', 'location', 'maxAge', 'minAge', 'actions', 'parsers', 'proxy', 'profile', 'auditMetadata', 'catalog', 'redactPII', 'domainTools', 'toolDetail'] },
     { method: 'POST', path: '/v2/scrape', base: { catalog: { provider: 'p', capability: 'c', options: { q: 'x' } }, timeout: 5_000 }, fields: ['catalog', 'timeout', 'url'] },
+    { method: 'POST', path: '/v2/scrape', base: { alexandria: [{ provider: 'wds', capability: 'map', options: { url: target } }], origin: 'fuzz' }, fields: ['alexandria', 'catalog', 'timeout', 'formats'] },
     { method: 'POST', path: '/v2/crawl', base: { url: target, limit: 2, includePaths: ['^/a'], excludePaths: ['^/b'], maxDiscoveryDepth: 1, sitemap: 'skip', webhook, scrapeOptions }, fields: ['url', 'limit', 'includePaths', 'excludePaths', 'maxDiscoveryDepth', 'sitemap', 'webhook', 'scrapeOptions', 'prompt', 'delay', 'maxConcurrency', 'robotsUserAgent'] },
     { method: 'POST', path: '/v2/crawl/params-preview', base: { url: target, prompt: 'find the docs' }, fields: ['url', 'prompt'] },
     { method: 'POST', path: '/v2/batch/scrape', base: { urls: [target, `${target}/2`], webhook, ignoreInvalidURLs: true, ...scrapeOptions }, fields: ['urls', 'webhook', 'ignoreInvalidURLs', 'maxConcurrency', 'appendToId', 'formats', 'headers', 'timeout'] },

@@ -89,13 +89,14 @@ async function run(ctx: Ctx, id: string): Promise<Answer> {
   } catch (e) {
     throw Object.assign(unresolved(id, 'the workflow service did not confirm the start of this request.'), { cause: e });
   }
-  let result: Awaited<ReturnType<typeof deps.starters.awaitCatalog>>;
+  let result: Awaited<ReturnType<typeof deps.starters.awaitCatalog>> | 'ended';
   try {
     result = await deps.starters.awaitCatalog({ teamId, requestId, budgetMs: ctx.timeoutMs + ANSWER_GRACE_MS });
   } catch {
-    result = 'timeout';
+    // The workflow failed or was terminated: whatever its calls did is not known here.
+    result = 'ended';
   }
-  if (result !== 'timeout' && result.outcome === 'insufficient_credits') {
+  if (typeof result === 'object' && result.outcome === 'insufficient_credits') {
     throw new WdsError('PAYMENT_REQUIRED', { code: 'insufficient_credits', message: `Payment Required: ${result.message} Nothing was executed.` });
   }
   const row = await loadCatalogRequest(deps.db, teamId, requestId);
