@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
-import { crawlDocuments, crawlJobs, crawlLlmPages, crawlRobots, crawlUrls } from './schema/index';
+import { crawlDocuments, crawlJobs, crawlLlmPages, crawlRobots, crawlUrls, type CrawlUrlStatus } from './schema/index';
 import { storable, storableText } from './text';
 import { eventCtes, type EventWebhook } from './events';
 import { chargeCtes, boundedKey } from './ledger';
@@ -101,8 +101,11 @@ export async function enqueueUrls(db: Db, jobId: string, entries: FrontierEntry[
   return inserted.rowCount ?? 0;
 }
 
-/** The INSERT adding entries to a job's frontier, idempotent per URL key (also a CTE of finishPage). */
-function frontierInsert(jobId: string, entries: FrontierEntry[]) {
+/**
+ * The INSERT adding entries to a job's frontier, idempotent per URL key (also a CTE of finishPage,
+ * where `returning` lets the statement count the URLs that were new).
+ */
+function frontierInsert(jobId: string, entries: FrontierEntry[], returning = false) {
   const seen = new Set<string>();
   const unique = entries.filter((e) => (seen.has(e.key) ? false : (seen.add(e.key), true)));
   return sql`
@@ -111,7 +114,7 @@ function frontierInsert(jobId: string, entries: FrontierEntry[]) {
     FROM unnest(${sql.param(unique.map((e) => e.key))}::text[], ${sql.param(unique.map((e) => e.url))}::text[],
                 ${sql.param(unique.map((e) => e.depth))}::int[], ${sql.param(unique.map((e) => e.external))}::bool[],
                 ${sql.param(unique.map((e) => !!e.discoveryOnly))}::bool[]) AS t(k, u, d, e, o)
-    ON CONFLICT DO NOTHING`;
+    ON CONFLICT DO NOTHING${returning ? sql` RETURNING 1` : sql``}`;
 }
 
 export interface ClaimedUrl {
@@ -231,14 +234,26 @@ export const KEEPS_NO_DATA = sql.raw(`(zero_data_retention OR coalesce((options 
   OR coalesce((options ->> 'lockdown')::boolean, false))`);
 
 export async function finishPage(db: Db, jobId: string, key: string, page: FinishedPage): Promise<boolean> {
+  return (await storePage(db, jobId, key, page)).stored;
+}
+
+/**
+ * finishPage, also counting the links that were new to the frontier: a browser page tells the
+ * crawl loop whether its rendered DOM gave the fetch window anything to claim.
+ */
+export async function finishPageCountingLinks(db: Db, jobId: string, key: string, page: FinishedPage): Promise<{ stored: boolean; linksAdded: number }> {
+  return storePage(db, jobId, key, page, true);
+}
+
+async function storePage(db: Db, jobId: string, key: string, page: FinishedPage, countLinks = false): Promise<{ stored: boolean; linksAdded: number }> {
   const d = page.document;
   const pending = !!d?.pendingLlm;
   const body = d ? JSON.stringify(storable(d.body)) : null;
-  const res = await db.execute<{ stored: number }>(sql`
+  const res = await db.execute<{ stored: number; links_added?: number }>(sql`
     WITH job AS (
       SELECT team_id, kind, ${KEEPS_NO_DATA} AS keeps_no_data FROM crawl_jobs WHERE id = ${jobId}
     ), links AS (
-      ${frontierInsert(jobId, page.links)}
+      ${frontierInsert(jobId, page.links, countLinks)}
     ), doc AS (
       INSERT INTO crawl_documents (job_id, url_key, document, credits)
       SELECT ${jobId}::uuid, ${key}::text, ${pending ? null : body}::jsonb, ${d?.credits ?? 0}::int
@@ -257,16 +272,20 @@ export async function finishPage(db: Db, jobId: string, key: string, page: Finis
         status = CASE WHEN EXISTS (SELECT 1 FROM draft) OR EXISTS (SELECT 1 FROM crawl_llm_pages WHERE job_id = ${jobId} AND url_key = ${key}) THEN 'llm' ELSE 'done' END
       WHERE job_id = ${jobId} AND url_key = ${key}
     ), ${pageStoredCtes(jobId, key, d?.webhook, pending ? undefined : d?.body)}
-    SELECT (SELECT count(*) FROM doc)::int + (SELECT count(*) FROM draft)::int AS stored, set_config('synchronous_commit', 'off', true) AS async_commit`);
-  return (res.rows[0]?.stored ?? 0) > 0;
+    SELECT (SELECT count(*) FROM doc)::int + (SELECT count(*) FROM draft)::int AS stored,${countLinks ? sql` (SELECT count(*) FROM links)::int AS links_added,` : sql``}
+      set_config('synchronous_commit', 'off', true) AS async_commit`);
+  return { stored: (res.rows[0]?.stored ?? 0) > 0, linksAdded: res.rows[0]?.links_added ?? 0 };
 }
+
+/** A URL not yet fetched or rendered: what a page failure or a cancelled job may still end. */
+const UNFINISHED: CrawlUrlStatus[] = ['queued', 'leased', 'browser', 'rendering'];
 
 /** A page that could not be scraped (or was refused by robots.txt). */
 export async function failPage(db: Db, jobId: string, key: string, status: 'failed' | 'robots', error: string | null): Promise<void> {
   await db
     .update(crawlUrls)
     .set({ status, error: error === null ? null : storableText(error), doneAt: new Date(), leaseOwner: null, leaseUntil: null })
-    .where(and(eq(crawlUrls.jobId, jobId), eq(crawlUrls.urlKey, key), inArray(crawlUrls.status, ['queued', 'leased'])));
+    .where(and(eq(crawlUrls.jobId, jobId), eq(crawlUrls.urlKey, key), inArray(crawlUrls.status, UNFINISHED)));
 }
 
 /** Counters of a running job, counted from its frontier and documents. */
@@ -282,16 +301,39 @@ export async function liveCounters(db: Db, jobId: string): Promise<{ total: numb
   return { total: Math.max(r.total, r.completed), completed: r.completed, failed: r.failed, creditsUsed: r.credits };
 }
 
-/** What is left to do: queued URLs while the page limit has room, and leased ones. */
-export async function frontierCounts(db: Db, jobId: string): Promise<{ queued: number; leased: number; nextLeaseExpiryMs: number | null }> {
-  const res = await db.execute<{ queued: number; leased: number; next_ms: number | null; room: number }>(sql`
+/** Pages handed to the browser engine and not ended yet (crawl-browser.ts). */
+export interface BrowserBacklog {
+  /** Waiting for a browser page activity, or rendering. */
+  pending: number;
+  /** Of them, claimable now (waiting, or their render's lease ended). */
+  ready: number;
+  /** Ms until the next render lease ends, when none is ready. */
+  nextReadyMs: number | null;
+}
+
+export interface FrontierCounts {
+  queued: number;
+  leased: number;
+  nextLeaseExpiryMs: number | null;
+  /** Only when the job has browser pages left. */
+  browser?: BrowserBacklog;
+}
+
+/** What is left to do: queued URLs while the page limit has room, leased ones, and pages with the browser engine. */
+export async function frontierCounts(db: Db, jobId: string): Promise<FrontierCounts> {
+  const res = await db.execute<{ queued: number; leased: number; next_ms: number | null; room: number; browser: number; browser_ready: number; render_next_ms: number | null }>(sql`
     SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued,
            count(*) FILTER (WHERE status = 'leased')::int AS leased,
            (EXTRACT(EPOCH FROM min(lease_until) FILTER (WHERE status = 'leased') - now()) * 1000)::int AS next_ms,
+           count(*) FILTER (WHERE status IN ('browser', 'rendering'))::int AS browser,
+           count(*) FILTER (WHERE status = 'browser' OR (status = 'rendering' AND lease_until < now()))::int AS browser_ready,
+           greatest(0, EXTRACT(EPOCH FROM min(lease_until) FILTER (WHERE status = 'rendering') - now()) * 1000)::int AS render_next_ms,
            (SELECT page_limit - enqueued FROM crawl_jobs WHERE id = ${jobId}) AS room
-    FROM crawl_urls WHERE job_id = ${jobId} AND status IN ('queued', 'leased')`);
+    FROM crawl_urls WHERE job_id = ${jobId} AND status IN ('queued', 'leased', 'browser', 'rendering')`);
   const r = res.rows[0]!;
-  return { queued: r.room > 0 ? r.queued : 0, leased: r.leased, nextLeaseExpiryMs: r.next_ms };
+  const counts: FrontierCounts = { queued: r.room > 0 ? r.queued : 0, leased: r.leased, nextLeaseExpiryMs: r.next_ms };
+  if (r.browser > 0) counts.browser = { pending: r.browser, ready: r.browser_ready, nextReadyMs: r.browser_ready > 0 ? 0 : r.render_next_ms };
+  return counts;
 }
 
 /** Ends a job unless it already ended (a cancel written by the API wins over a late completion). */
@@ -308,7 +350,7 @@ export async function finishJob(db: Db, jobId: string, status: 'completed' | 'fa
       await tx
         .update(crawlUrls)
         .set({ status: 'cancelled', leaseOwner: null, leaseUntil: null })
-        .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, ['queued', 'leased', 'llm'])));
+        .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, [...UNFINISHED, 'llm'])));
     }
     // Pages still waiting for their model step are never shown once the job has ended (a
     // completed job has none: its workflow waits for them).

@@ -6,6 +6,7 @@ export * as schema from './schema/index';
 export type { CreditEntry, JobKind, TeamFlags } from './schema/index';
 export * from './crawls';
 export * from './crawl-llm';
+export * from './crawl-browser';
 export * from './llm-tokens';
 export * from './events';
 export * from './ledger';
