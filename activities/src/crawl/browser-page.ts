@@ -1,5 +1,5 @@
 import { browserPagesWaiting, claimBrowserPages, loadProfileState } from '@wds/db';
-import { startScrapeTimer } from '@wds/metrics';
+import { browserPageInFlight, startScrapeTimer } from '@wds/metrics';
 import type { BrowserPageInput, CrawlBrowserActivities, ProcessBatchResult } from '@wds/workflows/crawl';
 import { renderBrowserPage, type BrowserActivityDeps } from '../browser/render-page';
 import { asActivity } from '../failures';
@@ -25,7 +25,7 @@ export function createCrawlBrowserActivities(deps: BrowserActivityDeps): CrawlBr
 async function renderCrawlPage(deps: BrowserActivityDeps, { jobId, delayMs }: BrowserPageInput): Promise<ProcessBatchResult> {
   const job = await loadJobOptions(deps.db, jobId);
   const input = { jobId, batchSize: 1, concurrency: 1, delayMs: 0 };
-  const r = await runFrontierBatch(deps.db, input, pageLeaseMs(job), browserPageHandler(deps, job, delayMs), claimBrowserPages);
+  const r = await browserPageInFlight(job.kind, () => runFrontierBatch(deps.db, input, pageLeaseMs(job), browserPageHandler(deps, job, delayMs), claimBrowserPages));
   if (r.claimed && !r.stopped && (await browserPagesWaiting(deps.db, jobId))) r.moreBrowserPages = true;
   return r;
 }

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
-import type { ClaimedUrl } from './crawls';
+import type { ClaimedUrl } from './frontier';
 import { pickOnce } from './pick';
 
 /**
