@@ -24,3 +24,5 @@ export { backfillSearchBatch, backfillSearchIndex, resetSearchBackfill, searchBa
 export * from './search';
 export * from './agents';
 export * from './agent-reads';
+export * from './page-versions';
+export * from './page-versions-prune';
