@@ -24,3 +24,4 @@ export {
   type AgentSearchProvider,
   type SearchHit,
 } from './agent/index';
+export { createMonitorControlActivities, createMonitorFetchActivities, ensureTickSchedules, startMonitorUpkeep, type MonitorTicking } from './monitor/index';

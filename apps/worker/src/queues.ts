@@ -13,6 +13,8 @@ import {
   createCrawlLlmActivities,
   createLlmActivities,
   createMapActivities,
+  createMonitorControlActivities,
+  createMonitorFetchActivities,
   createParseActivities,
   createScrapeActivities,
   createStoreActivities,
@@ -64,6 +66,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createCrawlControlActivities({ db }),
           ...createExtractControlActivities({ db }),
           ...createAgentControlActivities({ db, tools: agentTools }),
+          ...createMonitorControlActivities({ db, jitterMs: env.WDS_MONITOR_JITTER_MS }),
           // For scrapes started with WDS_SCRAPE_FETCH=local, which fetch as local activities here
           // (converting on the transform threads when this process also serves wds-fetch, else inline).
           ...scrapeActivities(),
@@ -77,6 +80,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createCrawlActivities(pageDeps),
           ...createMapActivities({ ...pageDeps, sharedSearchIndex: env.WDS_SEARCH_SHARED_INDEX }),
           ...createExtractFetchActivities(pageDeps),
+          ...createMonitorFetchActivities(pageDeps),
           ...createParseActivities({ db }),
           ...createAgentFetchActivities({ ...pageDeps, search, browserAvailable: res.browserAvailable }),
         },
