@@ -29,8 +29,8 @@ export async function checkMonitorPages(deps: PageDeps, input: ProcessBatchInput
   const pages = await claimCheckPages(deps.db, input.jobId, owner, input.batchSize, LEASE_MS, { retakeOwn: ctx.info.attempt > 1 });
   if (!pages.length) return { claimed: 0, succeeded: 0, failed: 0, stopped: false };
   const monitors = await monitorsById(deps.db, [...new Set(pages.map((p) => p.monitorId))]);
-  const setups = pages.map((p) => setupOf(monitors.get(p.monitorId), p));
-  const histories = await pageHistoriesOf(deps.db, pages.map((p, i) => ({ teamId: p.teamId, tag: setups[i]!.tag, urlKey: p.urlKey, sourceKey: p.pageId })));
+  const pageSetups = pages.map((p) => setupOf(monitors.get(p.monitorId), p));
+  const histories = await pageHistoriesOf(deps.db, pages.map((p, i) => ({ teamId: p.teamId, tag: pageSetups[i]!.tag, urlKey: p.urlKey, sourceKey: p.pageId })));
 
   const abort = new AbortController();
   ctx.cancellationSignal.addEventListener('abort', () => abort.abort());
@@ -39,7 +39,7 @@ export async function checkMonitorPages(deps: PageDeps, input: ProcessBatchInput
   let observed: Observed[];
   try {
     observed = await mapLimit(pages, Math.max(1, input.concurrency), async (p, i) => {
-      const r = await observePage(deps, { url: p.url, pageId: p.pageId, options: setups[i]!.options, baseline: histories.get(keyOf(p, setups[i]!.tag))?.baseline ?? null, signal: abort.signal });
+      const r = await observePage(deps, { url: p.url, pageId: p.pageId, options: pageSetups[i]!.options, baseline: histories.get(keyOf(p, pageSetups[i]!.tag))?.baseline ?? null, signal: abort.signal });
       done++;
       return r;
     });
@@ -48,7 +48,7 @@ export async function checkMonitorPages(deps: PageDeps, input: ProcessBatchInput
   }
   if (abort.signal.aborted) return { claimed: pages.length, succeeded: 0, failed: 0, stopped: true };
 
-  const results = await decideAll(deps.db, pages, setups, observed, histories);
+  const results = await decideAll(deps.db, pages, pageSetups, observed, histories);
   await storeCheckPageResults(deps.db, results.map((r) => r.result), results.flatMap((r) => (r.write ? [r.write] : [])));
   for (const r of results) monitorPagesChecked.inc({ status: r.result.status, path: r.path });
   await announceCheckPages(deps.db, pages, results.map((r) => r.result), monitors);
@@ -64,8 +64,22 @@ interface Setup {
   keepContent: boolean;
 }
 
+/** Parsed options by monitor version and target (a monitor's options change only with its row). */
+const setupCache = new Map<string, Setup>();
+
 /** A page's scrape options (the target's, fresh: monitors never read the cache) and its history's tag: the monitor's own. */
 function setupOf(m: MonitorRow | undefined, p: LeasedCheckPage): Setup {
+  const key = `${p.monitorId}|${m?.updatedAt.getTime()}|${p.targetId}`;
+  let s = setupCache.get(key);
+  if (!s) {
+    if (setupCache.size > 20_000) setupCache.clear();
+    s = parseSetup(m, p);
+    setupCache.set(key, s);
+  }
+  return s;
+}
+
+function parseSetup(m: MonitorRow | undefined, p: LeasedCheckPage): Setup {
   const target = m?.targets.find((t) => t.id === p.targetId) as { scrapeOptions?: Record<string, unknown> } | undefined;
   const options = scrapeOptionsSchema.parse({ ...(target?.scrapeOptions ?? {}), maxAge: 0 });
   const ct = options.formats.find((f) => f.type === 'changeTracking') as { tag?: string | null } | undefined;

@@ -40,7 +40,7 @@ export function createMonitorControlActivities(deps: MonitorControlDeps): Monito
         if (d.check && d.check.status !== 'running') monitorChecksEnded.inc({ status: d.check.status });
         return d;
       });
-      return { checks: r.checks, skipped: r.skipped, more: r.more };
+      return { checks: r.checks, pages: r.pages, skipped: r.skipped, more: r.more };
     },
     async monitorRunState({ jobId }: JobRef): Promise<FrontierState> {
       const c = await monitorRunCounts(db, jobId);

@@ -79,10 +79,11 @@ export async function claimDueMonitors(
   db: Db,
   c: { runId: string; shard: number; shards: number; limit: number },
   decide: (m: DueMonitor) => DueDecision,
-): Promise<{ checks: number; skipped: number; more: boolean; claimed: number }> {
+): Promise<{ checks: number; pages: number; skipped: number; more: boolean; claimed: number }> {
   return db.transaction(async (tx) => {
-    const prior = (await tx.execute<{ checks: number }>(sql`SELECT checks FROM monitor_runs WHERE id = ${c.runId}`)).rows[0];
-    if (prior) return { checks: prior.checks, skipped: 0, more: false, claimed: 0 };
+    const prior = (await tx.execute<{ checks: number; pages: number }>(sql`
+      SELECT checks, (SELECT count(*)::int FROM monitor_check_pages WHERE run_id = ${c.runId}) AS pages FROM monitor_runs WHERE id = ${c.runId}`)).rows[0];
+    if (prior) return { checks: prior.checks, pages: prior.pages, skipped: 0, more: false, claimed: 0 };
     type Row = { id: string; team_id: string; schedule: DueMonitor['schedule']; targets: Record<string, unknown>[]; next_run_at: Date | string; running_check_id: string | null; out_of_credits: boolean };
     const rows = (
       await tx.execute<Row>(sql`
@@ -93,7 +94,7 @@ export async function claimDueMonitors(
         WHERE m.status = 'active' AND m.next_run_at <= now() AND m.shard_key % ${c.shards} = ${c.shard}
         ORDER BY m.next_run_at LIMIT ${c.limit} FOR UPDATE OF m SKIP LOCKED`)
     ).rows;
-    if (!rows.length) return { checks: 0, skipped: 0, more: false, claimed: 0 };
+    if (!rows.length) return { checks: 0, pages: 0, skipped: 0, more: false, claimed: 0 };
     const decisions = rows.map((r) =>
       decide({ id: r.id, teamId: r.team_id, schedule: r.schedule, targets: r.targets, nextRunAt: new Date(r.next_run_at), runningCheckId: r.running_check_id, outOfCredits: r.out_of_credits }),
     );
@@ -108,7 +109,8 @@ export async function claimDueMonitors(
       FROM unnest(${sql.param(decisions.map((d) => d.monitorId))}::uuid[], ${sql.param(decisions.map((d) => d.nextRunAt?.toISOString() ?? null))}::timestamptz[],
                   ${sql.param(decisions.map((d) => d.check?.status === 'running'))}::bool[], ${sql.param(decisions.map((d) => d.check?.id ?? null))}::uuid[]) AS d(id, next, running, check_id)
       WHERE m.id = d.id`);
-    return { checks: running.length, skipped: checks.length - running.length, more: rows.length === c.limit, claimed: rows.length };
+    const pages = running.reduce((n, k) => n + k.pages.length, 0);
+    return { checks: running.length, pages, skipped: checks.length - running.length, more: rows.length === c.limit, claimed: rows.length };
   });
 }
 

@@ -33,6 +33,8 @@ export interface ClaimDueInput {
 export interface ClaimDueResult {
   /** Checks the run holds (0: no run was created). */
   checks: number;
+  /** Pages those checks start with. */
+  pages: number;
   /** Checks recorded as skipped (overlap, no credits). */
   skipped: number;
   /** The limit was reached: more monitors may be due. */

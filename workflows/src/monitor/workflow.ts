@@ -25,10 +25,12 @@ export async function monitorTickWorkflow(input: MonitorTickInput): Promise<Moni
     if (r.checks > 0) {
       total.runs++;
       total.checks += r.checks;
+      // No more batches in flight than the run has pages for: an empty batch is a wasted activity.
+      const plan = { ...input.plan, window: Math.max(1, Math.min(input.plan.window, Math.ceil(r.pages / input.plan.batchSize))) };
       await startChild(monitorRunWorkflow, {
         workflowId: workflowIds.monitorRun(runId),
         taskQueue: TaskQueues.control,
-        args: [{ runId, plan: input.plan }],
+        args: [{ runId, plan }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
       });
     }

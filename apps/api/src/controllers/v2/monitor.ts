@@ -85,7 +85,7 @@ function uuidFrom(monitorId: string, i: number): string {
 
 /** Credits a month: 1 per page per check (Firecrawl's scrape-monitor price), at the schedule's average rate. */
 function monthlyEstimate(schedule: NormalizedSchedule, targets: Record<string, unknown>[]): number | null {
-  const c = compileCron(schedule.cron, schedule.timezone);
+  const c = compileCron(schedule.cron);
   if (typeof c === 'string') return null;
   return Math.round((checkPagesOf(targets).length * MONTH_SECONDS) / averageIntervalSeconds(c));
 }
