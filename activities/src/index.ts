@@ -19,9 +19,7 @@ export {
   createAgentLlmActivities,
   createAgentFetchActivities,
   createAgentBrowserActivities,
-  deploymentSearch,
   startStrandedAgentSweeper,
-  type AgentSearchProvider,
-  type SearchHit,
 } from './agent/index';
 export { createMonitorControlActivities, createMonitorFetchActivities, ensureTickSchedules, startMonitorUpkeep, type MonitorTicking } from './monitor/index';
+export { deploymentSearch, type SearchHit, type WebSearch } from './search/web-search';
