@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
-import { call, namespaceFor, startStack, type Stack } from '@wds/test-utils';
+import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
+import { call, namespaceFor, startStack, testInfra, type Stack } from '@wds/test-utils';
 import { page, startMonitorSite, type MonitorSite } from './monitor-site';
 
 // Monitors end to end: the API (JS SDK where it has methods, raw HTTP for errors), the shared
@@ -233,6 +234,26 @@ describe('schedules', () => {
     await sleep(4_000);
     const later = await stack.db.db.execute<{ n: number }>(`SELECT count(*)::int AS n FROM monitor_checks WHERE monitor_id = '${m.id}'` as never);
     assert.ok(later.rows[0]!.n <= rows.rows[0]!.n + 1, 'no checks after delete (one claimed at that moment may finish)');
+  });
+
+  test('a tick Schedule lost (a restore without it) is recreated from the monitors table when a worker starts', async () => {
+    site.set('/restore', page('Restore', 'restored'));
+    const m = await fc.createMonitor({ name: 'restore', schedule: { text: 'every 2 seconds' }, targets: [{ type: 'scrape', urls: [site.url('/restore')] }] });
+    const connection = await Connection.connect({ address: testInfra().temporalAddress });
+    try {
+      const schedules = new Client({ connection, namespace: stack.namespace }).schedule;
+      await until('the tick Schedule', async () => (await schedules.getHandle('wds-monitor-tick-0').describe().catch(() => null)) !== null);
+      stack.worker.child.kill('SIGKILL');
+      await schedules.getHandle('wds-monitor-tick-0').delete();
+      const lostAt = Date.now();
+      await stack.addWorker();
+      const d = await until('the Schedule recreated', () => schedules.getHandle('wds-monitor-tick-0').describe().catch(() => null));
+      assert.equal(d.policies.overlap, ScheduleOverlapPolicy.SKIP);
+      await until('a scheduled check after the restore', async () => (await fc.listMonitorChecks(m.id, { limit: 100 })).find((c) => c.trigger === 'scheduled' && c.status === 'completed' && Date.parse(c.startedAt!) > lostAt), 30_000);
+    } finally {
+      await connection.close();
+      await fc.deleteMonitor(m.id);
+    }
   });
 
   test('a check still running when the next is due is recorded as skipped_overlap', async () => {
