@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { prepareTracking, type PageObservation, type PageTracking } from '@wds/changes';
 import { scrapeOptionsSchema, type ScrapeOptions } from '@wds/contracts';
 import {
-  claimCheckPages, endFinishedChecks, monitorsById, pageHistoriesOf, storeCheckPageResults,
+  claimCheckPages, endFinishedChecks, historyKey, monitorsById, pageHistoriesOf, storeCheckPageResults,
   type CheckPageResult, type Db, type LeasedCheckPage, type MonitorRow, type PageHistory, type VersionWrite,
 } from '@wds/db';
 import { monitorPagesChecked } from '@wds/metrics';
@@ -86,7 +86,7 @@ function parseSetup(m: MonitorRow | undefined, p: LeasedCheckPage): Setup {
   return { options, tag: `monitor:${p.monitorId}${ct?.tag ? `:${ct.tag}` : ''}`, keepContent: !(m?.zeroDataRetention || options.zeroDataRetention) };
 }
 
-const keyOf = (p: { teamId: string; urlKey: string }, tag: string) => `${p.teamId}|${tag}|${p.urlKey}`;
+const keyOf = (p: { teamId: string; urlKey: string }, tag: string) => historyKey(p.teamId, tag, p.urlKey);
 
 interface Decided {
   result: CheckPageResult;
