@@ -24,3 +24,5 @@ export * from './search';
 export * from './agents';
 export * from './agent-reads';
 export * from './monitors';
+export * from './page-versions';
+export * from './page-versions-prune';

@@ -13,3 +13,4 @@ export * from './search';
 export * from './llm';
 export * from './agents';
 export * from './monitors';
+export * from './changes';
