@@ -5,7 +5,8 @@ import { extractController, extractStatusController, type ExtractConfig } from '
 import { activeCrawlsController, crawlController, paramsPreviewController, type CrawlConfig } from '../controllers/v2/crawl';
 import { jobControllers } from '../controllers/v2/jobs';
 import { mapController } from '../controllers/v2/map';
-import { monitorRoutes, type MonitorConfig } from '../controllers/v2/monitor';
+import { monitorRoutes } from '../controllers/v2/monitor';
+import type { MonitorConfig } from '../controllers/v2/monitor-shared';
 import { parseRoutes, type ParseConfig } from '../controllers/v2/parse';
 import { scrapeController } from '../controllers/v2/scrape';
 import { searchController } from '../controllers/v2/search';

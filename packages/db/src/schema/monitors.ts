@@ -114,18 +114,3 @@ export const monitorRuns = pgTable('monitor_runs', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   finishedAt: timestamp('finished_at', { withTimezone: true }),
 });
-
-/** Pages a crawl or search target has found (removed pages of a crawl, new results of a search). */
-export const monitorKnownPages = pgTable(
-  'monitor_known_pages',
-  {
-    monitorId: uuid('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
-    targetId: text('target_id').notNull(),
-    urlKey: text('url_key').notNull(),
-    url: text('url').notNull(),
-    lastCheckId: uuid('last_check_id').notNull(),
-    gone: boolean('gone').notNull().default(false),
-    firstSeenAt: timestamp('first_seen_at', { withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [primaryKey({ columns: [t.monitorId, t.targetId, t.urlKey] })],
-);

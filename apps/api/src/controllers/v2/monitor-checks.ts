@@ -6,7 +6,7 @@ import { WdsError } from '@wds/errors';
 import type { ApiDeps } from '../../deps';
 import { noteLogIds } from '../../logging';
 import { baseUrl } from '../../services/base-url';
-import { pageQuery, teamMonitor, UUID, type IdReq, type MonitorConfig } from './monitor';
+import { pageQuery, teamMonitor, UUID, type IdReq, type MonitorConfig } from './monitor-shared';
 import { checkPageView, checkView } from './monitor-view';
 import { validateBody } from './validate';
 

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkPagesOf, monitorCreateRequestSchema, monitorUpdateRequestSchema, type MonitorTarget } from '@wds/contracts';
 import { averageIntervalSeconds, compileCron, nextDueAt, normalizeSchedule, spreadOf, type NormalizedSchedule, type ScheduleInput } from '@wds/contracts/monitor-schedule';
-import { insertMonitor, listTeamMonitors, loadTeamMonitor, updateTeamMonitor, type MonitorRow, type NewMonitor } from '@wds/db';
+import { insertMonitor, listTeamMonitors, updateTeamMonitor, type NewMonitor } from '@wds/db';
 import { WdsError } from '@wds/errors';
-import type { CrawlPlan } from '@wds/workflows/crawl';
 import type { ApiDeps } from '../../deps';
 import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { monitorCheckRoutes } from './monitor-checks';
+import { pageQuery, teamMonitor, type IdReq, type MonitorConfig } from './monitor-shared';
 import { monitorView } from './monitor-view';
 import { validateBody } from './validate';
 
@@ -18,20 +18,7 @@ import { validateBody } from './validate';
  * workers' shared tick Schedules claim it when due. Reads are team-scoped: another team's
  * monitor is "not found".
  */
-export interface MonitorConfig {
-  /** WDS_MONITOR_MIN_INTERVAL_SECONDS (300: Firecrawl's 5-minute floor; tests lower it). */
-  minIntervalSeconds: number;
-  /** WDS_MONITOR_JITTER_MS: the most a monitor's due time is spread past its cron time (workers use the same). */
-  jitterMs: number;
-  /** How a "run now" run fetches its pages. */
-  plan: CrawlPlan;
-  publicUrl?: string;
-}
-
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MONTH_SECONDS = 30 * 24 * 3600;
-
-export type IdReq = FastifyRequest<{ Params: { id: string; checkId?: string }; Querystring: Record<string, string | undefined> }>;
 
 export function monitorRoutes(deps: ApiDeps, cfg: MonitorConfig) {
   return async (app: FastifyInstance) => {
@@ -42,15 +29,6 @@ export function monitorRoutes(deps: ApiDeps, cfg: MonitorConfig) {
     app.delete('/monitor/:id', remove(deps));
     await app.register(monitorCheckRoutes(deps, cfg));
   };
-}
-
-/** The team's monitor named by the path, or 404 (400 for an id that is not a UUID). */
-export async function teamMonitor(deps: ApiDeps, req: IdReq): Promise<MonitorRow> {
-  requireScope(req, 'monitor');
-  if (!UUID.test(req.params.id)) throw new WdsError('BAD_REQUEST', { message: 'Invalid monitor ID format. Monitor ID must be a valid UUID.' });
-  const m = await loadTeamMonitor(deps.db, req.auth.teamId, req.params.id);
-  if (!m) throw new WdsError('NOT_FOUND', { message: 'Monitor not found' });
-  return m;
 }
 
 /** What this deployment cannot do yet, as 400 FEATURE_NOT_AVAILABLE naming the field. */
@@ -127,17 +105,6 @@ function list(deps: ApiDeps) {
     const rows = await listTeamMonitors(deps.db, req.auth.teamId, limit, offset);
     return reply.send({ success: true, data: rows.map(monitorView) });
   };
-}
-
-/** `limit` (1–100, default 25) and `offset` (≥ 0) of a list. */
-export function pageQuery(q: Record<string, string | undefined>, offsetName: 'offset' | 'skip' = 'offset'): { limit: number; offset: number } {
-  const num = (name: string, v: string | undefined, min: number, max: number, dflt: number) => {
-    if (v === undefined || v === '') return dflt;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) throw new WdsError('BAD_REQUEST', { details: [{ code: 'invalid_value', path: [name], message: `${name} must be an integer from ${min} to ${max}` }] });
-    return n;
-  };
-  return { limit: num('limit', q.limit, 1, 100, 25), offset: num(offsetName, q[offsetName], 0, 1_000_000_000, 0) };
 }
 
 function get(deps: ApiDeps) {
