@@ -15,6 +15,7 @@ import { loadWorkerEnv } from './env';
 import { browserPages, createBrowserResources } from './browser';
 import { coreLogFilter, TemporalPinoLogger } from './logging';
 import { queueOptions } from './queues';
+import { startSearchBackfill } from './search-backfill';
 import { workflowBundleOption } from './workflow-bundle';
 
 const env = loadWorkerEnv();
@@ -155,6 +156,8 @@ const monitorUpkeep = monitorClient
       onError: (e) => log.warn({ err: e }, 'could not set up the monitor tick schedules (retried in a minute)'),
     })
   : null;
+// ...and index for search the pages stored before the index existed (once; resumable).
+const backfill = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SEARCH_INDEX && env.WDS_SEARCH_BACKFILL ? startSearchBackfill({ db: dbh.db, log }) : null;
 // SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for
 // WDS_SHUTDOWN_GRACE_MS, then activities are cancelled, which Temporal records as retryable
 // failures and retries on another worker. Worker.run resolves once they have all returned; it
@@ -186,6 +189,7 @@ await sweeper?.stop();
 await agentSweeper?.stop();
 await monitorUpkeep?.stop();
 await monitorClient?.close();
+await backfill?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
 await browser?.stop();
 await closeTransformThreads();
