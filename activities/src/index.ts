@@ -23,4 +23,5 @@ export {
   startStrandedAgentSweeper,
 } from './agent/index';
 export { createCatalogControlActivities, createCatalogFetchActivities, type CatalogControlDeps, type CatalogFetchDeps } from './catalog/index';
+export { createMonitorControlActivities, createMonitorFetchActivities, ensureTickSchedules, startMonitorUpkeep, type MonitorTicking } from './monitor/index';
 export { deploymentSearch, type SearchHit, type WebSearch } from './search/web-search';

@@ -24,6 +24,7 @@ export const workflowIds = {
   agent: (runId: string) => `agent-${runId}`,
   /** One catalog-mode request per team and x-request-id (1–128 of [A-Za-z0-9._:-], all valid in ids). */
   catalog: (teamId: string, requestId: string) => `catalog-${teamId}-${requestId}`,
+  monitorRun: (runId: string) => `monitor-run-${runId}`,
 };
 
 export interface JobRef {

@@ -8,3 +8,4 @@ export { extractWorkflow } from './extract/workflow';
 export { crawlParamsWorkflow } from './crawl-params/workflow';
 export { agentWorkflow } from './agent/workflow';
 export { catalogWorkflow } from './catalog/workflow';
+export { monitorTickWorkflow, monitorRunWorkflow } from './monitor/workflow';

@@ -13,7 +13,7 @@ import {
 } from '@temporalio/client';
 
 import { WdsError, isErrorKind } from '@wds/errors';
-import type { agentWorkflow, catalogWorkflow, crawlParamsWorkflow, crawlWorkflow, extractWorkflow, mapWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
+import type { agentWorkflow, catalogWorkflow, crawlParamsWorkflow, crawlWorkflow, extractWorkflow, mapWorkflow, monitorRunWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
 import type { AgentPlan } from '@wds/workflows/agent';
 import type { CatalogWorkflowResult } from '@wds/workflows/catalog';
 import { TaskQueues, workflowIds } from '@wds/workflows/common';
@@ -57,6 +57,8 @@ export interface Starters {
   awaitCatalog(input: { teamId: string; requestId: string; budgetMs: number }): Promise<CatalogWorkflowResult | 'timeout'>;
   /** Whether a run of the request's workflow is open now. */
   catalogRunning(input: { teamId: string; requestId: string }): Promise<boolean>;
+  /** POST /v2/monitor/{id}/run: starts the run of the check (idempotent per run id); fails after START_DEADLINE_MS. */
+  startMonitorRun(input: { runId: string; plan: CrawlPlan }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -201,6 +203,17 @@ export async function connectTemporal(
         if (e instanceof WorkflowNotFoundError) return false;
         throw e;
       }
+    },
+    async startMonitorRun({ runId, plan }) {
+      await startOnce(() =>
+        client.workflow.start<typeof monitorRunWorkflow>('monitorRunWorkflow', {
+          taskQueue: TaskQueues.control,
+          workflowId: workflowIds.monitorRun(runId),
+          args: [{ runId, plan }],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        }),
+      );
     },
     close: () => connection.close(),
   };

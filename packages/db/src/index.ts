@@ -26,5 +26,6 @@ export * from './search';
 export * from './agents';
 export * from './agent-reads';
 export * from './catalog';
+export * from './monitors';
 export * from './page-versions';
 export * from './page-versions-prune';

@@ -13,4 +13,5 @@ export * from './search';
 export * from './llm';
 export * from './agents';
 export * from './catalog';
+export * from './monitors';
 export * from './changes';
