@@ -5,6 +5,7 @@ import { chargeCtes } from './ledger';
 import { SCRAPE_DONE_CHANNEL } from './scrape-done';
 import { storable } from './text';
 import { searchIndexCte } from './search-index';
+import { hitSearchIndexCte } from './search-copies';
 
 export async function insertScrapeJob(db: Db, row: { id: string; teamId: string; url: string | null; options: unknown }) {
   await db.insert(scrapeJobs).values(row);
@@ -56,14 +57,17 @@ export async function failScrapeJob(db: Db, id: string, error: unknown) {
  * charge only.
  */
 export async function insertCompletedScrape(db: Db, row: { id: string; teamId: string; url: string | null; options: unknown; document: unknown; creditsUsed: number; keepRow?: boolean }) {
+  // Hits of a copy the team's index already holds skip indexing (search-copies.ts).
+  const index = hitSearchIndexCte(row.teamId, row.document, row.keepRow !== false && row.url !== null);
   await db.execute(sql`
     WITH scrape AS (
       INSERT INTO ${scrapeJobs} (id, team_id, url, options, status, document, credits_used, created_at, completed_at)
       SELECT ${row.id}::uuid, ${row.teamId}::uuid, ${row.url}::text, ${JSON.stringify(row.options)}::jsonb, 'completed', ${JSON.stringify(storable(row.document))}::jsonb, ${row.creditsUsed}::int, now(), now()
       WHERE ${row.keepRow !== false}::bool
     ), ${chargeCtes(sql`SELECT ${row.teamId}::uuid, ${row.id}::uuid, 'scrape', ${row.creditsUsed}::int, ${scrapeCreditKey(row.id)}::text`)}
-    ${searchIndexCte(sql`SELECT ${row.teamId}::uuid AS team_id WHERE ${row.keepRow !== false && row.url !== null}::bool`, row.document)}
+    ${index.cte}
     SELECT 1`);
+  index.stored();
 }
 
 export interface CachedPage {
