@@ -4,7 +4,10 @@ export * from './scrapes';
 export * from './scrape-done';
 export * as schema from './schema/index';
 export type { CreditEntry, JobKind, TeamFlags } from './schema/index';
-export * from './crawls';
+export * from './crawl-jobs';
+export * from './frontier';
+export * from './crawl-pages';
+export * from './crawl-documents';
 export * from './crawl-llm';
 export * from './llm-tokens';
 export * from './events';
@@ -20,3 +23,5 @@ export { indexDocuments, searchConfigFor, searchEntryOf, searchIndexingEnabled, 
 export * from './search';
 export * from './agents';
 export * from './agent-reads';
+export * from './page-versions';
+export * from './page-versions-prune';
