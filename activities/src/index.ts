@@ -22,4 +22,5 @@ export {
   createAgentBrowserActivities,
   startStrandedAgentSweeper,
 } from './agent/index';
+export { createMonitorControlActivities, createMonitorFetchActivities, ensureTickSchedules, startMonitorUpkeep, type MonitorTicking } from './monitor/index';
 export { deploymentSearch, type SearchHit, type WebSearch } from './search/web-search';

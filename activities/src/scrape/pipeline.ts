@@ -62,7 +62,7 @@ export function requestHeaders(o: Pick<ScrapeOptions, 'headers' | 'location'>): 
 }
 
 /** Formats of a page; PDF conversion waits for a document slot, all within the request's remaining budget. */
-async function build(page: PageContent, requested: ScrapeOptions, ctx: Omit<AsyncBuildContext, 'timeoutMs'>, deadline: number): Promise<BuiltDocument> {
+export async function buildPage(page: PageContent, requested: ScrapeOptions, ctx: Omit<AsyncBuildContext, 'timeoutMs'>, deadline: number): Promise<BuiltDocument> {
   const o = withLlmInputs(requested, ctx.llm);
   const left = () => Math.max(1, deadline - Date.now());
   if (!needsPdfConversion(page, o)) return buildDocumentAsync(page, o, { ...ctx, timeoutMs: left() });
@@ -94,7 +94,7 @@ async function buildHit(deps: PageDeps, req: PageRequest, key: string, hit: Cach
   const o = withLlmInputs(req.options, deps.llmAvailable);
   const ctx = { scrapeId: req.scrapeId, engine: hit.engine, cache: { state: 'hit' as const, cachedAt: hit.fetchedAt }, collectLinks: req.collectLinks, signal: req.signal, llm: deps.llmAvailable };
   if (hit.body && needsPdfConversion({ contentTypeHeader: hit.contentType, body: hit.body }, o)) {
-    return build({ requestedUrl: req.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset }, req.options, ctx, deadline);
+    return buildPage({ requestedUrl: req.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset }, req.options, ctx, deadline);
   }
   const { built, added } = await buildFromCache(req.url, hit, o, { ...ctx, timeoutMs: Math.max(1, deadline - Date.now()) });
   if (added) await addCachedOutputs(deps.db, key, hit.fetchedAt, outputsVariant(o), added);
@@ -150,7 +150,7 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
   const contentTypeHeader = page.headers['content-type'] ?? '';
   const content: PageContent = { requestedUrl: req.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentTypeHeader, body: page.body };
   if (escalateIf && (await escalateIf(content, Math.max(1, deadline - Date.now())))) return { needsBrowser: true, statusCode: page.statusCode };
-  const built = await build(content, o, { scrapeId: req.scrapeId, engine: 'http', cache: { state: 'miss' }, collectLinks: req.collectLinks, signal: req.signal, llm: deps.llmAvailable }, deadline);
+  const built = await buildPage(content, o, { scrapeId: req.scrapeId, engine: 'http', cache: { state: 'miss' }, collectLinks: req.collectLinks, signal: req.signal, llm: deps.llmAvailable }, deadline);
   // Server errors are transient by nature: never serve them from the cache.
   if (mayStoreInCache(o) && page.statusCode < 500) {
     await storeCachedPage(deps.db, key, {
