@@ -1,12 +1,14 @@
 import { attributeSelectorsOf, type ScrapeDocument, type ScrapeOptions } from '@wds/contracts';
 import { piiOptionsOf, redact, wantsModelPass } from '@wds/pii';
-import { extractMenu, extractProduct, NO_MENU_WARNING, NO_PRODUCT_WARNING } from '@wds/product';
+import { extractMenu, extractProduct, NO_MENU_WARNING, NO_PRODUCT_WARNING, type MenuResult, type ProductResult } from '@wds/product';
 import { extractAttributes } from '@wds/transform';
 
 /**
- * The formats built from the page next to the conversion: `product`, `menu` and `attributes`
- * (from the raw HTML: structured data, visible text, selectors) and `redactPII` (on the finished
- * markdown, so the LLM formats built from it later read the redacted text too).
+ * The formats built from the page next to the conversion: `product` and `menu` (from the raw
+ * HTML's structured data and, for menus, its text; stored with the cache entry's outputs like the
+ * conversion's), `attributes` (the request's selectors over the raw HTML, so never stored) and
+ * `redactPII` (on the finished markdown, so the LLM formats built from it later read the redacted
+ * text too).
  */
 
 /** Firecrawl's published price of redaction: 4 credits per page on top of the page's own (docs: PII redaction, Billing). */
@@ -16,28 +18,42 @@ export const addWarning = (doc: ScrapeDocument, w: string) => {
   doc.warning = doc.warning ? `${doc.warning} ${w}` : w;
 };
 
-/**
- * `product`, `menu` and `attributes` of an HTML page (as received, or as rendered); other pages
- * (PDF, text) have no markup to read: null product, no menu, empty attribute lists, each with
- * the same warning an HTML page without that data gets.
- */
+/** `product` of an HTML page; other pages have no structured data to read. */
+export function addProduct(doc: ScrapeDocument, o: Pick<ScrapeOptions, 'formats'>, html: string | null, pageUrl: string): void {
+  if (o.formats.some((f) => f.type === 'product')) setProduct(doc, productOf(html, pageUrl));
+}
+
+/** The product data of a page's HTML (null for pages that have none: PDFs, text). */
+export const productOf = (html: string | null, pageUrl: string): ProductResult =>
+  html === null ? { product: null, warning: NO_PRODUCT_WARNING } : extractProduct(html, pageUrl);
+
+export function setProduct(doc: ScrapeDocument, r: ProductResult): void {
+  doc.product = r.product;
+  if (r.warning) addWarning(doc, r.warning);
+}
+
+/** The menu of a page's HTML; pages without markup have none. */
+export const menuOf = (html: string | null, pageUrl: string): MenuResult => (html === null ? { warning: NO_MENU_WARNING } : extractMenu(html, pageUrl));
+
+/** Fail-closed (Firecrawl's docs): a page without a menu gets no `menu` object, and the warning. */
+export function setMenu(doc: ScrapeDocument, r: MenuResult): void {
+  if (r.menu) doc.menu = r.menu;
+  if (r.warning) addWarning(doc, r.warning);
+}
+
+/** `attributes` of the request's selectors over the page's HTML; a page without markup matches nothing (and says so). */
+export function setAttributes(doc: ScrapeDocument, o: Pick<ScrapeOptions, 'formats'>, html: string | null): void {
+  const selectors = attributeSelectorsOf(o.formats);
+  if (!selectors) return;
+  doc.attributes = html === null ? selectors.map((s) => ({ ...s, values: [] })) : extractAttributes(html, selectors);
+  if (html === null) addWarning(doc, 'attributes: the page is not HTML, so no element matches.');
+}
+
+/** `product`, `menu` and `attributes` straight from a page's HTML (parse uploads; PDFs and other pages without markup: `null`). */
 export function addHtmlFormats(doc: ScrapeDocument, o: Pick<ScrapeOptions, 'formats'>, html: string | null, pageUrl: string): void {
-  for (const f of o.formats) {
-    if (f.type === 'product') {
-      const r = html === null ? { product: null, warning: NO_PRODUCT_WARNING } : extractProduct(html, pageUrl);
-      doc.product = r.product;
-      if (r.warning) addWarning(doc, r.warning);
-    } else if (f.type === 'menu') {
-      // Fail-closed (Firecrawl's docs): no menu object, a warning.
-      const r = html === null ? { warning: NO_MENU_WARNING } : extractMenu(html, pageUrl);
-      if (r.menu) doc.menu = r.menu;
-      if (r.warning) addWarning(doc, r.warning);
-    } else if (f.type === 'attributes') {
-      const selectors = attributeSelectorsOf([f])!;
-      doc.attributes = html === null ? selectors.map((s) => ({ ...s, values: [] })) : extractAttributes(html, selectors);
-      if (html === null) addWarning(doc, 'attributes: the page is not HTML, so no element matches.');
-    }
-  }
+  addProduct(doc, o, html, pageUrl);
+  if (o.formats.some((f) => f.type === 'menu')) setMenu(doc, menuOf(html, pageUrl));
+  setAttributes(doc, o, html);
 }
 
 /**

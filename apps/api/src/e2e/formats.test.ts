@@ -59,6 +59,14 @@ describe('attributes', () => {
     assert.equal(doc.metadata!.creditsUsed, 1);
     assert.equal(model.chatRequests().length, 0);
   });
+  test('a cache hit reads the selectors from the cached page (other selectors, same page: no new fetch)', async () => {
+    const url = site.url('/cars');
+    const hits = site.hits('/cars');
+    const doc = await fc.scrape(url, { formats: [{ type: 'attributes', selectors: [{ selector: 'a.car', attribute: 'href' }] }] });
+    assert.equal(doc.metadata!.cacheState, 'hit');
+    assert.equal(site.hits('/cars'), hits);
+    assert.deepEqual(doc.attributes, [{ selector: 'a.car', attribute: 'href', values: ['/cars/1', '/cars/2', '/cars/3', '/cars/4'] }]);
+  });
   test('an unparseable selector, or a format without selectors → 400 before anything is fetched', async () => {
     const hits = site.hits('/cars');
     const bad = await call(stack, 'POST', '/v2/scrape', { url: site.url('/cars'), formats: [{ type: 'attributes', selectors: [{ selector: 'a[', attribute: 'href' }] }] });
@@ -80,6 +88,10 @@ describe('menu', () => {
     assert.deepEqual(menu.sections[0]!.items.map((i) => [i.name, i.price?.amount]), [['Soup of the day', 6.5], ['Halloumi fries', 7], ['Chicken wings', 8.25]]);
     assert.equal(menu.sourceUrl, site.url('/menu'));
     assert.equal(doc.warning, undefined);
+    // A second request is a cache hit served from the stored outputs: the same menu.
+    const again = await fc.scrape(site.url('/menu'), { formats: ['menu'] });
+    assert.equal(again.metadata!.cacheState, 'hit');
+    assert.deepEqual(again.menu, menu);
   });
   test('structured data first (JSON-LD menu of an ordering platform); batch scrape pages get it too', async () => {
     const doc = await fc.scrape(site.url('/order'), { formats: ['menu'] });
