@@ -22,3 +22,4 @@ export {
   startStrandedAgentSweeper,
 } from './agent/index';
 export { deploymentSearch, type SearchHit, type WebSearch } from './search/web-search';
+export { startPageVersionPruner, type PageVersionPrunerOptions } from './changes/prune';

@@ -1,4 +1,4 @@
-import { mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
+import { effectiveWaitFor, mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
 import { loadScrapeJob, storeCachedPage, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browser';
@@ -66,7 +66,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
         url: o.url,
         headers: o.headers,
         timeoutMs: budgetMs,
-        waitFor: o.waitFor,
+        waitFor: effectiveWaitFor(o),
         mobile: o.mobile,
         location: o.location,
         blockAds: o.blockAds,
@@ -119,5 +119,5 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
 async function httpFallback(deps: BrowserActivityDeps, jobId: string, o: ScrapeOptions & { url: string }, deadlineMs: number, signal?: AbortSignal): Promise<RenderPageResult> {
   const options = { ...o, waitFor: 0, timeout: Math.max(1, deadlineMs - Date.now()) };
   const page = await scrapeOnePage(deps, { url: o.url, options, scrapeId: jobId, signal });
-  return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed, deps.llmAvailable)) };
+  return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed, deps.llmAvailable, page.fetched)) };
 }

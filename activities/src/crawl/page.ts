@@ -1,10 +1,11 @@
-import { needsLlm } from '@wds/contracts';
+import { changeTrackingOf, needsLlm } from '@wds/contracts';
 import { failPage, finishPage, type ClaimedUrl, type FrontierEntry } from '@wds/db';
 import { toWdsError } from '@wds/errors';
 import { crawlPageStored } from '@wds/metrics';
 import { createScope, type CrawlScope } from '@wds/crawl';
 import type { BatchRun, PageHandler, PageOutcome } from '../frontier/batch-runner';
 import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
+import { trackCrawlPage } from '../changes/track-document';
 import { webhookFor } from '../webhooks/emit';
 import type { createRobotsCache } from './discovery';
 import type { LoadedJob } from './job-options';
@@ -73,9 +74,14 @@ async function scrapeAndStore(deps: PageDeps, job: LoadedJob, scope: CrawlScope 
       if (a.ok) links.push({ url: a.url, key: a.key, depth: a.depth, external: a.external });
     }
   }
-  // A page whose formats need the model is stored as pending LLM work: the LLM window ends it.
+  // A page whose formats need the model is stored as pending LLM work: the LLM window ends it
+  // (and answers its changeTracking); otherwise changeTracking is answered here, and its version
+  // recorded by the statement storing the page.
   const pendingLlm = needsLlm(job.scrape);
-  const document = u.discoveryOnly ? undefined : { body: page.document, credits: page.creditsUsed, webhook: webhookFor(job, 'page'), pendingLlm };
+  const tracked = !u.discoveryOnly && !pendingLlm && changeTrackingOf(job.scrape) ? await trackCrawlPage(deps.db, job, u, page.document, { fetched: page.fetched }) : null;
+  const document = u.discoveryOnly
+    ? undefined
+    : { body: tracked?.document ?? page.document, credits: page.creditsUsed, webhook: webhookFor(job, 'page'), pendingLlm, versions: tracked?.writes };
   const stored = await finishPage(deps.db, job.id, u.key, { links, document });
   if (!stored || !document) return 'skipped';
   if (pendingLlm) return 'pending';

@@ -1,5 +1,5 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
+import { startPageVersionPruner, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { llmEnvOf } from '@wds/config/common';
 import { createLlmClient, resolveLlmConfig } from '@wds/llm';
@@ -131,6 +131,15 @@ const agentSweeper = env.WDS_WORKER_QUEUES.includes('wds-control')
       onFailed: (jobId, reason) => log.warn({ jobId, reason }, 'stranded agent job failed'),
     })
   : null;
+// ...and prune change tracking's old page versions.
+const pruner = env.WDS_WORKER_QUEUES.includes('wds-control')
+  ? startPageVersionPruner({
+      db: dbh.db,
+      retentionDays: env.WDS_CHANGE_TRACKING_RETENTION_DAYS,
+      forgetDays: env.WDS_CHANGE_TRACKING_FORGET_DAYS,
+      onPruned: (r) => log.info(r, 'pruned page versions'),
+    })
+  : null;
 // SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for
 // WDS_SHUTDOWN_GRACE_MS, then activities are cancelled, which Temporal records as retryable
 // failures and retries on another worker. Worker.run resolves once they have all returned; it
@@ -160,6 +169,7 @@ try {
 await dispatcher?.stop();
 await sweeper?.stop();
 await agentSweeper?.stop();
+await pruner?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
 await browser?.stop();
 await closeTransformThreads();

@@ -13,3 +13,4 @@ export * from './agent';
 export * from './responses';
 export * from './api-routes';
 export * from './openapi';
+export * from './change-tracking';
