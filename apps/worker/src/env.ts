@@ -1,4 +1,4 @@
-import { envInt, envStr, envUrl, exitOnConfigError, loadEnv, z } from '@wds/config';
+import { envBool, envInt, envStr, envUrl, exitOnConfigError, loadEnv, z } from '@wds/config';
 import { commonEnvShape } from '@wds/config/common';
 import { ALL_QUEUES, type TaskQueue } from '@wds/workflows/common';
 
@@ -77,6 +77,8 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_CHANGE_TRACKING_RETENTION_DAYS: envInt(30, 1, 36_500),
         /** Change tracking: a page nobody scraped with the format for this many days is forgotten (its next scrape is `new`). */
         WDS_CHANGE_TRACKING_FORGET_DAYS: envInt(180, 1, 36_500),
+        /** Control workers index, in the background at start, pages stored before the search index existed (when WDS_SEARCH_INDEX is on). */
+        WDS_SEARCH_BACKFILL: envBool(true),
         /** Model steps this worker runs at once (its wds-llm slots); each waits on the provider. */
         WDS_LLM_CONCURRENCY: envInt(8, 1, 1000),
         /** Model steps started per minute across the deployment (the wds-llm task queue's rate; 0 = unbounded). */

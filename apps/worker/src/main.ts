@@ -13,6 +13,7 @@ import { loadWorkerEnv } from './env';
 import { browserPages, createBrowserResources } from './browser';
 import { coreLogFilter, TemporalPinoLogger } from './logging';
 import { queueOptions } from './queues';
+import { startSearchBackfill } from './search-backfill';
 import { workflowBundleOption } from './workflow-bundle';
 
 const env = loadWorkerEnv();
@@ -140,6 +141,8 @@ const pruner = env.WDS_WORKER_QUEUES.includes('wds-control')
       onPruned: (r) => log.info(r, 'pruned page versions'),
     })
   : null;
+// ...and index for search the pages stored before the index existed (once; resumable).
+const backfill = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SEARCH_INDEX && env.WDS_SEARCH_BACKFILL ? startSearchBackfill({ db: dbh.db, log }) : null;
 // SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for
 // WDS_SHUTDOWN_GRACE_MS, then activities are cancelled, which Temporal records as retryable
 // failures and retries on another worker. Worker.run resolves once they have all returned; it
@@ -170,6 +173,7 @@ await dispatcher?.stop();
 await sweeper?.stop();
 await agentSweeper?.stop();
 await pruner?.stop();
+await backfill?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
 await browser?.stop();
 await closeTransformThreads();

@@ -185,22 +185,44 @@ function upsert(rows: SQL): SQL {
 }
 
 /**
- * Indexes documents of a team directly (backfills, benchmarks, tests): the same rows the storing
- * statements write. Returns how many rows were written.
+ * Indexes documents of a team directly (benchmarks, tests): the same rows the storing statements
+ * write. Returns how many rows were written.
  */
 export async function indexDocuments(db: Db, teamId: string, documents: unknown[]): Promise<number> {
-  const entries = documents.map(searchEntryOf).filter((e): e is SearchEntry => !!e);
-  // The last copy of a URL in the list wins (one statement cannot touch a row twice).
-  const byKey = new Map(entries.map((e) => [e.urlKey, e]));
+  return indexStoredPages(db, documents.map((document) => ({ teamId, document })));
+}
+
+/** A stored page to index: its team, its document, and when it was stored (default: its cache fetch time, else now). */
+export interface StoredPage {
+  teamId: string;
+  document: unknown;
+  storedAt?: Date | null;
+}
+
+/**
+ * Indexes stored pages of any teams in one statement (the backfill, indexDocuments). Per team and
+ * URL the freshest copy of the list is written (one statement cannot touch a row twice), and it
+ * replaces an indexed row only when at least as fresh. Returns how many rows were written.
+ */
+export async function indexStoredPages(db: Pick<Db, 'execute'>, pages: StoredPage[]): Promise<number> {
+  const byKey = new Map<string, SearchEntry & { teamId: string }>();
+  for (const p of pages) {
+    const e = searchEntryOf(p.document);
+    if (!e) continue;
+    const row = { ...e, teamId: p.teamId, storedAt: e.storedAt ?? p.storedAt?.toISOString() ?? null };
+    const k = `${p.teamId} ${e.urlKey}`;
+    const prior = byKey.get(k);
+    if (!prior || (prior.storedAt ?? '') <= (row.storedAt ?? '')) byKey.set(k, row);
+  }
   const list = [...byKey.values()];
   if (!list.length) return 0;
-  const col = <K extends keyof SearchEntry>(k: K) => sql.param(list.map((e) => e[k]));
+  const col = <K extends keyof (SearchEntry & { teamId: string })>(k: K) => sql.param(list.map((e) => e[k]));
   const res = await db.execute(
-    upsert(sql`SELECT ${teamId}::uuid, t.k, t.u, t.h, t.ti, t.de, t.he, t.bo, t.la, ${configOf(sql`t.co`)}, t.ct, t.im, t.pu::timestamptz, coalesce(t.st::timestamptz, now())
-      FROM unnest(${col('urlKey')}::text[], ${col('url')}::text[], ${col('host')}::text[], ${col('title')}::text[], ${col('description')}::text[],
+    upsert(sql`SELECT t.tm::uuid, t.k, t.u, t.h, t.ti, t.de, t.he, t.bo, t.la, ${configOf(sql`t.co`)}, t.ct, t.im, t.pu::timestamptz, coalesce(t.st::timestamptz, now())
+      FROM unnest(${col('teamId')}::text[], ${col('urlKey')}::text[], ${col('url')}::text[], ${col('host')}::text[], ${col('title')}::text[], ${col('description')}::text[],
                   ${col('headings')}::text[], ${col('body')}::text[], ${col('language')}::text[], ${col('config')}::text[], ${col('contentType')}::text[],
                   ${col('imageUrl')}::text[], ${col('publishedAt')}::text[], ${col('storedAt')}::text[])
-        AS t(k, u, h, ti, de, he, bo, la, co, ct, im, pu, st)`),
+        AS t(tm, k, u, h, ti, de, he, bo, la, co, ct, im, pu, st)`),
   );
   return res.rowCount ?? 0;
 }
