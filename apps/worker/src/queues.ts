@@ -6,6 +6,7 @@ import {
   createAgentLlmActivities,
   createBrowserActivities,
   createCrawlActivities,
+  createCrawlBrowserActivities,
   createCrawlControlActivities,
   createExtractControlActivities,
   createExtractFetchActivities,
@@ -76,7 +77,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
       return {
         activities: {
           ...scrapeActivities(),
-          ...createCrawlActivities(pageDeps),
+          ...createCrawlActivities({ ...pageDeps, browserAvailable: res.browserAvailable }),
           ...createMapActivities({ ...pageDeps, sharedSearchIndex: env.WDS_SEARCH_SHARED_INDEX }),
           ...createExtractFetchActivities({ ...pageDeps, search }),
           ...createParseActivities({ db }),
@@ -89,6 +90,9 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
       return {
         activities: {
           ...createBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files, llmAvailable: res.llmConfigured }),
+          // Crawl and batch pages: one page per activity, so these slots are the pool's pages too.
+          // No llmAvailable: their model work runs in the job's LLM window, as for HTTP pages.
+          ...createCrawlBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files }),
           ...createAgentBrowserActivities({ ...pageDeps, renderer: res.browser.pool }),
         },
         // One activity per pool page: a render never queues inside the worker, so tasks this

@@ -9,6 +9,7 @@ export * from './frontier';
 export * from './crawl-pages';
 export * from './crawl-documents';
 export * from './crawl-llm';
+export * from './crawl-browser';
 export * from './llm-tokens';
 export * from './events';
 export * from './ledger';

@@ -167,6 +167,32 @@ poolGauge('wds_browser_pages_capacity', 'Browser pages this worker may render at
 poolGauge('wds_browser_processes', 'Running Chromium processes of this worker.', (s) => s.browsers);
 poolGauge('wds_browser_pages_served', 'Pages rendered by this worker since it started (monotonic).', (s) => s.pagesServed);
 
+/** What a browser page is rendered for. */
+export type BrowserWork = 'scrape' | 'crawl' | 'batch' | 'agent';
+const BROWSER_WORK: BrowserWork[] = ['scrape', 'crawl', 'batch', 'agent'];
+/**
+ * Browser page activities running now, by what they render for: how a browser worker's pool is
+ * shared between single scrapes, crawl and batch pages and agent tools (pages kept open for
+ * interact sessions have their own gauge). Every kind is exported from the start, at 0.
+ */
+export const browserPagesInFlight = new client.Gauge({
+  name: 'wds_browser_pages_in_flight',
+  help: 'Browser page activities running now, by job kind (scrape, crawl, batch, agent).',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+for (const kind of BROWSER_WORK) browserPagesInFlight.set({ kind }, 0);
+
+/** Counts one browser page in flight for `kind` while `fn` runs. */
+export async function browserPageInFlight<T>(kind: BrowserWork, fn: () => Promise<T>): Promise<T> {
+  browserPagesInFlight.inc({ kind });
+  try {
+    return await fn();
+  } finally {
+    browserPagesInFlight.dec({ kind });
+  }
+}
+
 /** Reads this process's browser pool at every scrape of /metrics. */
 export function observeBrowserPool(pool: PoolStatsSource, capacity: number): void {
   poolSource = { pool, capacity };
