@@ -66,7 +66,7 @@ export function requestHeaders(o: Pick<ScrapeOptions, 'headers' | 'location'>): 
 }
 
 /** Formats of a page; PDF conversion waits for a document slot, all within the request's remaining budget. */
-async function build(page: PageContent, requested: ScrapeOptions, ctx: Omit<AsyncBuildContext, 'timeoutMs'>, deadline: number): Promise<BuiltDocument> {
+export async function buildPage(page: PageContent, requested: ScrapeOptions, ctx: Omit<AsyncBuildContext, 'timeoutMs'>, deadline: number): Promise<BuiltDocument> {
   const o = withLlmInputs(requested, ctx.llm);
   const left = () => Math.max(1, deadline - Date.now());
   if (!needsPdfConversion(page, o)) return buildDocumentAsync(page, o, { ...ctx, timeoutMs: left() });
@@ -120,7 +120,7 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
   if (req.useCache) cacheLookups.inc({ result: hit ? 'hit' : 'miss', source: 'worker' });
   if (hit) {
     state.engine = 'cache';
-    const built = await build(
+    const built = await buildPage(
       { requestedUrl: req.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset },
       o,
       { scrapeId: req.scrapeId, engine: hit.engine, cache: { state: 'hit', cachedAt: hit.fetchedAt }, collectLinks: req.collectLinks, signal: req.signal, llm: deps.llmAvailable },
@@ -147,7 +147,7 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
   const contentTypeHeader = page.headers['content-type'] ?? '';
   const content: PageContent = { requestedUrl: req.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentTypeHeader, body: page.body };
   if (escalateIf && (await escalateIf(content, Math.max(1, deadline - Date.now())))) return { needsBrowser: true, statusCode: page.statusCode };
-  const built = await build(content, o, { scrapeId: req.scrapeId, engine: 'http', cache: { state: 'miss' }, collectLinks: req.collectLinks, signal: req.signal, llm: deps.llmAvailable }, deadline);
+  const built = await buildPage(content, o, { scrapeId: req.scrapeId, engine: 'http', cache: { state: 'miss' }, collectLinks: req.collectLinks, signal: req.signal, llm: deps.llmAvailable }, deadline);
   // Server errors are transient by nature: never serve them from the cache.
   if (mayStoreInCache(o) && page.statusCode < 500) {
     await storeCachedPage(deps.db, scrapeCacheKey(keyed), {

@@ -14,3 +14,4 @@ export * from './responses';
 export * from './api-routes';
 export * from './openapi';
 export * from './change-tracking';
+export * from './monitor';
