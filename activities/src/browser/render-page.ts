@@ -2,7 +2,7 @@ import { effectiveWaitFor, mayStoreInCache, withLlmInputs, type ScrapeOptions } 
 import { loadScrapeJob, storeCachedPage } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browser';
-import { buildDocumentAsync, type BuiltScrapeDocument, type PageContent } from '@wds/documents';
+import { buildDocumentAsync, outputsVariant, type BuiltScrapeDocument, type PageContent } from '@wds/documents';
 import { scrapeCacheKey } from '@wds/fetch';
 import type { FileStore } from '@wds/storage';
 import type { RenderPageInput, RenderPageResult } from '@wds/workflows/scrape';
@@ -118,6 +118,7 @@ export async function renderBrowserPage(deps: BrowserActivityDeps, req: BrowserP
   if (mayStoreInCache(o) && !o.profile && page.statusCode < 500) {
     await storeCachedPage(deps.db, scrapeCacheKey({ ...o, url: req.url }), {
       url: req.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentType: page.contentTypeHeader, charset: 'utf-8', body: page.body, engine: 'browser',
+      outputs: built.outputs && { variant: outputsVariant(withLlmInputs(o, deps.llmAvailable)), formats: built.outputs },
     });
   }
   return { page: { ...built, document: doc, statusCode: page.statusCode }, rendered: true, storageState: r.storageState };
