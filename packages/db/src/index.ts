@@ -9,6 +9,7 @@ export * from './frontier';
 export * from './crawl-pages';
 export * from './crawl-documents';
 export * from './crawl-llm';
+export * from './crawl-browser';
 export * from './llm-tokens';
 export * from './events';
 export * from './ledger';
@@ -24,5 +25,6 @@ export { backfillSearchBatch, backfillSearchIndex, resetSearchBackfill, searchBa
 export * from './search';
 export * from './agents';
 export * from './agent-reads';
+export * from './monitors';
 export * from './page-versions';
 export * from './page-versions-prune';
