@@ -24,3 +24,7 @@ export {
   type AgentSearchProvider,
   type SearchHit,
 } from './agent/index';
+export { createInteractControlActivities } from './interact/control';
+export { createInteractLlmActivities } from './interact/llm';
+export { createInteractReplayActivities, createInteractSessionActivities, type InteractBrowserDeps } from './interact/session';
+export { createPageKeeper, type InteractSessions, type PageKeeper, type SessionMeta } from './interact/park';

@@ -22,6 +22,8 @@ export const workflowIds = {
   extract: (jobId: string) => `extract-${jobId}`,
   crawlParams: (previewId: string) => `crawl-params-${previewId}`,
   agent: (runId: string) => `agent-${runId}`,
+  /** One interact session of a scrape at a time (a new run once the previous one ended). */
+  interact: (scrapeId: string) => `interact-${scrapeId}`,
 };
 
 export interface JobRef {
@@ -48,5 +50,5 @@ export interface RecordFailureInput {
  */
 export const NON_RETRYABLE_KINDS = [
   'BAD_REQUEST', 'INVALID_URL', 'FEATURE_NOT_AVAILABLE', 'UNAUTHORIZED', 'PAYMENT_REQUIRED', 'FORBIDDEN',
-  'URL_BLOCKED', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'UNPROCESSABLE',
+  'URL_BLOCKED', 'NOT_FOUND', 'CONFLICT', 'GONE', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'UNPROCESSABLE',
 ] as const;

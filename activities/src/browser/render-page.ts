@@ -10,15 +10,42 @@ import { finishScrapePage } from '../scrape/finish';
 import { hideUrlFromLogs } from '../log-privacy';
 import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
 import { storeActionResults, storeScreenshot, type DocumentActions } from './files';
+import { mayKeepPage, type PageKeeper } from '../interact/park';
 import { openProfile, type ProfileSession } from './profile';
 
 /** What a browser worker's activities need; the pool is created once per process by the worker. */
 export interface BrowserActivityDeps extends PageDeps {
   renderer: { render(req: RenderRequest): Promise<RenderResult> };
   files: FileStore;
+  /** Interact: the worker keeps each scrape's rendered page for a first interaction (../interact/park.ts). */
+  interact?: PageKeeper;
 }
 
 export type BrowserDocument = BuiltScrapeDocument & { screenshot?: string; actions?: DocumentActions };
+
+/**
+ * The render a scrape's stored request asks for (the page, its emulation and actions): the scrape
+ * itself and an interact session's replay of it. The caller adds what it captures.
+ */
+export function scrapeRenderRequest(
+  o: ScrapeOptions & { url: string },
+  r: { timeoutMs: number; allowPrivateNetwork: boolean; storageState?: unknown; signal?: AbortSignal },
+): RenderRequest {
+  return {
+    url: o.url,
+    headers: o.headers,
+    timeoutMs: r.timeoutMs,
+    waitFor: o.waitFor,
+    mobile: o.mobile,
+    location: o.location,
+    blockAds: o.blockAds,
+    skipTlsVerification: o.skipTlsVerification,
+    allowPrivateNetwork: r.allowPrivateNetwork,
+    actions: o.actions,
+    storageState: r.storageState,
+    signal: r.signal,
+  };
+}
 
 /** The `screenshot` format's options, if requested (spec: string or object form). */
 function screenshotOptions(o: ScrapeOptions): ScreenshotOptions | undefined {
@@ -56,6 +83,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
   const shown = hideUrlFromLogs(o);
   let profile: ProfileSession | undefined;
   let saved = false;
+  let kept: RenderResult['page'];
   try {
     profile = o.profile ? await openProfile(deps.db, { teamId: job.teamId, profile: o.profile, owner: jobId, budgetMs }) : undefined;
     const screenshot = screenshotOptions(o);
@@ -63,21 +91,11 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
     let r: RenderResult;
     try {
       r = await deps.renderer.render({
-        url: o.url,
-        headers: o.headers,
-        timeoutMs: budgetMs,
-        waitFor: o.waitFor,
-        mobile: o.mobile,
-        location: o.location,
-        blockAds: o.blockAds,
-        skipTlsVerification: o.skipTlsVerification,
-        allowPrivateNetwork: deps.allowPrivateNetwork,
-        actions: o.actions,
+        ...scrapeRenderRequest(o, { timeoutMs: budgetMs, allowPrivateNetwork: deps.allowPrivateNetwork, storageState: profile?.state, signal }),
         screenshot,
-        storageState: profile?.state,
         captureStorageState: profile?.saving,
         branding,
-        signal,
+        keepPage: !!deps.interact && mayKeepPage(o),
       });
     } catch (e) {
       // A URL that is a file download (a PDF…) cannot be rendered; unless the request needs the
@@ -88,6 +106,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
       throw e;
     }
 
+    kept = r.page;
     const page = renderedPage(o.url, r);
     const built = await buildDocumentAsync(page, withLlmInputs(o, deps.llmAvailable), { scrapeId: jobId, engine: 'browser', cache: { state: 'miss' }, timeoutMs: Math.max(1, input.deadlineMs - Date.now()), signal, llm: deps.llmAvailable });
     const doc: BrowserDocument = built.document;
@@ -109,9 +128,14 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
       await profile.save(r.storageState ?? { cookies: [], origins: [] });
       saved = true;
     }
-    return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, doc, built.creditsUsed, deps.llmAvailable)) };
+    const finished = await finishScrapePage(deps.db, jobId, o, doc, built.creditsUsed, deps.llmAvailable);
+    if (kept && deps.interact) await deps.interact.park({ scrapeId: jobId, teamId: job.teamId, page: kept, profile: o.profile });
+    kept = undefined;
+    return { jobId, statusCode: page.statusCode, ...finished };
   } finally {
     if (profile && !saved) await profile.release().catch(() => {});
+    // A page kept for interact whose scrape did not complete is not worth keeping.
+    if (kept) void kept.close();
     shown();
   }
 }

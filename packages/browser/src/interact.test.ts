@@ -202,7 +202,7 @@ describe('session store', () => {
   test('parked pages: least recently used evicted first, idle ones closed; live sessions are never evicted', async () => {
     let now = 1_000;
     const ended: string[] = [];
-    const store = new SessionStore<null>({ maxParked: 2, maxLive: 1, idleMs: 10_000, liveGraceMs: 5_000, onEnd: (s, why) => ended.push(`${s.key}:${why}`), now: () => now });
+    const store = new SessionStore<null>({ maxParked: 2, maxLive: 1, idleMs: 10_000, liveGraceMs: 5_000, onEnd: (s, why) => void ended.push(`${s.key}:${why}`), now: () => now });
     const [a, b, c] = await Promise.all([live('/'), live('/'), live('/')]);
     store.park('a', a, null);
     now += 1;

@@ -20,3 +20,4 @@ export { indexDocuments, searchConfigFor, searchEntryOf, searchIndexingEnabled, 
 export * from './search';
 export * from './agents';
 export * from './agent-reads';
+export * from './interact';

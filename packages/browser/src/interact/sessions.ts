@@ -33,7 +33,8 @@ export interface SessionStoreOptions<M> {
   idleMs: number;
   /** Extra time a live session is given beyond `idleMs` before the store ends it itself. */
   liveGraceMs: number;
-  onEnd(s: StoredPage<M>, reason: SessionEnd): void;
+  /** Bookkeeping of an end (awaited by `end` and `close`; its failure is ignored). */
+  onEnd(s: StoredPage<M>, reason: SessionEnd): void | Promise<void>;
   now?: () => number;
 }
 
@@ -78,9 +79,14 @@ export class SessionStore<M> {
     return true;
   }
 
-  /** Whether a new live session fits (checked before a replay renders its page). */
+  /** Whether a new live session fits. */
   hasRoom(): boolean {
     return this.stats().live < this.opts.maxLive;
+  }
+
+  /** Throws the 503 a full worker answers (checked before a replay renders its page). */
+  assertRoom(): void {
+    if (!this.hasRoom()) throw sessionsFullError(this.opts.maxLive);
   }
 
   /** A parked page becomes a session's page; undefined when it is not here (evicted, expired, gone). */
@@ -116,8 +122,7 @@ export class SessionStore<M> {
     const s = this.pages.get(key);
     if (!s) return undefined;
     this.pages.delete(key);
-    this.report(s, reason);
-    await s.page.close();
+    await Promise.all([this.report(s, reason), s.page.close()]);
     return s;
   }
 
@@ -140,13 +145,13 @@ export class SessionStore<M> {
     void s.page.whenGone().then(() => {
       if (this.pages.get(s.key) !== s) return;
       this.pages.delete(s.key);
-      this.report(s, 'gone');
+      void this.report(s, 'gone');
     });
   }
 
-  private report(s: StoredPage<M>, reason: SessionEnd): void {
+  private async report(s: StoredPage<M>, reason: SessionEnd): Promise<void> {
     try {
-      this.opts.onEnd(s, reason);
+      await this.opts.onEnd(s, reason);
     } catch {
       // Bookkeeping only: the page is closed either way.
     }
