@@ -188,7 +188,8 @@ export async function connectTemporal(
     },
     async stopInteract({ scrapeId }) {
       try {
-        return await client.workflow.getHandle(workflowIds.interact(scrapeId)).executeUpdate(stopInteractUpdate);
+        // Closing saves a profile and bills: seconds; a minute means the session's workers are not answering.
+        return await withinMs(client.workflow.getHandle(workflowIds.interact(scrapeId)).executeUpdate(stopInteractUpdate), 60_000, 'the session did not finish stopping');
       } catch (e) {
         if (e instanceof WorkflowNotFoundError || /already completed|not found/i.test((e as Error).message ?? '')) return null;
         throw asInteractError(e);
@@ -237,7 +238,7 @@ function updateFailureCode(e: unknown): string | undefined {
 
 /** An interact call's failure as the API answers it; the client's own deadline is a 504 (the call may still finish in the session). */
 function asInteractError(e: unknown): WdsError {
-  if (e instanceof Error && /did not finish within/.test(e.message)) {
+  if (e instanceof Error && /did not finish[a-z ]* within \d+ ms/.test(e.message)) {
     return new WdsError('GATEWAY_TIMEOUT', { code: 'INTERACT_TIMEOUT', message: `Gateway Timeout: ${e.message}; the session may still be running it` });
   }
   return failureToWdsError(e);

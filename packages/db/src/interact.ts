@@ -107,8 +107,8 @@ export async function endInteractSession(db: Db, p: { scrapeId: string; reason: 
     ), freed AS (
       DELETE FROM concurrency_slots WHERE id IN (SELECT slot_id FROM ended)
     ), ${chargeCtes(sql`
-      SELECT team_id, scrape_id, 'interact',
-        ceil((CASE WHEN prompted THEN ${rate.prompt} ELSE ${rate.code} END) * greatest(60, seconds) / 60)::int,
+      SELECT team_id, scrape_id, 'interact'::text,
+        ceil((CASE WHEN prompted THEN ${rate.prompt}::int ELSE ${rate.code}::int END) * greatest(60, seconds) / 60)::int,
         'interact:' || scrape_id || ':' || floor(extract(epoch FROM started_at) * 1000)::bigint
       FROM ended WHERE was = 'live'`)}
     SELECT (SELECT count(*)::int FROM ended) AS n,

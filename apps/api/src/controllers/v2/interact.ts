@@ -104,11 +104,11 @@ export function interactControllers(deps: ApiDeps, cfg: InteractConfig, limitsOf
     const mode = body.code?.trim() ? 'code' : 'prompt';
     counted.mode = mode;
     if (mode === 'code' && body.language !== 'node') {
-      throw new WdsError('FEATURE_NOT_AVAILABLE', { message: `language '${body.language}' is not available in this deployment: interact runs Playwright code for Node ('node').` });
+      throw new WdsError('FEATURE_NOT_AVAILABLE', { code: 'FEATURE_NOT_AVAILABLE', message: `language '${body.language}' is not available in this deployment: interact runs Playwright code for Node ('node').` });
     }
     const llm = deps.deployment?.llm;
     if (mode === 'prompt' && !llm?.ok) {
-      throw new WdsError('FEATURE_NOT_AVAILABLE', { message: `'prompt' is not available in this deployment: ${llm && !llm.ok ? llm.message : 'no LLM is configured'}. Send 'code' instead.` });
+      throw new WdsError('FEATURE_NOT_AVAILABLE', { code: 'FEATURE_NOT_AVAILABLE', message: `'prompt' is not available in this deployment: ${llm && !llm.ok ? llm.message : 'no LLM is configured'}. Send 'code' instead.` });
     }
     const o = await interactTarget(deps.db, teamId, scrapeId, cfg.windowMs);
     const timeoutMs = body.timeout * 1000;
