@@ -2,6 +2,7 @@ export { createScrapeActivities, type ScrapeActivityDeps } from './scrape/activi
 export { createStoreActivities } from './store/activities';
 export { toApplicationFailure } from './failures';
 export { createCrawlActivities, createCrawlControlActivities } from './crawl/activities';
+export { createCrawlBrowserActivities } from './crawl/browser-page';
 export { createMapActivities } from './map/activities';
 export { startWebhookDispatcher, signWebhookBody } from './webhooks/dispatcher';
 export { startStrandedJobSweeper } from './crawl/stranded';
@@ -19,11 +20,10 @@ export {
   createAgentLlmActivities,
   createAgentFetchActivities,
   createAgentBrowserActivities,
-  deploymentSearch,
   startStrandedAgentSweeper,
-  type AgentSearchProvider,
-  type SearchHit,
 } from './agent/index';
+export { createMonitorControlActivities, createMonitorFetchActivities, ensureTickSchedules, startMonitorUpkeep, type MonitorTicking } from './monitor/index';
+export { deploymentSearch, type SearchHit, type WebSearch } from './search/web-search';
 export { createInteractControlActivities } from './interact/control';
 export { createInteractLlmActivities } from './interact/llm';
 export { createInteractReplayActivities, createInteractSessionActivities, type InteractBrowserDeps } from './interact/session';

@@ -22,6 +22,7 @@ export const workflowIds = {
   extract: (jobId: string) => `extract-${jobId}`,
   crawlParams: (previewId: string) => `crawl-params-${previewId}`,
   agent: (runId: string) => `agent-${runId}`,
+  monitorRun: (runId: string) => `monitor-run-${runId}`,
   /** One interact session of a scrape at a time (a new run once the previous one ended). */
   interact: (scrapeId: string) => `interact-${scrapeId}`,
 };

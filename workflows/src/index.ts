@@ -7,4 +7,5 @@ export { parseWorkflow } from './parse/workflow';
 export { extractWorkflow } from './extract/workflow';
 export { crawlParamsWorkflow } from './crawl-params/workflow';
 export { agentWorkflow } from './agent/workflow';
+export { monitorTickWorkflow, monitorRunWorkflow } from './monitor/workflow';
 export { interactWorkflow } from './interact/workflow';

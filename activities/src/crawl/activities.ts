@@ -5,6 +5,7 @@ import type { FinishJobInput, FrontierState, ProcessBatchInput, CrawlActivities,
 import { jobsFinished } from '@wds/metrics';
 import { asActivity } from '../failures';
 import type { PageDeps } from '../scrape/pipeline';
+import type { CrawlPageDeps } from './page';
 import { recordJobEvent } from '../webhooks/emit';
 import { processBatch } from './batch';
 import { createRobotsCache } from './discovery';
@@ -12,7 +13,7 @@ import { loadJobOptions } from './job-options';
 import { seedJob } from './seed';
 
 /** Fetch-queue activities of crawl and batch jobs (they make outbound requests). */
-export function createCrawlActivities(deps: PageDeps): CrawlActivities {
+export function createCrawlActivities(deps: CrawlPageDeps): CrawlActivities {
   const robotsFor = createRobotsCache(deps);
   return {
     seedJob: ({ jobId }: JobRef) => asActivity(() => seedJob(deps, robotsFor, jobId, Context.current().cancellationSignal)),

@@ -11,6 +11,7 @@ export type StoredBatchOptions = ScrapeOptions & { webhook?: WebhookConfig | nul
 
 export interface LoadedJob {
   id: string;
+  teamId: string;
   kind: 'crawl' | 'batch';
   url: string | null;
   scrape: ScrapeOptions;
@@ -30,8 +31,8 @@ export async function loadJobOptions(db: Db, jobId: string): Promise<LoadedJob> 
   const opts = row.options as StoredCrawlOptions | StoredBatchOptions;
   const job: LoadedJob =
     row.kind === 'crawl'
-      ? { id: jobId, kind: 'crawl', url: row.url, scrape: (opts as StoredCrawlOptions).scrapeOptions, crawl: opts as StoredCrawlOptions, webhook: opts.webhook ?? null }
-      : { id: jobId, kind: 'batch', url: null, scrape: opts as StoredBatchOptions, crawl: null, webhook: opts.webhook ?? null };
+      ? { id: jobId, teamId: row.teamId, kind: 'crawl', url: row.url, scrape: (opts as StoredCrawlOptions).scrapeOptions, crawl: opts as StoredCrawlOptions, webhook: opts.webhook ?? null }
+      : { id: jobId, teamId: row.teamId, kind: 'batch', url: null, scrape: opts as StoredBatchOptions, crawl: null, webhook: opts.webhook ?? null };
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(jobId, job);
   return job;

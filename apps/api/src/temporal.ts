@@ -15,7 +15,7 @@ import {
 } from '@temporalio/client';
 
 import { WdsError, isErrorKind } from '@wds/errors';
-import type { agentWorkflow, crawlParamsWorkflow, crawlWorkflow, extractWorkflow, interactWorkflow, mapWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
+import type { agentWorkflow, crawlParamsWorkflow, crawlWorkflow, extractWorkflow, interactWorkflow, mapWorkflow, monitorRunWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
 import { interactUpdate, stopInteractUpdate, type InteractCallInput, type InteractStopResult } from '@wds/workflows/interact';
 import type { AgentPlan } from '@wds/workflows/agent';
 import { TaskQueues, workflowIds } from '@wds/workflows/common';
@@ -50,6 +50,8 @@ export interface Starters {
   startAgent(input: { runId: string; plan: AgentPlan }): Promise<void>;
   /** DELETE /v2/agent/{id}: asks the workflow to cancel (its cleanup writes the end). */
   cancelAgent(input: { runId: string }): Promise<void>;
+  /** POST /v2/monitor/{id}/run: starts the run of the check (idempotent per run id); fails after START_DEADLINE_MS. */
+  startMonitorRun(input: { runId: string; plan: CrawlPlan }): Promise<void>;
   /**
    * POST /v2/scrape/{id}/interact: one call in the scrape's session, starting the session's
    * workflow if none runs; waits for the call's end within `budgetMs`.
@@ -159,6 +161,17 @@ export async function connectTemporal(
         .catch((e) => {
           if (!(e instanceof WorkflowNotFoundError)) throw e;
         });
+    },
+    async startMonitorRun({ runId, plan }) {
+      await startOnce(() =>
+        client.workflow.start<typeof monitorRunWorkflow>('monitorRunWorkflow', {
+          taskQueue: TaskQueues.control,
+          workflowId: workflowIds.monitorRun(runId),
+          args: [{ runId, plan }],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        }),
+      );
     },
     async interact({ scrapeId, teamId, idleMs, call, budgetMs }) {
       const workflowId = workflowIds.interact(scrapeId);

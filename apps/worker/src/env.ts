@@ -1,4 +1,4 @@
-import { envInt, envStr, envUrl, exitOnConfigError, loadEnv, z } from '@wds/config';
+import { envBool, envInt, envStr, envUrl, exitOnConfigError, loadEnv, z } from '@wds/config';
 import { commonEnvShape } from '@wds/config/common';
 import { ALL_QUEUES, type TaskQueue } from '@wds/workflows/common';
 
@@ -77,6 +77,8 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
          */
         WDS_STRANDED_JOB_GRACE_MS: envInt(30_000, 1_000, 3_600_000),
         WDS_STRANDED_JOB_SWEEP_MS: envInt(15_000, 100, 3_600_000),
+        /** Control workers index, in the background at start, pages stored before the search index existed (when WDS_SEARCH_INDEX is on). */
+        WDS_SEARCH_BACKFILL: envBool(true),
         /** Model steps this worker runs at once (its wds-llm slots); each waits on the provider. */
         WDS_LLM_CONCURRENCY: envInt(8, 1, 1000),
         /** Model steps started per minute across the deployment (the wds-llm task queue's rate; 0 = unbounded). */

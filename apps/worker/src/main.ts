@@ -1,5 +1,7 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
+import { Client, Connection } from '@temporalio/client';
+import { startMonitorUpkeep, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
+import { MONITOR_RUN_PLAN } from '@wds/workflows/monitor';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { llmEnvOf } from '@wds/config/common';
 import { createLlmClient, resolveLlmConfig } from '@wds/llm';
@@ -14,6 +16,8 @@ import { browserPages, createBrowserResources } from './browser';
 import { coreLogFilter, TemporalPinoLogger } from './logging';
 import { createInteractResources } from './interact';
 import { queueOptions, sessionQueueOptions } from './queues';
+import { startSearchBackfill } from './search-backfill';
+import { workflowBundleOption } from './workflow-bundle';
 
 const env = loadWorkerEnv();
 const log = createLogger({ name: 'worker', level: env.LOG_LEVEL });
@@ -80,7 +84,8 @@ if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
 const llmConfig = resolveLlmConfig(llmEnvOf(env).env, llmEnvOf(env).settings);
 const llm = env.WDS_WORKER_QUEUES.includes('wds-llm') && llmConfig.ok ? createLlmClient(llmConfig.config) : undefined;
 if (env.WDS_WORKER_QUEUES.includes('wds-llm') && !llmConfig.ok) log.warn({ queue: 'wds-llm' }, `not serving wds-llm: ${llmConfig.message}`);
-const resources = { db: dbh.db, browserAvailable: temporalBrowserAvailability(connection, env.TEMPORAL_NAMESPACE), browser, llm, llmConfigured: llmConfig.ok };
+const workflows = env.WDS_WORKER_QUEUES.includes('wds-control') ? await workflowBundleOption(log) : undefined;
+const resources = { db: dbh.db, browserAvailable: temporalBrowserAvailability(connection, env.TEMPORAL_NAMESPACE), browser, llm, llmConfigured: llmConfig.ok, workflows };
 const workers: Worker[] = [];
 for (const queue of env.WDS_WORKER_QUEUES) {
   const opts = queueOptions(queue, env, resources);
@@ -145,6 +150,30 @@ const agentSweeper = env.WDS_WORKER_QUEUES.includes('wds-control')
       onFailed: (jobId, reason) => log.warn({ jobId, reason }, 'stranded agent job failed'),
     })
   : null;
+// ...and keep the monitors' tick Schedules in place (recreated from the monitors table when
+// missing, e.g. after a restore) and end monitor runs no workflow runs.
+const monitorClient = env.WDS_WORKER_QUEUES.includes('wds-control') ? await Connection.connect({ address: env.TEMPORAL_ADDRESS }) : null;
+const monitorUpkeep = monitorClient
+  ? startMonitorUpkeep({
+      db: dbh.db,
+      temporal: connection,
+      namespace: env.TEMPORAL_NAMESPACE,
+      graceMs: env.WDS_STRANDED_JOB_GRACE_MS,
+      everyMs: env.WDS_STRANDED_JOB_SWEEP_MS,
+      client: new Client({ connection: monitorClient, namespace: env.TEMPORAL_NAMESPACE }),
+      ticking: {
+        shards: env.WDS_MONITOR_SHARDS,
+        tickMs: env.WDS_MONITOR_TICK_MS,
+        maxChecksPerRun: env.WDS_MONITOR_CHECKS_PER_RUN,
+        catchupWindowMs: env.WDS_MONITOR_CATCHUP_WINDOW_MS,
+        plan: MONITOR_RUN_PLAN,
+      },
+      onFailed: (jobId, reason) => log.warn({ jobId, reason }, 'stranded monitor run ended'),
+      onError: (e) => log.warn({ err: e }, 'could not set up the monitor tick schedules (retried in a minute)'),
+    })
+  : null;
+// ...and index for search the pages stored before the index existed (once; resumable).
+const backfill = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SEARCH_INDEX && env.WDS_SEARCH_BACKFILL ? startSearchBackfill({ db: dbh.db, log }) : null;
 // SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for
 // WDS_SHUTDOWN_GRACE_MS, then activities are cancelled, which Temporal records as retryable
 // failures and retries on another worker. Worker.run resolves once they have all returned; it
@@ -174,6 +203,9 @@ try {
 await dispatcher?.stop();
 await sweeper?.stop();
 await agentSweeper?.stop();
+await monitorUpkeep?.stop();
+await monitorClient?.close();
+await backfill?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
 await browser?.interact.stop();
 await browser?.stop();

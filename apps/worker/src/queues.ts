@@ -6,6 +6,7 @@ import {
   createAgentLlmActivities,
   createBrowserActivities,
   createCrawlActivities,
+  createCrawlBrowserActivities,
   createCrawlControlActivities,
   createExtractControlActivities,
   createExtractFetchActivities,
@@ -17,13 +18,15 @@ import {
   createInteractSessionActivities,
   createLlmActivities,
   createMapActivities,
+  createMonitorControlActivities,
+  createMonitorFetchActivities,
   createParseActivities,
   createScrapeActivities,
   createStoreActivities,
   createTokenBudget,
   deploymentSearch,
-  type AgentSearchProvider,
   type BrowserAvailability,
+  type WebSearch,
 } from '@wds/activities';
 import { agentModelsOf, searchEnvOf } from '@wds/config/common';
 import { createSearchProvider } from '@wds/search';
@@ -50,6 +53,8 @@ export interface QueueResources {
   llm?: LlmClient;
   /** An LLM is configured for the deployment (whether or not this process serves wds-llm): single scrapes get the optional model work. */
   llmConfigured?: boolean;
+  /** The bundled workflow code (workflow-bundle.ts); without it the control worker bundles at start. */
+  workflows?: Pick<WorkerOptions, 'workflowBundle'>;
 }
 
 /** Per queue: which workflows/activities it serves and how many slots (sized by resource profile). */
@@ -58,17 +63,18 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
   const pageDeps = { db, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK, maxBodyBytes: env.WDS_MAX_BODY_BYTES };
   const scrapeActivities = () => createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable, llmAvailable: res.llmConfigured });
   // The agent searches what POST /v2/search answers from (the own index needs no provider, so search is always there).
-  const search: AgentSearchProvider = deploymentSearch(createSearchProvider(db, searchEnvOf(env)));
+  const search: WebSearch = deploymentSearch(createSearchProvider(db, searchEnvOf(env)));
   const agentTools = async () => ({ search: !!search, browser: await res.browserAvailable().catch(() => false) });
   switch (queue) {
     case TaskQueues.control:
       return {
-        workflowsPath: require.resolve('@wds/workflows'),
+        ...(res.workflows ?? { workflowsPath: require.resolve('@wds/workflows') }),
         activities: {
           ...createStoreActivities({ db }),
           ...createCrawlControlActivities({ db }),
           ...createExtractControlActivities({ db }),
           ...createAgentControlActivities({ db, tools: agentTools }),
+          ...createMonitorControlActivities({ db, jitterMs: env.WDS_MONITOR_JITTER_MS }),
           ...createInteractControlActivities({ db }),
           // For scrapes started with WDS_SCRAPE_FETCH=local, which fetch as local activities here
           // (converting on the transform threads when this process also serves wds-fetch, else inline).
@@ -80,9 +86,10 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
       return {
         activities: {
           ...scrapeActivities(),
-          ...createCrawlActivities(pageDeps),
+          ...createCrawlActivities({ ...pageDeps, browserAvailable: res.browserAvailable }),
           ...createMapActivities({ ...pageDeps, sharedSearchIndex: env.WDS_SEARCH_SHARED_INDEX }),
-          ...createExtractFetchActivities(pageDeps),
+          ...createExtractFetchActivities({ ...pageDeps, search }),
+          ...createMonitorFetchActivities(pageDeps),
           ...createParseActivities({ db }),
           ...createAgentFetchActivities({ ...pageDeps, search, browserAvailable: res.browserAvailable }),
         },
@@ -93,6 +100,9 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
       return {
         activities: {
           ...createBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files, llmAvailable: res.llmConfigured, interact: res.browser.interact.keeper }),
+          // Crawl and batch pages: one page per activity, so these slots are the pool's pages too.
+          // No llmAvailable: their model work runs in the job's LLM window, as for HTTP pages.
+          ...createCrawlBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files }),
           ...createAgentBrowserActivities({ ...pageDeps, renderer: res.browser.pool }),
           ...createInteractReplayActivities(interactDeps(res.browser, pageDeps)),
         },

@@ -83,9 +83,9 @@ export function unavailableFeatures(o: ScrapeOptions, deployment: Deployment = N
 }
 
 /**
- * Options only the browser engine serves (actions, the screenshot and branding formats, mobile, profile).
- * Single scrapes have them; crawl and batch pages are fetched by the HTTP engine only, so there
- * they are still unavailable.
+ * Options only the browser engine serves (actions, the screenshot and branding formats, mobile,
+ * profile). Scrapes, crawls and batch scrapes have them; extract fetches its pages with the HTTP
+ * engine only, so there they are unavailable.
  */
 export function browserOnlyFeatures(o: Pick<ScrapeOptions, 'formats' | 'actions' | 'mobile' | 'profile'>): string[] {
   const out: string[] = [];

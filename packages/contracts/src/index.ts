@@ -14,3 +14,4 @@ export * from './interact';
 export * from './responses';
 export * from './api-routes';
 export * from './openapi';
+export * from './monitor';

@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from './client';
-import { enqueueUrls, type FrontierEntry } from './crawls';
+import { enqueueUrls, type FrontierEntry } from './frontier';
 import { crawlJobs, crawlParamPreviews, extractJobs, extractPages } from './schema/index';
 import { storable, storableText } from './text';
 
@@ -39,6 +39,14 @@ export async function loadExtractJob(db: Db, id: string): Promise<ExtractJobRow 
 export async function loadTeamExtractJob(db: Db, teamId: string, id: string): Promise<ExtractJobRow | null> {
   const [row] = await db.select().from(extractJobs).where(and(eq(extractJobs.id, id), eq(extractJobs.teamId, teamId)));
   return row ?? null;
+}
+
+/**
+ * A warning about the job found while it runs (its web search failed or found nothing), shown
+ * with the result: set, not appended, so a retried step writes it once; the merge keeps it.
+ */
+export async function noteExtractWarning(db: Db, id: string, warning: string): Promise<void> {
+  await db.update(extractJobs).set({ warning: storableText(warning) }).where(and(eq(extractJobs.id, id), eq(extractJobs.status, 'processing')));
 }
 
 /** Page documents of the job that the model step has not dealt with yet, in fetch order (their seqs only). */

@@ -8,10 +8,11 @@ type PolicyInput = ScrapeOptions & { domainTools?: boolean; url?: string };
 
 /**
  * Checks after schema validation: selectors, team enablement (403) and features this deployment
- * lacks (400). A single-URL scrape (`url` present) may use the browser engine; crawl and batch
- * scrape options (no `url`) may not, as their pages go through the HTTP engine only.
+ * lacks (400). Scrapes, crawls and batch scrapes (and search, whose result pages are a batch)
+ * render pages that need it with the browser engine; `noBrowser` names a job kind whose pages
+ * are fetched by the HTTP engine only (extract), where options only the browser serves are refused.
  */
-export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: Deployment = NO_LLM): void {
+export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: Deployment = NO_LLM, noBrowser?: { jobKind: string }): void {
   // A selector the cleaner cannot parse is the caller's mistake: say so before fetching anything.
   validateSelectors(o.includeTags, 'includeTags');
   validateSelectors(o.excludeTags, 'excludeTags');
@@ -24,13 +25,12 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: D
   if (o.threatProtection && !auth.flags.threatProtection) {
     throw new WdsError('FORBIDDEN', { message: 'Forbidden: threat protection overrides are not enabled for this team.', code: 'THREAT_PROTECTION_NOT_ENABLED' });
   }
-  const single = typeof o.url === 'string';
   const missing = unavailableFeatures(o, deployment);
-  if (!single) {
+  if (noBrowser) {
     for (const field of browserOnlyFeatures(o)) {
       missing.push({
-        field: field === 'screenshot' ? 'formats' : field,
-        message: `'${field}' is not available in this deployment for crawl and batch scrape: their pages are fetched without the browser engine. Use POST /v2/scrape for it.`,
+        field: field === 'screenshot' || field === 'branding' ? 'formats' : field,
+        message: `'${field}' is not available for ${noBrowser.jobKind}: its pages are fetched without the browser engine. Use POST /v2/scrape, crawl or batch scrape for it.`,
       });
     }
   }
