@@ -28,3 +28,4 @@ export { createInteractControlActivities } from './interact/control';
 export { createInteractLlmActivities } from './interact/llm';
 export { createInteractReplayActivities, createInteractSessionActivities, type InteractBrowserDeps } from './interact/session';
 export { createPageKeeper, type InteractSessions, type PageKeeper, type SessionMeta } from './interact/park';
+export { startPageVersionPruner, type PageVersionPrunerOptions } from './changes/prune';

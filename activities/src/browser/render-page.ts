@@ -1,4 +1,4 @@
-import { mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
+import { effectiveWaitFor, mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
 import { loadScrapeJob, storeCachedPage } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { LivePage, RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browser';
@@ -35,7 +35,7 @@ export function scrapeRenderRequest(
     url: o.url,
     headers: o.headers,
     timeoutMs: r.timeoutMs,
-    waitFor: o.waitFor,
+    waitFor: effectiveWaitFor(o),
     mobile: o.mobile,
     location: o.location,
     blockAds: o.blockAds,
@@ -187,7 +187,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
       await profile.save(r.storageState ?? { cookies: [], origins: [] });
       saved = true;
     }
-    const finished = await finishScrapePage(deps.db, jobId, o, r.page.document, r.page.creditsUsed, deps.llmAvailable);
+    const finished = await finishScrapePage(deps.db, jobId, o, r.page.document, r.page.creditsUsed, deps.llmAvailable, r.page.fetched);
     if (kept && deps.interact) await deps.interact.park({ scrapeId: jobId, teamId: job.teamId, page: kept, profile: o.profile });
     kept = undefined;
     return { jobId, statusCode: r.page.statusCode, ...finished };

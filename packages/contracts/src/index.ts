@@ -14,4 +14,5 @@ export * from './interact';
 export * from './responses';
 export * from './api-routes';
 export * from './openapi';
+export * from './change-tracking';
 export * from './monitor';
