@@ -68,17 +68,17 @@ before(async () => {
   origin = `http://127.0.0.2:${(server.address() as AddressInfo).port}`;
   privateOrigin = `http://127.0.0.1:${(privateServer.address() as AddressInfo).port}`;
   pool = new BrowserPool({ maxConcurrentPages: 2, recycleAfterPages: 1000, isForbidden });
-});
+}, { timeout: 120_000 });
 after(async () => {
   await pool?.close();
   for (const s of [server, privateServer]) {
     s?.closeAllConnections();
     s?.close();
   }
-});
+}, { timeout: 60_000 });
 
 describe('code on a live page', () => {
-  test('click, then read a value that exists only after the click; the last expression is the result; console is captured', async () => {
+  test('click, then read a value that exists only after the click; the last expression is the result; console is captured', { timeout: 60_000 }, async () => {
     const p = await live();
     assert.equal(pool.stats().livePages, 1);
     assert.equal(pool.stats().inUse, 0, 'a kept page holds no render slot');
@@ -97,7 +97,7 @@ describe('code on a live page', () => {
     assert.equal(pool.stats().livePages, 0);
   });
 
-  test('locators, evaluate with arguments, $eval, keyboard, navigation, screenshots', async () => {
+  test('locators, evaluate with arguments, $eval, keyboard, navigation, screenshots', { timeout: 60_000 }, async () => {
     const p = await live();
     const r = await run(
       p,
@@ -120,7 +120,7 @@ describe('code on a live page', () => {
     await p.close();
   });
 
-  test('an exception is the answer (exitCode 1), not a failure; unknown methods and file options are refused', async () => {
+  test('an exception is the answer (exitCode 1), not a failure; unknown methods and file options are refused', { timeout: 60_000 }, async () => {
     const p = await live();
     const thrown = await run(p, `throw new Error('boom')`);
     assert.equal(thrown.exitCode, 1);
@@ -134,7 +134,7 @@ describe('code on a live page', () => {
     await p.close();
   });
 
-  test('the code runs in Chromium, not in the worker: no process, require or file access, and no network of its own', async () => {
+  test('the code runs in Chromium, not in the worker: no process, require or file access, and no network of its own', { timeout: 60_000 }, async () => {
     const p = await live();
     const r = await run(p, `[typeof process, typeof require, typeof module, typeof Buffer].join(',')`);
     assert.equal(r.result, 'undefined,undefined,undefined,undefined');
@@ -144,7 +144,7 @@ describe('code on a live page', () => {
     await p.close();
   });
 
-  test('SSRF: the page reaches no private address from user code (navigation or fetch), through the session proxy', async () => {
+  test('SSRF: the page reaches no private address from user code (navigation or fetch), through the session proxy', { timeout: 60_000 }, async () => {
     const p = await live();
     const nav = await run(p, `await page.goto(${JSON.stringify(`${privateOrigin}/secret`)})`);
     assert.equal(nav.exitCode, 1);
@@ -159,7 +159,7 @@ describe('code on a live page', () => {
     await p.close();
   });
 
-  test('timeout: a busy loop or a promise that never settles is killed; the next call runs in a fresh sandbox', async () => {
+  test('timeout: a busy loop or a promise that never settles is killed; the next call runs in a fresh sandbox', { timeout: 60_000 }, async () => {
     const p = await live();
     const loop = await run(p, `console.log('before'); while (true) {}`, 1_500);
     assert.equal(loop.killed, true);
@@ -173,7 +173,7 @@ describe('code on a live page', () => {
     await p.close();
   });
 
-  test('a crashed page fails the call with the page\'s reason', async () => {
+  test('a crashed page fails the call with the page\'s reason', { timeout: 60_000 }, async () => {
     const p = await live();
     const crashing = runInteraction(p, { code: `await page.waitForTimeout(3000); 'survived'`, timeoutMs: 10_000 });
     await new Promise((res) => setTimeout(res, 300));
@@ -185,7 +185,7 @@ describe('code on a live page', () => {
     assert.ok(p.gone);
   });
 
-  test('snapshot for prompts and storage state for profiles', async () => {
+  test('snapshot for prompts and storage state for profiles', { timeout: 60_000 }, async () => {
     const p = await live();
     const s = await snapshotPage(p);
     assert.equal(s.title, 'Interact');
@@ -199,7 +199,7 @@ describe('code on a live page', () => {
 });
 
 describe('session store', () => {
-  test('parked pages: least recently used evicted first, idle ones closed; live sessions are never evicted', async () => {
+  test('parked pages: least recently used evicted first, idle ones closed; live sessions are never evicted', { timeout: 60_000 }, async () => {
     let now = 1_000;
     const ended: string[] = [];
     const store = new SessionStore<null>({ maxParked: 2, maxLive: 1, idleMs: 10_000, liveGraceMs: 5_000, onEnd: (s, why) => void ended.push(`${s.key}:${why}`), now: () => now });

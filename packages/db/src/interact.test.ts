@@ -12,13 +12,13 @@ let h: DbHandle;
 before(async () => {
   h = connectDb(await stackDatabase(testInfra().databaseUrl, namespaceFor(import.meta.url)), { max: 5 });
   await migrateDb(h);
-});
-after(() => h?.close());
+}, { timeout: 120_000 });
+after(() => h?.close(), { timeout: 30_000 });
 
 const charges = async (scrapeId: string) =>
   (await h.db.execute<{ key: string; amount: number; kind: string }>(sql`SELECT idempotency_key AS key, amount, job_kind AS kind FROM credit_ledger WHERE job_id = ${scrapeId}`)).rows;
 
-test('a session: parked, live on a queue holding a slot, ended once (slot freed, at least a browser minute billed)', async () => {
+test('a session: parked, live on a queue holding a slot, ended once (slot freed, at least a browser minute billed)', { timeout: 60_000 }, async () => {
   const teamId = await ensureTeam(h.db, `interact-${randomUUID()}`);
   const scrapeId = randomUUID();
   await parkInteractPage(h.db, { scrapeId, teamId, queue: 'wds-browser-a' });

@@ -97,15 +97,15 @@ before(async () => {
   });
   [browserWorker] = await Promise.all([addBrowserWorker(), stack.addApi({ WDS_INTERACT_IDLE_SECONDS: '3' }).then((a) => (shortIdle = { url: a.url!, apiKey: stack.apiKey }))]);
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
-});
+}, { timeout: 180_000 });
 after(async () => {
   await stack?.stop();
   await site?.close();
   await model?.close();
-});
+}, { timeout: 60_000 });
 
 describe('code', () => {
-  test('click, then read a value that exists only after the click: continues from the scraped page, state kept between calls', async () => {
+  test('click, then read a value that exists only after the click: continues from the scraped page, state kept between calls', { timeout: 90_000 }, async () => {
     const id = await browserScrape('/app');
     const hits = site.hits('/app');
     const r = await fc.interact(id, { code: `console.log('clicking'); await page.click('#show'); await page.textContent('#price')` });
@@ -130,7 +130,7 @@ describe('code', () => {
     assert.equal(twice.status, 410, twice.text);
   });
 
-  test('a scrape rendered over HTTP is replayed in a browser on the first call', async () => {
+  test('a scrape rendered over HTTP is replayed in a browser on the first call', { timeout: 90_000 }, async () => {
     const d = await fc.scrape(site.url('/static'), { formats: ['markdown'], maxAge: 0 });
     assert.equal(d.metadata!.engine, 'http');
     const hits = site.hits('/static');
@@ -140,7 +140,7 @@ describe('code', () => {
     await fc.stopInteraction(d.metadata!.scrapeId!);
   });
 
-  test('the code\'s exception and its timeout are answers (200, success false), not failures', async () => {
+  test('the code\'s exception and its timeout are answers (200, success false), not failures', { timeout: 90_000 }, async () => {
     const id = await browserScrape('/app');
     const thrown = await fc.interact(id, { code: `throw new Error('nope')` });
     assert.equal(thrown.success, false);
@@ -154,7 +154,7 @@ describe('code', () => {
     await fc.stopInteraction(id);
   });
 
-  test('a busy session answers 409 to a second call', async () => {
+  test('a busy session answers 409 to a second call', { timeout: 90_000 }, async () => {
     const id = await browserScrape('/app');
     const slow = fc.interact(id, { code: `await page.waitForTimeout(4000); 'done'` });
     await new Promise((r) => setTimeout(r, 1_000));
@@ -165,7 +165,7 @@ describe('code', () => {
     await fc.stopInteraction(id);
   });
 
-  test('SSRF: requests of user code go through the session\'s request policy (an ad host is refused even with private networks allowed)', async () => {
+  test('SSRF: requests of user code go through the session\'s request policy (an ad host is refused even with private networks allowed)', { timeout: 90_000 }, async () => {
     const id = await browserScrape('/app');
     const port = new URL(site.origin).port;
     const r = await fc.interact(id, {
@@ -180,7 +180,7 @@ describe('code', () => {
 });
 
 describe('prompt', () => {
-  test('the model writes the code, which runs; the answer carries it, and it replays as code without a model', async () => {
+  test('the model writes the code, which runs; the answer carries it, and it replays as code without a model', { timeout: 90_000 }, async () => {
     const id = await browserScrape('/app');
     const code = `await page.click('#show');\nawait page.textContent('#price')`;
     codeReplies.push(code);
@@ -197,7 +197,7 @@ describe('prompt', () => {
     await fc.stopInteraction(id);
   });
 
-  test('code that fails gets one repair turn with its error', async () => {
+  test('code that fails gets one repair turn with its error', { timeout: 90_000 }, async () => {
     const id = await browserScrape('/app');
     codeReplies.push(`await page.click('#missing', { timeout: 500 })`, `await page.title()`);
     const before = interactRequests().length;
@@ -210,7 +210,7 @@ describe('prompt', () => {
     await fc.stopInteraction(id);
   });
 
-  test('without an LLM configured: 400 FEATURE_NOT_AVAILABLE naming the variable', async () => {
+  test('without an LLM configured: 400 FEATURE_NOT_AVAILABLE naming the variable', { timeout: 90_000 }, async () => {
     const noLlm = await stack.addApi({ OPENAI_BASE_URL: '', OPENAI_API_KEY: '', MODEL_NAME: '' });
     const id = (await fc.scrape(site.url('/static'), { formats: ['markdown'] })).metadata!.scrapeId!;
     const r = await call({ url: noLlm.url!, apiKey: stack.apiKey }, 'POST', `/v2/scrape/${id}/interact`, { prompt: 'click it' });
@@ -221,7 +221,7 @@ describe('prompt', () => {
 });
 
 describe('sessions', () => {
-  test('stop with saveChanges saves the browser state; a new scrape with the profile sends the saved cookie', async () => {
+  test('stop with saveChanges saves the browser state; a new scrape with the profile sends the saved cookie', { timeout: 90_000 }, async () => {
     const id = await browserScrape('/account', { profile: { name: 'shop', saveChanges: true } });
     await fc.interact(id, { code: `await page.evaluate(() => { document.cookie = 'saved=yes; path=/; max-age=3600'; }); 'set'` });
     // One saving session per profile: a second saver waits for none, it is refused.
@@ -234,7 +234,7 @@ describe('sessions', () => {
     assert.match(next.markdown!, /Welcome back yes/);
   });
 
-  test('idle timeout ends the session; DELETE then says so, and the next call replays', async () => {
+  test('idle timeout ends the session; DELETE then says so, and the next call replays', { timeout: 90_000 }, async () => {
     const id = await browserScrape('/app');
     const r = await call(shortIdle, 'POST', `/v2/scrape/${id}/interact`, { code: `await page.click('#show'); 'ok'` });
     assert.equal(r.status, 200, r.text);
@@ -248,7 +248,7 @@ describe('sessions', () => {
     assert.equal(site.hits('/app'), hits + 1);
   });
 
-  test('errors: another team\'s scrape is 404, zero data retention 403, bad input 400', async () => {
+  test('errors: another team\'s scrape is 404, zero data retention 403, bad input 400', { timeout: 90_000 }, async () => {
     const id = await browserScrape('/app');
     const other = await stack.newTeam();
     const cross = await call({ url: stack.url, apiKey: other.apiKey }, 'POST', `/v2/scrape/${id}/interact`, { code: '1' });
@@ -270,7 +270,24 @@ describe('sessions', () => {
 });
 
 describe('durability', () => {
-  test('the session\'s browser worker is killed: a clear error, and the next call replays on another worker', async () => {
+  test('the worker keeping a scrape\'s page is killed before the first call: the call replays the scrape on another worker', { timeout: 90_000 }, async () => {
+    const id = await browserScrape('/app');
+    const parkedOn = (await sessionRow(id))!.queue;
+    browserWorker.child.kill('SIGKILL');
+    browserWorker = await addBrowserWorker();
+    const hits = site.hits('/app');
+    const r = await fc.interact(id, { code: `await page.click('#show'); await page.textContent('#price')` });
+    assert.equal(r.success, true, JSON.stringify(r));
+    assert.equal(r.result, '$49 / month');
+    assert.equal(site.hits('/app'), hits + 1, 'one replay');
+    const row = await sessionRow(id);
+    assert.equal(row?.state, 'live');
+    assert.notEqual(row?.queue, parkedOn, 'the session lives on the new worker\'s queue');
+    assert.equal(await metric(browserWorker, /wds_browser_sessions\{state="live"\} (\d+)/), 1);
+    await fc.stopInteraction(id);
+  });
+
+  test('the session\'s browser worker is killed: a clear error, and the next call replays on another worker', { timeout: 90_000 }, async () => {
     const id = await browserScrape('/app');
     await fc.interact(id, { code: `await page.click('#show'); 'clicked'` });
     browserWorker.child.kill('SIGKILL');
