@@ -25,6 +25,8 @@ export const workflowIds = {
   /** One catalog-mode request per team and x-request-id (1–128 of [A-Za-z0-9._:-], all valid in ids). */
   catalog: (teamId: string, requestId: string) => `catalog-${teamId}-${requestId}`,
   monitorRun: (runId: string) => `monitor-run-${runId}`,
+  /** One interact session of a scrape at a time (a new run once the previous one ended). */
+  interact: (scrapeId: string) => `interact-${scrapeId}`,
 };
 
 export interface JobRef {
@@ -51,5 +53,5 @@ export interface RecordFailureInput {
  */
 export const NON_RETRYABLE_KINDS = [
   'BAD_REQUEST', 'INVALID_URL', 'FEATURE_NOT_AVAILABLE', 'UNAUTHORIZED', 'PAYMENT_REQUIRED', 'FORBIDDEN',
-  'URL_BLOCKED', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'UNPROCESSABLE',
+  'URL_BLOCKED', 'NOT_FOUND', 'CONFLICT', 'GONE', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'UNPROCESSABLE',
 ] as const;

@@ -9,3 +9,4 @@ export { crawlParamsWorkflow } from './crawl-params/workflow';
 export { agentWorkflow } from './agent/workflow';
 export { catalogWorkflow } from './catalog/workflow';
 export { monitorTickWorkflow, monitorRunWorkflow } from './monitor/workflow';
+export { interactWorkflow } from './interact/workflow';

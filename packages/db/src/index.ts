@@ -29,3 +29,4 @@ export * from './catalog';
 export * from './monitors';
 export * from './page-versions';
 export * from './page-versions-prune';
+export * from './interact';

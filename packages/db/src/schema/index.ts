@@ -15,3 +15,4 @@ export * from './agents';
 export * from './catalog';
 export * from './monitors';
 export * from './changes';
+export * from './interact';
