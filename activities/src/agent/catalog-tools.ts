@@ -1,4 +1,4 @@
-import { allEntries, entriesForUrls, invokeHttpProvider, optionContracts, optionProblems, rankByQuery, reservationOf, resolveEntry, toolId, type CatalogEntry } from '@wds/catalog';
+import { allEntries, entriesForUrls, invokeHttpProvider, optionContracts, optionProblems, rankByQuery, reservationOf, resolveEntry, termsGates, toolId, type CatalogEntry } from '@wds/catalog';
 import type { AgentRunOptions, AgentToolArgsOf } from '@wds/contracts';
 import { agentCatalogCalls } from '@wds/db';
 import type { DiscoveryDeps } from '../crawl/discovery';
@@ -69,6 +69,9 @@ export function callToolTool(deps: AgentCatalogDeps): Tool<AgentToolArgsOf<'call
       const options = a.options ?? {};
       const problems = optionProblems(entry, options);
       if (problems.length) throw new ToolError(`invalid options for ${toolId(entry)}: ${problems.join('; ')}`);
+      // Gated providers are never called for a team that has not accepted their terms; accepting is the user's act, not the agent's.
+      const [gate] = await termsGates(deps.db, env.ctx.root.teamId, [entry]);
+      if (gate) throw new ToolError(`${toolId(entry)} needs the team to accept ${gate.name}'s third-party data terms (version ${gate.version}, ${gate.url}) first; use another tool`);
       if (x.maxCalls !== undefined && (await agentCatalogCalls(deps.db, env.ctx.root.id)).paidCalls >= x.maxCalls) {
         throw new ToolError(`this job may make at most ${x.maxCalls} paid provider calls (exchange.maxCalls), and has made them`);
       }

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { allEntries, builtinRequest, callError, callSuccess, findTools, invokeHttpProvider, type BuiltinRequest, type CallResult, type CatalogCall, type CatalogEntry } from '@wds/catalog';
+import { acceptTerms, allEntries, builtinRequest, callError, callSuccess, findTools, invokeHttpProvider, showTerms, type BuiltinRequest, type CallResult, type CatalogCall, type CatalogEntry } from '@wds/catalog';
 import { storeCatalogCallResult, type Db } from '@wds/db';
 import { toWdsError } from '@wds/errors';
 import { parseTbs, runSearch, searchCredits, type SearchProvider } from '@wds/search';
@@ -11,7 +11,7 @@ import { entryOrError, loadRequest } from './control';
 
 /**
  * One catalog call on wds-fetch: an operator's HTTP provider (through the SSRF guard), or the
- * built-in map, search or find-tools. Whatever the call answers — data or an error — is stored
+ * built-in map, search, find-tools or terms/show|accept. Whatever the call answers — data or an error — is stored
  * as its result; only infrastructure failures (Postgres) throw, and then the activity is retried
  * (an HTTP provider sees the same Idempotency-Key again).
  */
@@ -66,6 +66,11 @@ async function runBuiltin(deps: CatalogFetchDeps, b: BuiltinRequest, entry: Cata
   switch (b.operation) {
     case 'find-tools':
       return { data: findTools(await allEntries(deps.db), b.request), credits: 0 };
+    // Free; an unknown provider or one without terms is the call's 404 (a WdsError, below).
+    case 'terms-show':
+      return { data: await showTerms(deps.db, teamId, await allEntries(deps.db), b.request.provider), credits: 0 };
+    case 'terms-accept':
+      return { data: await acceptTerms(deps.db, teamId, await allEntries(deps.db), b.request), credits: 0 };
     case 'map': {
       const links = await mapSite(deps, b.request, signal, deps.sharedSearchIndex ? null : teamId);
       return { data: { links }, credits: entry.creditsCost };

@@ -13,7 +13,9 @@ export type BuiltinRequest =
   | { operation: 'scrape'; request: ScrapeUrlRequest }
   | { operation: 'map'; request: MapRequest }
   | { operation: 'search'; request: SearchRequest }
-  | { operation: 'find-tools'; request: FindToolsOptions };
+  | { operation: 'find-tools'; request: FindToolsOptions }
+  | { operation: 'terms-show'; request: { provider: string } }
+  | { operation: 'terms-accept'; request: { provider: string; version: string; digest?: string | null; confirmed: true } };
 
 /** Defaults of the built-ins (smaller than the endpoints': a catalog call answers inline). */
 const SEARCH_LIMIT = 5;
@@ -30,7 +32,8 @@ export function builtinRequest(op: BuiltinOperation, options: Record<string, unk
         ? mapRequestSchema.safeParse({ limit: MAP_LIMIT, ...options, timeout })
         : op === 'search'
           ? searchRequestSchema.safeParse({ limit: SEARCH_LIMIT, ...options, sources: ['web'], timeout })
-          : ({ success: true, data: options as FindToolsOptions } as const);
+          : // find-tools and terms/*: the options schema (checked before) is the whole request.
+            ({ success: true, data: options } as const);
   if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`) };
   return { ok: true, value: { operation: op, request: parsed.data } as BuiltinRequest };
 }

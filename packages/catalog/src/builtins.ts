@@ -76,6 +76,22 @@ const findToolsOptions = {
   },
 };
 
+const providerId = { type: 'string', minLength: 1, maxLength: 200, description: 'The provider whose terms these are.' };
+
+const termsShowOptions = { type: 'object', additionalProperties: false, required: ['provider'], properties: { provider: providerId } };
+
+const termsAcceptOptions = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['provider', 'version', 'confirmed'],
+  properties: {
+    provider: providerId,
+    version: { type: 'string', minLength: 1, maxLength: 100, description: 'The version terms/show returned: the one the user read.' },
+    digest: { type: ['string', 'null'], maxLength: 200, description: 'The digest terms/show returned (null when none is published).' },
+    confirmed: { const: true, description: 'true: the user explicitly agreed to these terms.' },
+  },
+};
+
 function builtin(
   provider: string,
   capability: string,
@@ -129,6 +145,24 @@ export const BUILTIN_ENTRIES: readonly CatalogEntry[] = [
     creditsCost: 0,
     optionsSchema: findToolsOptions,
     response: { about: 'One page of the catalogue.', fields: [{ name: 'level', type: 'string' }, { name: 'items', type: 'array' }, { name: 'total', type: 'number' }, { name: 'next', type: 'object' }] },
+  }),
+  builtin('firecrawl', 'terms/show', 'terms-show', {
+    name: 'Show provider terms',
+    description: "A provider's third-party data terms: version, where to read them, and whether this team accepted them. Free.",
+    whenToUse: 'A call answered 403 THIRD_PARTY_DATA_TERMS_REQUIRED and the user should read the terms.',
+    categories: ['catalogue'],
+    creditsCost: 0,
+    optionsSchema: termsShowOptions,
+    response: { about: 'The terms.', fields: [{ name: 'provider', type: 'string' }, { name: 'version', type: 'string' }, { name: 'url', type: 'string' }, { name: 'digest', type: 'string|null' }, { name: 'accepted', type: 'boolean' }] },
+  }),
+  builtin('firecrawl', 'terms/accept', 'terms-accept', {
+    name: 'Accept provider terms',
+    description: "Records that this team accepted a provider's third-party data terms (the version shown by terms/show). Call it only after the user explicitly agreed. Free.",
+    whenToUse: 'The user read and agreed to the terms terms/show returned.',
+    categories: ['catalogue'],
+    creditsCost: 0,
+    optionsSchema: termsAcceptOptions,
+    response: { about: 'The acceptance.', fields: [{ name: 'provider', type: 'string' }, { name: 'version', type: 'string' }, { name: 'accepted', type: 'boolean' }, { name: 'acceptedAt', type: 'string' }] },
   }),
 ];
 

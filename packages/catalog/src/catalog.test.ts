@@ -45,7 +45,7 @@ const FILE = {
   ],
 };
 
-describe('domains', () => {
+describe('domains', { timeout: 30_000 }, () => {
   test('declared domains are normalised; a page on a subdomain matches, a look-alike does not', () => {
     assert.equal(normalizeDomain('*.Example.COM.'), 'example.com');
     assert.equal(normalizeDomain('https://open.spotify.com/show/1'), 'open.spotify.com');
@@ -58,7 +58,7 @@ describe('domains', () => {
   });
 });
 
-describe('catalog file', () => {
+describe('catalog file', { timeout: 30_000 }, () => {
   test('capabilities inherit their provider’s endpoint, domains and categories; builtins get their schema', () => {
     const es = entriesOfFile(FILE);
     assert.equal(es.length, 4);
@@ -87,9 +87,22 @@ describe('catalog file', () => {
     });
     assert.throws(() => entriesOfFile({ providers: [{ id: 'p', name: 'P', capabilities: [{ id: 'c', name: 'c', description: 'c', creditsCost: -1, endpoint: 'ftp://x' }] }] }), /creditsCost|endpoint/);
   });
+  test('a provider’s data terms go with each of its capabilities; terms need a version and an http(s) url; the catalogue’s own tools are not operator builtins', () => {
+    const withTerms = structuredClone(FILE) as any;
+    withTerms.providers[0].terms = { version: '2026-01', url: 'https://particle.example/terms' };
+    const es = entriesOfFile(withTerms);
+    assert.deepEqual(es.filter((e) => e.provider === 'particle').map((e) => e.terms), [{ version: '2026-01', url: 'https://particle.example/terms' }, { version: '2026-01', url: 'https://particle.example/terms' }]);
+    assert.equal(es.find((e) => e.provider === 'acme')!.terms, undefined);
+    withTerms.providers[0].terms = { version: '', url: 'javascript:alert(1)' };
+    assert.throws(() => entriesOfFile(withTerms), /terms\.version[\s\S]*terms\.url|terms\.url[\s\S]*terms\.version/);
+    const selfBuiltin = structuredClone(FILE) as any;
+    selfBuiltin.providers[2].capabilities[0].builtin = 'terms-accept';
+    assert.throws(() => entriesOfFile(selfBuiltin), /builtin/);
+    assert.deepEqual(BUILTIN_ENTRIES.filter((e) => e.provider === 'firecrawl').map((e) => [e.capability, e.creditsCost]), [['find-tools', 0], ['terms/show', 0], ['terms/accept', 0]]);
+  });
 });
 
-describe('contracts and discovery', () => {
+describe('contracts and discovery', { timeout: 30_000 }, () => {
   const entries = [...BUILTIN_ENTRIES, ...entriesOfFile(FILE)];
   const search = entries.find((e) => e.capability === 'podcasts/episodes/search')!;
   test('compact / summary / full detail levels (the SDK’s DiscoveredTool)', () => {

@@ -2,7 +2,10 @@ import { compileUserSchema } from '@wds/llm';
 import { z } from 'zod';
 import { builtinEntry, builtinOptionsSchema } from './builtins';
 import { normalizeDomain } from './domains';
-import { BUILTIN_OPERATIONS, type CatalogEntry, type CatalogTarget } from './types';
+import type { CatalogEntry, CatalogTarget } from './types';
+
+/** The WDS operations an operator's capability may run (the catalogue's own tools stay built-ins). */
+const OPERATOR_BUILTINS = ['scrape', 'map', 'search'] as const;
 
 /**
  * The operator's catalog file (JSON; README: "Catalog file"), imported with
@@ -40,7 +43,7 @@ const capability = z.strictObject({
   endpoint: httpUrl.optional(),
   headers: headers.optional(),
   timeoutMs: z.int().min(1_000).max(300_000).optional(),
-  builtin: z.enum(BUILTIN_OPERATIONS.filter((o) => o !== 'find-tools') as ['scrape', 'map', 'search']).optional(),
+  builtin: z.enum(OPERATOR_BUILTINS).optional(),
 });
 
 const provider = z.strictObject({
@@ -53,6 +56,8 @@ const provider = z.strictObject({
   headers: headers.optional(),
   timeoutMs: z.int().min(1_000).max(300_000).optional(),
   allowPrivateNetwork: z.boolean().optional(),
+  /** Third-party data terms a team must accept before calling the provider (README: Terms). */
+  terms: z.strictObject({ version: z.string().trim().min(1).max(100), url: httpUrl, digest: z.string().trim().min(1).max(200).optional() }).optional(),
   capabilities: z.array(capability).min(1).max(1_000),
 });
 
@@ -94,6 +99,7 @@ export function entriesOfFile(raw: unknown): CatalogEntry[] {
         optionsSchema,
         ...(c.response ? { response: c.response } : {}),
         ...(c.examples ? { examples: c.examples } : {}),
+        ...(p.terms ? { terms: p.terms } : {}),
         target,
       });
     }

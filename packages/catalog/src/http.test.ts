@@ -38,7 +38,7 @@ after(async () => {
 const call: ProviderCall = { provider: 'acme', capability: 'company/lookup', options: { domain: 'acme.test' }, requestId: 'r1', callId: 'r1:0' };
 const allow = { allowPrivateNetwork: true, timeoutMs: 1_500, maxBytes: 1_000 };
 
-describe('invokeHttpProvider', () => {
+describe('invokeHttpProvider', { timeout: 60_000 }, () => {
   test('POSTs the call as JSON with its idempotency key and the configured headers; 2xx JSON is the data', async () => {
     const r = await invokeHttpProvider({ kind: 'http', url: `${base}/ok`, headers: { authorization: 'Bearer provider-secret' } }, call, allow);
     assert.deepEqual(r, { ok: true, status: 200, data: { data: [{ id: 1 }] } });

@@ -11,3 +11,4 @@ export { rankByQuery } from './rank';
 export { allEntries, entriesForUrls, importEntries, resolveEntry, rowOf } from './registry';
 export { builtinRequest, reservationOf, type BuiltinRequest } from './builtin-requests';
 export { callError, callSuccess } from './results';
+export { acceptTerms, showTerms, termsGates, termsRequiredError, type TermsGate } from './terms';

@@ -5,7 +5,7 @@
  */
 
 /** WDS operations a capability can run instead of calling an endpoint. */
-export const BUILTIN_OPERATIONS = ['scrape', 'map', 'search', 'find-tools'] as const;
+export const BUILTIN_OPERATIONS = ['scrape', 'map', 'search', 'find-tools', 'terms-show', 'terms-accept'] as const;
 export type BuiltinOperation = (typeof BUILTIN_OPERATIONS)[number];
 
 export interface HttpTarget {
@@ -61,7 +61,19 @@ export interface CatalogEntry {
   response?: ResponseContract;
   /** Ready-to-send examples by language (`curl`, `javascript`, `python`). */
   examples?: Record<string, string>;
+  /** The provider's third-party data terms: a team calls it only after accepting this version (terms.ts). */
+  terms?: ProviderTerms;
   target: CatalogTarget;
+}
+
+/** A provider's data terms, as its catalog file declares them. */
+export interface ProviderTerms {
+  /** Changing it asks every team to accept again. */
+  version: string;
+  /** Where a person reads the terms. */
+  url: string;
+  /** A digest of the terms' text, when the operator publishes one; an acceptance that names a digest must match it. */
+  digest?: string;
 }
 
 /** A catalog call as sent (`{provider, capability, options}`). */

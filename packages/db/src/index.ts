@@ -26,6 +26,7 @@ export * from './search';
 export * from './agents';
 export * from './agent-reads';
 export * from './catalog';
+export * from './catalog-terms';
 export * from './monitors';
 export * from './page-versions';
 export * from './page-versions-prune';

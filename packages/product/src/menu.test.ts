@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { extractMenu, NO_MENU_WARNING } from './index';
 import * as F from './fixtures/menu';
 
-test('JSON-LD (an ordering platform): merchant, sections flattened in order, prices, diets, allergens, calories, add-ons, availability', () => {
+test('JSON-LD (an ordering platform): merchant, sections flattened in order, prices, diets, allergens, calories, add-ons, availability', { timeout: 30_000 }, () => {
   const r = extractMenu(F.ORDERING_JSONLD, 'https://lume.example/order');
   assert.equal(r.source, 'json-ld');
   const m = r.menu!;
@@ -31,7 +31,7 @@ test('JSON-LD (an ordering platform): merchant, sections flattened in order, pri
   assert.deepEqual([m.sections[3]!.items[0]!.category, m.sections[3]!.items[0]!.subcategory], ['drink', 'wine']);
 });
 
-test('microdata: the same shape, prices from `content`, the café as merchant', () => {
+test('microdata: the same shape, prices from `content`, the café as merchant', { timeout: 30_000 }, () => {
   const r = extractMenu(F.MICRODATA_MENU, 'https://birke.example/karte');
   assert.equal(r.source, 'microdata');
   assert.deepEqual(r.menu!.merchant, { name: 'Café Birke', type: 'cafe_or_coffee_shop' });
@@ -40,7 +40,7 @@ test('microdata: the same shape, prices from `content`, the café as merchant', 
   assert.deepEqual(r.menu!.sections[0]!.items[0]!.mealPeriods, []);
 });
 
-test('visible text (a restaurant theme): headings are sections, priced lines items, the next line a description', () => {
+test('visible text (a restaurant theme): headings are sections, priced lines items, the next line a description', { timeout: 30_000 }, () => {
   const r = extractMenu(F.THEME_TEXT_MENU, 'https://copperkettle.example/menu');
   assert.equal(r.source, 'text');
   const m = r.menu!;
@@ -65,7 +65,7 @@ test('visible text (a restaurant theme): headings are sections, priced lines ite
   assert.ok(!m.sections.flatMap((s) => s.items).some((i) => /voucher|gift/i.test(i.name)));
 });
 
-test('fail-closed: a shop listing and a page with two prices give no menu, with the warning', () => {
+test('fail-closed: a shop listing and a page with two prices give no menu, with the warning', { timeout: 30_000 }, () => {
   for (const html of [F.SHOP_LISTING, F.SHORT_MENU_MENTION, '<html><body><p>Hello</p></body></html>']) {
     const r = extractMenu(html, 'https://x.example/');
     assert.equal(r.menu, undefined);
@@ -73,6 +73,6 @@ test('fail-closed: a shop listing and a page with two prices give no menu, with 
   }
 });
 
-test('deterministic: the same page gives the same menu', () => {
+test('deterministic: the same page gives the same menu', { timeout: 30_000 }, () => {
   assert.deepEqual(extractMenu(F.THEME_TEXT_MENU, 'https://copperkettle.example/menu'), extractMenu(F.THEME_TEXT_MENU, 'https://copperkettle.example/menu'));
 });

@@ -121,7 +121,7 @@ after(async () => {
   await new Promise<void>((r) => (provider ? provider.close(() => r()) : r()));
 });
 
-describe('catalog mode', () => {
+describe('catalog mode', { timeout: 240_000 }, () => {
   test('rule 1: catalog (or alexandria) with url, formats or other options → 400; both names at once → 400', async () => {
     for (const body of [
       { alexandria: lookup('acme.test'), url: site.url('/product') },
@@ -335,7 +335,7 @@ describe('catalog mode', () => {
   });
 });
 
-describe('domainTools', () => {
+describe('domainTools', { timeout: 60_000 }, () => {
   test("data.tools lists the catalog's tools whose declared domains cover the page's", async () => {
     const url = site.url('/product').replace('127.0.0.1', 'www.shop.test');
     const doc = await fc.scrape(url, { formats: ['markdown'], domainTools: true });
@@ -358,7 +358,7 @@ describe('domainTools', () => {
   });
 });
 
-describe('search: alexandria source and domainTools', () => {
+describe('search: alexandria source and domainTools', { timeout: 60_000 }, () => {
   test('sources ["alexandria"] ranks tools against the query, with no web results and no charge', async () => {
     const before = await teamCreditBalance(stack.db.db, team.teamId);
     const r = await fc.search('company facts behind a domain', { sources: ['alexandria'] });
@@ -376,7 +376,7 @@ describe('search: alexandria source and domainTools', () => {
   });
 });
 
-describe('agent exchange (Firecrawl Exchange = the catalog)', () => {
+describe('agent exchange (Firecrawl Exchange = the catalog)', { timeout: 180_000 }, () => {
   test('exchange.enabled gives the agent find_tools and call_tool over the catalog; the status counts paid calls', { timeout: 120_000 }, async () => {
     const before = totalExecutions();
     const { id } = await fc.startAgent({ prompt: 'Find the company behind agent.test', exchange: { enabled: true, maxCalls: 3 } });
@@ -401,7 +401,7 @@ describe('agent exchange (Firecrawl Exchange = the catalog)', () => {
   });
 });
 
-describe('durability', () => {
+describe('durability', { timeout: 240_000 }, () => {
   test('a worker SIGKILLed mid-call: the call is redelivered with the same Idempotency-Key, executed once, billed once', { timeout: 180_000 }, async () => {
     const arrived = new Promise<void>((r) => (received = r));
     const pending = post({ catalog: lookup('kill.test', { delayMs: 5_000 }) }, 'kill-1');

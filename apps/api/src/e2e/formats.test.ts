@@ -45,7 +45,7 @@ after(async () => {
 });
 beforeEach(() => model.reset());
 
-describe('attributes', () => {
+describe('attributes', { timeout: 120_000 }, () => {
   test("each selector's attribute values, in document order, from the whole page; no model, 1 credit", async () => {
     const doc = await fc.scrape(site.url('/cars'), {
       formats: ['markdown', { type: 'attributes', selectors: [{ selector: 'a.car', attribute: 'data-vehicle-name' }, { selector: 'img', attribute: 'src' }, { selector: 'table td', attribute: 'id' }] }],
@@ -78,7 +78,7 @@ describe('attributes', () => {
   });
 });
 
-describe('menu', () => {
+describe('menu', { timeout: 120_000 }, () => {
   test("a restaurant theme's page: sections and priced items from its text", async () => {
     const doc = await fc.scrape(site.url('/menu'), { formats: ['menu'] });
     const menu = doc.menu!;
@@ -109,7 +109,7 @@ describe('menu', () => {
   });
 });
 
-describe('query (deprecated upstream)', () => {
+describe('query (deprecated upstream)', { timeout: 120_000 }, () => {
   test('mode freeform (the default) answers the prompt from the page in data.answer', async () => {
     const doc = await fc.scrape(site.url('/kettle'), { formats: [{ type: 'query', prompt: 'How much is it?' }] });
     assert.equal(doc.answer, 'It costs 49.90 EUR.');

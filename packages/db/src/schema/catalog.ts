@@ -72,3 +72,19 @@ export const catalogCallResults = pgTable(
   },
   (t) => [primaryKey({ columns: [t.requestId, t.idx] })],
 );
+
+/**
+ * Which version of a provider's third-party data terms a team accepted (spec: Authentication
+ * rule 5). A provider whose catalog entry declares `terms` is called only for a team that
+ * accepted that version; a new version needs a new acceptance.
+ */
+export const catalogTermsAcceptances = pgTable(
+  'catalog_terms_acceptances',
+  {
+    teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    provider: text('provider').notNull(),
+    version: text('version').notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.provider] })],
+);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { builtinRequest, optionProblems, requestFingerprint, resolveEntry } from '@wds/catalog';
+import { builtinRequest, optionProblems, requestFingerprint, resolveEntry, termsGates, termsRequiredError, type CatalogEntry } from '@wds/catalog';
 import { catalogCallsOf, scrapeCatalogRequestSchema, type CatalogCallInput } from '@wds/contracts';
 import { insertCatalogRequest, loadCatalogRequest, type CatalogRequestRow } from '@wds/db';
 import { WdsError } from '@wds/errors';
@@ -52,12 +52,17 @@ interface Ctx {
 
 type Answer = Record<string, unknown>;
 
-/** Rules 3 and the options' schemas: a 404 or 400 here means nothing was stored and nothing ran. */
+/**
+ * Rule 3, the options' schemas and the providers' data terms: a 404, 400 or 403 here means
+ * nothing was stored and nothing ran.
+ */
 async function checkCalls(ctx: Ctx): Promise<void> {
   const details: { code: string; path: (string | number)[]; message: string }[] = [];
+  const entries: CatalogEntry[] = [];
   for (const [i, call] of ctx.calls.entries()) {
     const entry = await resolveEntry(ctx.deps.db, call.provider, call.capability);
     if (!entry) throw new WdsError('NOT_FOUND', { code: 'unknown_provider', message: `Unknown provider or capability: ${call.provider}/${call.capability}. Nothing was executed.` });
+    entries.push(entry);
     const problems = optionProblems(entry, call.options);
     if (!problems.length && entry.target.kind === 'builtin') {
       const built = builtinRequest(entry.target.operation, call.options, ctx.timeoutMs);
@@ -66,6 +71,8 @@ async function checkCalls(ctx: Ctx): Promise<void> {
     for (const message of problems) details.push({ code: 'invalid_options', path: ['catalog', i, 'options'], message });
   }
   if (details.length) throw new WdsError('BAD_REQUEST', { details });
+  const gates = await termsGates(ctx.deps.db, ctx.teamId, entries);
+  if (gates.length) throw termsRequiredError(gates);
 }
 
 async function runNew(ctx: Ctx): Promise<Answer> {
