@@ -22,5 +22,7 @@ export {
   createAgentBrowserActivities,
   startStrandedAgentSweeper,
 } from './agent/index';
-export { createMonitorControlActivities, createMonitorFetchActivities, ensureTickSchedules, startMonitorUpkeep, type MonitorTicking } from './monitor/index';
+export {
+  createMonitorControlActivities, createMonitorFetchActivities, createMonitorLlmActivities, ensureTickSchedules, startMonitorMailer, startMonitorUpkeep, type MonitorTicking,
+} from './monitor/index';
 export { deploymentSearch, type SearchHit, type WebSearch } from './search/web-search';

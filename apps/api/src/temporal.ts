@@ -14,6 +14,7 @@ import {
 
 import { WdsError, isErrorKind } from '@wds/errors';
 import type { agentWorkflow, crawlParamsWorkflow, crawlWorkflow, extractWorkflow, mapWorkflow, monitorRunWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
+import type { MonitorRunInput } from '@wds/workflows/monitor';
 import type { AgentPlan } from '@wds/workflows/agent';
 import { TaskQueues, workflowIds } from '@wds/workflows/common';
 import type { CrawlPlan } from '@wds/workflows/crawl';
@@ -48,7 +49,7 @@ export interface Starters {
   /** DELETE /v2/agent/{id}: asks the workflow to cancel (its cleanup writes the end). */
   cancelAgent(input: { runId: string }): Promise<void>;
   /** POST /v2/monitor/{id}/run: starts the run of the check (idempotent per run id); fails after START_DEADLINE_MS. */
-  startMonitorRun(input: { runId: string; plan: CrawlPlan }): Promise<void>;
+  startMonitorRun(input: MonitorRunInput): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -152,12 +153,12 @@ export async function connectTemporal(
           if (!(e instanceof WorkflowNotFoundError)) throw e;
         });
     },
-    async startMonitorRun({ runId, plan }) {
+    async startMonitorRun(input) {
       await startOnce(() =>
         client.workflow.start<typeof monitorRunWorkflow>('monitorRunWorkflow', {
           taskQueue: TaskQueues.control,
-          workflowId: workflowIds.monitorRun(runId),
-          args: [{ runId, plan }],
+          workflowId: workflowIds.monitorRun(input.runId),
+          args: [input],
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         }),
