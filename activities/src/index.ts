@@ -26,3 +26,4 @@ export {
   createMonitorControlActivities, createMonitorFetchActivities, createMonitorLlmActivities, ensureTickSchedules, startMonitorMailer, startMonitorUpkeep, type MonitorTicking,
 } from './monitor/index';
 export { deploymentSearch, type SearchHit, type WebSearch } from './search/web-search';
+export { startPageVersionPruner, type PageVersionPrunerOptions } from './changes/prune';
