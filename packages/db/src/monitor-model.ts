@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from './client';
-import type { CheckPageKind } from './monitor-pages';
+import type { CheckPageKind, LeasedCheckPage } from './monitor-pages';
 import { pickOnce } from './pick';
 import { storable, storableText } from './text';
 
@@ -30,16 +30,8 @@ export async function holdForModel(db: Db, pages: HeldPage[]): Promise<void> {
     WHERE p.check_id = h.check_id AND p.target_id = h.target_id AND p.url_key = h.url_key AND p.status IN ('queued', 'leased')`);
 }
 
-export interface ModelPage {
-  checkId: string;
-  targetId: string;
-  url: string;
-  urlKey: string;
-  pageId: string;
-  monitorId: string;
-  teamId: string;
-  kind: CheckPageKind;
-  pending: unknown;
+/** A leased page of the model step: a frontier page (monitor-pages.ts) with its retry state. */
+export interface ModelPage extends LeasedCheckPage {
   /** Claims of this page's model step so far, this one included. */
   attempts: number;
   /** Ms since its model step first failed retryably (null: it has not). */

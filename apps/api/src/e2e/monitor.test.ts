@@ -95,7 +95,7 @@ describe('validation', () => {
     }
   });
 
-  test('email notifications are refused as not built', async () => {
+  test('email notifications are refused without an SMTP server (WDS_SMTP_URL)', async () => {
     const r = await call(stack, 'POST', '/v2/monitor', { ...valid(), notification: { email: { enabled: true, recipients: ['a@example.com'] } } });
     assert.equal(r.status, 400);
     assert.equal(r.json.code, 'FEATURE_NOT_AVAILABLE');
