@@ -33,3 +33,4 @@ export * from './monitor-targets';
 export * from './monitor-emails';
 export * from './page-versions';
 export * from './page-versions-prune';
+export * from './interact';
