@@ -8,6 +8,7 @@ import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
 import { webhookFor } from '../webhooks/emit';
 import type { createRobotsCache } from './discovery';
 import type { LoadedJob } from './job-options';
+import { hideUrlsFromLogs } from '../log-privacy';
 
 /** Retries of a page inside its batch for transient failures, before it is recorded as failed. */
 const INLINE_RETRIES = 2;
@@ -35,7 +36,7 @@ function scopeOf(job: LoadedJob): CrawlScope | null {
 export function crawlPageHandler(deps: PageDeps, robotsFor: ReturnType<typeof createRobotsCache>, job: LoadedJob): PageHandler {
   const scope = scopeOf(job);
   const followLinks = !!scope && job.crawl?.sitemap !== 'only';
-  return async (u, run) => {
+  const handle: PageHandler = async (u, run) => {
     if (!(await robotsAllow(job, u, robotsFor, run.signal))) {
       await failPage(deps.db, job.id, u.key, 'robots', 'URL blocked by robots.txt');
       return 'skipped';
@@ -53,6 +54,16 @@ export function crawlPageHandler(deps: PageDeps, robotsFor: ReturnType<typeof cr
         await failPage(deps.db, job.id, u.key, 'failed', err.message);
         return 'failed';
       }
+    }
+  };
+  if (!job.scrape.zeroDataRetention) return handle;
+  // Zero data retention: the page's URL stays out of log lines and stored failures.
+  return async (u, run) => {
+    const shown = hideUrlsFromLogs([u.url]);
+    try {
+      return await handle(u, run);
+    } finally {
+      shown();
     }
   };
 }

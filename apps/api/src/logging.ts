@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { forgetInLogs, type LogIds } from '@wds/log';
+import { forgetInLogs, urlForms, type LogIds } from '@wds/log';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,15 +36,7 @@ export function logIdsOf(req: FastifyRequest): LogIds {
  * process, even an error logged after the handler returned. Released when the response is sent.
  */
 export function forgetUrlInLogs(req: FastifyRequest, url: string): void {
-  const values = [url];
-  try {
-    const u = new URL(url);
-    values.push(u.href);
-    if (u.pathname.length > 1 || u.search) values.push(`${u.pathname}${u.search}`);
-  } catch {
-    // validated already; nothing more to derive
-  }
-  const release = forgetInLogs(values);
+  const release = forgetInLogs(urlForms(url));
   req.forgetRelease = release;
   // Normally released by the request line (installRequestLog); a request that never gets one
   // (its client went away) must not keep the entry for ever.

@@ -135,3 +135,13 @@ export function effectiveMaxAge(o: Pick<ScrapeOptions, 'maxAge' | 'lockdown'>): 
 export function mayStoreInCache(o: Pick<ScrapeOptions, 'storeInCache' | 'headers' | 'actions' | 'zeroDataRetention' | 'lockdown'>): boolean {
   return o.storeInCache && !o.headers && !o.actions?.length && !o.zeroDataRetention && !o.lockdown;
 }
+
+/**
+ * Firecrawl's published price of zero data retention: +1 credit per scraped page (docs: Billing,
+ * "Additional credit costs for scrape options"). Lockdown is ZDR already and its own price
+ * waives it (docs: Lockdown).
+ */
+export const ZDR_CREDITS_PER_PAGE = 1;
+export function zdrCredits(o: Pick<ScrapeOptions, 'zeroDataRetention' | 'lockdown'>): number {
+  return o.zeroDataRetention && !o.lockdown ? ZDR_CREDITS_PER_PAGE : 0;
+}

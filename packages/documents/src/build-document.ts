@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { DocumentMetadata, PdfParserOptions, ScrapeDocument, ScrapeOptions } from '@wds/contracts';
+import { zdrCredits } from '@wds/contracts';
 import { WdsError } from '@wds/errors';
 import { decodeBody } from '@wds/fetch';
 import { isPdf, parsePdf } from './pdf/parse';
@@ -124,8 +125,9 @@ function preparePage(page: PageContent, o: ScrapeOptions, ctx: BuildContext): { 
 
   if (kind === 'pdf') {
     if (pdfParserOf(o) === null) {
-      metadata.creditsUsed = 1;
-      return { built: { document: { metadata, rawBase64: page.body.toString('base64') }, charset: null, creditsUsed: 1 } };
+      const creditsUsed = 1 + zdrCredits(o);
+      metadata.creditsUsed = creditsUsed;
+      return { built: { document: { metadata, rawBase64: page.body.toString('base64') }, charset: null, creditsUsed } };
     }
     throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: PDF conversion must go through buildDocumentAsync' });
   }
@@ -159,7 +161,7 @@ function assemble(p: PreparedPage, result: TransformResult, ctx: BuildContext, o
   if (want.has('links')) doc.links = result.links ?? [];
   if (want.has('images')) doc.images = result.images ?? [];
   addProduct(doc, o, p.kind === 'html' ? p.text : null, pageUrl);
-  const creditsUsed = 1 + redactMarkdown(doc, o, ctx.scrapeId, 1, ctx.llm);
+  const creditsUsed = 1 + redactMarkdown(doc, o, ctx.scrapeId, 1, ctx.llm) + zdrCredits(o);
   doc.metadata.creditsUsed = creditsUsed;
   return { document: doc, charset: p.charset, creditsUsed, links: ctx.collectLinks ? (result.links ?? []) : undefined };
 }
@@ -202,7 +204,7 @@ export async function buildDocumentAsync(page: PageContent, o: ScrapeOptions, ct
     timeoutMs: ctx.timeoutMs,
     signal: ctx.signal,
   });
-  let creditsUsed = Math.max(1, r.numPages);
+  let creditsUsed = Math.max(1, r.numPages) + zdrCredits(o);
   const metadata: DocumentMetadata = { ...pdfMetadata(r.metadata), ...serviceMetadata(page, 'pdf', 'application/pdf', ctx), numPages: r.numPages };
   if (r.totalPages !== undefined) metadata.totalPages = r.totalPages;
 

@@ -24,6 +24,7 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: D
   if (o.threatProtection && !auth.flags.threatProtection) {
     throw new WdsError('FORBIDDEN', { message: 'Forbidden: threat protection overrides are not enabled for this team.', code: 'THREAT_PROTECTION_NOT_ENABLED' });
   }
+  if (o.zeroDataRetention) checkZeroDataRetention(o);
   const single = typeof o.url === 'string';
   const missing = unavailableFeatures(o, deployment);
   if (!single) {
@@ -42,6 +43,33 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: D
     });
   }
   checkLlmRequest(o);
+}
+
+/**
+ * What zero data retention cannot give: results handed out as stored files (the `screenshot`,
+ * `audio` and `video` formats, screenshot and pdf actions: links to files that outlive the
+ * response) and a saved browser profile (the site's cookies and storage, kept for later).
+ * Firecrawl refuses screenshots under ZDR with `SCRAPE_ZDR_VIOLATION_ERROR` (its docs list it as a
+ * 500; a request that cannot be served as asked is a 400 here).
+ */
+function checkZeroDataRetention(o: PolicyInput): void {
+  const details: { code: string; path: (string | number)[]; message: string }[] = [];
+  o.formats.forEach((f, i) => {
+    if (f.type === 'screenshot' || f.type === 'audio' || f.type === 'video') {
+      details.push({ code: 'zdr_violation', path: ['formats', i], message: `the '${f.type}' format is returned as a link to a stored file, which zero data retention does not allow` });
+    }
+  });
+  o.actions?.forEach((a, i) => {
+    if (a.type === 'screenshot' || a.type === 'pdf') {
+      details.push({ code: 'zdr_violation', path: ['actions', i], message: `a '${a.type}' action's result is a link to a stored file, which zero data retention does not allow` });
+    }
+  });
+  if (o.profile?.saveChanges) {
+    details.push({ code: 'zdr_violation', path: ['profile', 'saveChanges'], message: 'saving a browser profile keeps the site\'s cookies and storage; use saveChanges: false with zero data retention' });
+  }
+  if (details.length) {
+    throw new WdsError('BAD_REQUEST', { code: 'SCRAPE_ZDR_VIOLATION_ERROR', message: `Zero data retention conflict: ${details.map((d) => d.message).join('; ')}.`, details });
+  }
 }
 
 /**

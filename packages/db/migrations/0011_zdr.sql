@@ -1,0 +1,2 @@
+ALTER TABLE "crawl_jobs" ADD COLUMN "delivered_at" timestamp with time zone;--> statement-breakpoint
+CREATE INDEX "scrape_jobs_keep_nothing_idx" ON "scrape_jobs" USING btree ("created_at") WHERE (options ->> 'zeroDataRetention' = 'true' OR options ->> 'lockdown' = 'true');
