@@ -4,7 +4,9 @@ import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { namespaceFor, stackDatabase, testInfra } from '@wds/test-utils';
 import { connectDb, migrateDb, type DbHandle } from './client';
-import { claimUrls, enqueueUrls, finishPage, insertCrawlJob, loadCrawlJob } from './crawls';
+import { claimUrls, enqueueUrls } from './frontier';
+import { finishPage } from './crawl-pages';
+import { insertCrawlJob, loadCrawlJob } from './crawl-jobs';
 import { ensureTeam } from './index';
 
 let h: DbHandle;

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { KEEPS_NO_DATA, pageStoredCtes } from './crawls';
+import { KEEPS_NO_DATA, pageStoredCtes } from './crawl-pages';
 import type { Db } from './client';
 import type { EventWebhook } from './events';
 import { pickOnce } from './pick';

@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { namespaceFor, stackDatabase, testInfra } from '@wds/test-utils';
 import { connectDb, migrateDb, type DbHandle } from './client';
-import { claimUrls, enqueueUrls, finishPage, insertCrawlJob } from './crawls';
+import { claimUrls, enqueueUrls } from './frontier';
+import { finishPage } from './crawl-pages';
+import { insertCrawlJob } from './crawl-jobs';
 import { appendJobEvent, jobEventsAfter } from './events';
 import { ensureTeam } from './index';
 

@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from './client';
-import { enqueueUrls, type FrontierEntry } from './crawls';
+import { enqueueUrls, type FrontierEntry } from './frontier';
 import { crawlJobs, crawlParamPreviews, extractJobs, extractPages } from './schema/index';
 import { storable, storableText } from './text';
 

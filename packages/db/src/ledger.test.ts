@@ -5,7 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { namespaceFor, stackDatabase, testInfra } from '@wds/test-utils';
 import { connectDb, migrateDb, type DbHandle } from './client';
-import { claimUrls, enqueueUrls, finishPage, insertCrawlJob } from './crawls';
+import { claimUrls, enqueueUrls } from './frontier';
+import { finishPage } from './crawl-pages';
+import { insertCrawlJob } from './crawl-jobs';
 import { ensureTeam } from './index';
 import {
   chargeCredits,

@@ -1,0 +1,73 @@
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import type { Db } from './client';
+import { crawlDocuments, crawlUrls } from './schema/index';
+
+/** Reading a crawl or batch job's results: documents by page, sequence or URL key, and its errors. */
+
+/** Documents in completion order from `skip`, stopping before `maxBytes` of JSON (at least one). */
+export async function pageOfDocuments(db: Db, jobId: string, skip: number, maxBytes: number): Promise<{ docs: unknown[]; more: boolean }> {
+  const docs: unknown[] = [];
+  let bytes = 0;
+  let afterSeq: number | null = null;
+  let offset = skip;
+  for (;;) {
+    const rows: { seq: number; document: unknown }[] = await db
+      .select({ seq: crawlDocuments.seq, document: crawlDocuments.document })
+      .from(crawlDocuments)
+      .where(afterSeq === null ? eq(crawlDocuments.jobId, jobId) : and(eq(crawlDocuments.jobId, jobId), gt(crawlDocuments.seq, afterSeq)))
+      .orderBy(asc(crawlDocuments.seq))
+      .offset(afterSeq === null ? offset : 0)
+      .limit(200);
+    if (!rows.length) return { docs, more: false };
+    for (const r of rows) {
+      const size = JSON.stringify(r.document).length;
+      if (docs.length && bytes + size > maxBytes) return { docs, more: true };
+      docs.push(r.document);
+      bytes += size;
+    }
+    afterSeq = rows[rows.length - 1]!.seq;
+    offset = 0;
+  }
+}
+
+/**
+ * Sequence numbers (no bodies) of a job's documents after `afterSeq`, with their age: the
+ * WebSocket stream's bookkeeping (see DocumentCursor in the API).
+ */
+export async function documentSeqsAfter(db: Db, jobId: string, afterSeq: number, limit: number): Promise<{ seq: number; ageMs: number }[]> {
+  const res = await db.execute<{ seq: string; age_ms: number }>(sql`
+    SELECT seq, (EXTRACT(EPOCH FROM now() - created_at) * 1000)::int AS age_ms
+    FROM crawl_documents WHERE job_id = ${jobId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`);
+  return res.rows.map((r) => ({ seq: Number(r.seq), ageMs: r.age_ms }));
+}
+
+/** The document stored for a URL key (a page event's webhook body), or null. */
+export async function documentByKey(db: Db, jobId: string, urlKey: string): Promise<unknown | null> {
+  const [row] = await db
+    .select({ document: crawlDocuments.document })
+    .from(crawlDocuments)
+    .where(and(eq(crawlDocuments.jobId, jobId), eq(crawlDocuments.urlKey, urlKey)));
+  return row?.document ?? null;
+}
+
+/** A job's documents with these sequence numbers, in sequence order. */
+export async function documentsBySeq(db: Db, jobId: string, seqs: number[]): Promise<{ seq: number; document: unknown }[]> {
+  if (!seqs.length) return [];
+  return db
+    .select({ seq: crawlDocuments.seq, document: crawlDocuments.document })
+    .from(crawlDocuments)
+    .where(and(eq(crawlDocuments.jobId, jobId), inArray(crawlDocuments.seq, seqs)))
+    .orderBy(asc(crawlDocuments.seq));
+}
+
+export async function jobErrors(db: Db, jobId: string) {
+  const rows = await db
+    .select({ id: crawlUrls.pageId, url: crawlUrls.url, error: crawlUrls.error, status: crawlUrls.status, doneAt: crawlUrls.doneAt })
+    .from(crawlUrls)
+    .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, ['failed', 'robots'])))
+    .orderBy(asc(crawlUrls.seq));
+  return {
+    errors: rows.filter((r) => r.status === 'failed').map((r) => ({ id: r.id, url: r.url, error: r.error ?? 'Unknown error', timestamp: r.doneAt?.toISOString() ?? null })),
+    robotsBlocked: rows.filter((r) => r.status === 'robots').map((r) => r.url),
+  };
+}

@@ -1,0 +1,128 @@
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { Db } from './client';
+import { crawlJobs, crawlRobots, crawlUrls } from './schema/index';
+import { storableText } from './text';
+import { pickOnce } from './pick';
+
+/**
+ * The frontier of crawl, batch and extract jobs: URLs added idempotently per (job, URL key),
+ * leased to activities (claims with leases taken over when they expire), failed, counted; and
+ * the robots.txt each job fetched once per origin.
+ */
+
+export interface FrontierEntry {
+  url: string;
+  key: string;
+  depth: number;
+  external: boolean;
+  discoveryOnly?: boolean;
+}
+
+/**
+ * Adds URLs to the frontier (idempotent per URL key): seeds and batch lists; a crawled page's
+ * links go in with finishPage. No lock and no limit here, so adding never serialises on the job
+ * row; the page limit is enforced when URLs are first claimed (claimUrls).
+ */
+export async function enqueueUrls(db: Db, jobId: string, entries: FrontierEntry[]): Promise<number> {
+  if (!entries.length) return 0;
+  const inserted = await db.execute(frontierInsert(jobId, entries));
+  return inserted.rowCount ?? 0;
+}
+
+/** The INSERT adding entries to a job's frontier, idempotent per URL key (also a CTE of finishPage). */
+export function frontierInsert(jobId: string, entries: FrontierEntry[]) {
+  const seen = new Set<string>();
+  const unique = entries.filter((e) => (seen.has(e.key) ? false : (seen.add(e.key), true)));
+  return sql`
+    INSERT INTO crawl_urls (job_id, url_key, url, depth, external, discovery_only)
+    SELECT ${jobId}, t.k, t.u, t.d, t.e, t.o
+    FROM unnest(${sql.param(unique.map((e) => e.key))}::text[], ${sql.param(unique.map((e) => e.url))}::text[],
+                ${sql.param(unique.map((e) => e.depth))}::int[], ${sql.param(unique.map((e) => e.external))}::bool[],
+                ${sql.param(unique.map((e) => !!e.discoveryOnly))}::bool[]) AS t(k, u, d, e, o)
+    ON CONFLICT DO NOTHING`;
+}
+
+export interface ClaimedUrl {
+  url: string;
+  key: string;
+  depth: number;
+  external: boolean;
+  discoveryOnly: boolean;
+  pageId: string;
+}
+
+/**
+ * Leases up to `n` URLs to `owner` (an activity id, stable across its retries). The first claim
+ * of an attempt (`retakeOwn`) takes back the leases its earlier attempts held, so work held by a
+ * killed worker resumes at once; later claims must not, as those URLs are in flight right now.
+ * Leases of owners that never come back are taken over when they expire. Only a URL's first
+ * claim consumes the job's page limit (`enqueued` counts them).
+ *
+ * Lock order: the job row first, then URL rows (taken with SKIP LOCKED, so never waited for).
+ * The job row is locked FOR NO KEY UPDATE, which does not conflict with the KEY SHARE locks that
+ * inserts of documents and URLs take through their foreign keys, so storing pages never waits
+ * for a claim and the two can never deadlock.
+ */
+export async function claimUrls(db: Db, jobId: string, owner: string, n: number, leaseMs: number, opts: { retakeOwn: boolean }): Promise<ClaimedUrl[]> {
+  type Row = { url: string; url_key: string; depth: number; external: boolean; discovery_only: boolean; page_id: string; seq: string };
+  // RETURNING follows the physical order: frontier order (seq) is restored here.
+  const bySeq = (a: Row, b: Row) => Number(a.seq) - Number(b.seq);
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`SET LOCAL synchronous_commit = off`);
+    const [job] = (await tx.execute<{ room: number }>(sql`SELECT page_limit - enqueued AS room FROM crawl_jobs WHERE id = ${jobId} FOR NO KEY UPDATE`)).rows;
+    if (!job) return [];
+    const mine = opts.retakeOwn ? sql`lease_owner = ${owner} OR ` : sql``;
+    /** Leases the picked URLs to `owner`, in frontier order. */
+    const lease = async (pick: SQL) =>
+      (
+        await tx.execute<Row>(sql`
+          UPDATE crawl_urls c SET status = 'leased', lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = c.attempts + 1
+          WHERE c.job_id = ${jobId} AND c.url_key = ANY(${pickOnce(pick)})
+          RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id, c.seq`)
+      ).rows.sort(bySeq);
+    const rows = await lease(sql`
+      SELECT url_key FROM crawl_urls
+      WHERE job_id = ${jobId} AND status = 'leased' AND (${mine}lease_until < now())
+      ORDER BY (lease_owner = ${owner}) DESC, seq LIMIT ${n} FOR UPDATE SKIP LOCKED`);
+    const take = Math.min(n - rows.length, Math.max(0, job.room));
+    if (take > 0) {
+      const fresh = await lease(sql`
+        SELECT url_key FROM crawl_urls WHERE job_id = ${jobId} AND status = 'queued'
+        ORDER BY seq LIMIT ${take} FOR UPDATE SKIP LOCKED`);
+      if (fresh.length) {
+        await tx.update(crawlJobs).set({ enqueued: sql`${crawlJobs.enqueued} + ${fresh.length}` }).where(eq(crawlJobs.id, jobId));
+        rows.push(...fresh);
+      }
+    }
+    return rows.map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id }));
+  });
+}
+
+/** A page that could not be scraped (or was refused by robots.txt). */
+export async function failPage(db: Db, jobId: string, key: string, status: 'failed' | 'robots', error: string | null): Promise<void> {
+  await db
+    .update(crawlUrls)
+    .set({ status, error: error === null ? null : storableText(error), doneAt: new Date(), leaseOwner: null, leaseUntil: null })
+    .where(and(eq(crawlUrls.jobId, jobId), eq(crawlUrls.urlKey, key), inArray(crawlUrls.status, ['queued', 'leased'])));
+}
+
+/** What is left to do: queued URLs while the page limit has room, and leased ones. */
+export async function frontierCounts(db: Db, jobId: string): Promise<{ queued: number; leased: number; nextLeaseExpiryMs: number | null }> {
+  const res = await db.execute<{ queued: number; leased: number; next_ms: number | null; room: number }>(sql`
+    SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued,
+           count(*) FILTER (WHERE status = 'leased')::int AS leased,
+           (EXTRACT(EPOCH FROM min(lease_until) FILTER (WHERE status = 'leased') - now()) * 1000)::int AS next_ms,
+           (SELECT page_limit - enqueued FROM crawl_jobs WHERE id = ${jobId}) AS room
+    FROM crawl_urls WHERE job_id = ${jobId} AND status IN ('queued', 'leased')`);
+  const r = res.rows[0]!;
+  return { queued: r.room > 0 ? r.queued : 0, leased: r.leased, nextLeaseExpiryMs: r.next_ms };
+}
+
+export async function loadRobots(db: Db, jobId: string, origin: string): Promise<{ body: string | null } | null> {
+  const [row] = await db.select({ body: crawlRobots.body }).from(crawlRobots).where(and(eq(crawlRobots.jobId, jobId), eq(crawlRobots.origin, origin)));
+  return row ?? null;
+}
+
+export async function storeRobots(db: Db, jobId: string, origin: string, body: string | null) {
+  await db.insert(crawlRobots).values({ jobId, origin, body: body === null ? null : storableText(body) }).onConflictDoNothing();
+}
