@@ -5,6 +5,7 @@ export { createCrawlActivities, createCrawlControlActivities } from './crawl/act
 export { createMapActivities } from './map/activities';
 export { startWebhookDispatcher, signWebhookBody } from './webhooks/dispatcher';
 export { startStrandedJobSweeper } from './crawl/stranded';
+export { startRetentionSweeper, type RetentionSweeperOptions } from './retention/sweep';
 export type { WorkflowDescriber, StrandedSweeperOptions } from './stranded/sweep';
 export { createParseActivities, type ParseActivityDeps } from './parse/activities';
 export { createBrowserActivities } from './browser/activities';

@@ -73,6 +73,11 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
          */
         WDS_STRANDED_JOB_GRACE_MS: envInt(30_000, 1_000, 3_600_000),
         WDS_STRANDED_JOB_SWEEP_MS: envInt(15_000, 100, 3_600_000),
+        /**
+         * Zero data retention: how long an ended crawl/batch job's results wait to be read before
+         * they are deleted unread (read to the last page, they go at once).
+         */
+        WDS_ZDR_RESULT_TTL_MS: envInt(3_600_000, 1_000, 7 * 24 * 3_600_000),
         /** Model steps this worker runs at once (its wds-llm slots); each waits on the provider. */
         WDS_LLM_CONCURRENCY: envInt(8, 1, 1000),
         /** Model steps started per minute across the deployment (the wds-llm task queue's rate; 0 = unbounded). */

@@ -1,5 +1,5 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
+import { startRetentionSweeper, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { llmEnvOf } from '@wds/config/common';
 import { createLlmClient, resolveLlmConfig } from '@wds/llm';
@@ -129,6 +129,16 @@ const agentSweeper = env.WDS_WORKER_QUEUES.includes('wds-control')
       onFailed: (jobId, reason) => log.warn({ jobId, reason }, 'stranded agent job failed'),
     })
   : null;
+// ...and delete what zero-data-retention requests left behind (packages/db retention.ts).
+const retention = env.WDS_WORKER_QUEUES.includes('wds-control')
+  ? startRetentionSweeper({
+      db: dbh.db,
+      everyMs: env.WDS_STRANDED_JOB_SWEEP_MS,
+      resultTtlMs: env.WDS_ZDR_RESULT_TTL_MS,
+      graceMs: 120_000,
+      onSwept: (n) => log.info(n, 'zero data retention: rows left by requests whose API died deleted'),
+    })
+  : null;
 // SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for
 // WDS_SHUTDOWN_GRACE_MS, then activities are cancelled, which Temporal records as retryable
 // failures and retries on another worker. Worker.run resolves once they have all returned; it
@@ -158,6 +168,7 @@ try {
 await dispatcher?.stop();
 await sweeper?.stop();
 await agentSweeper?.stop();
+await retention?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
 await browser?.stop();
 await closeTransformThreads();

@@ -9,6 +9,7 @@ export * from './crawl-jobs';
 export * from './frontier';
 export * from './crawl-pages';
 export * from './crawl-documents';
+export * from './retention';
 export * from './crawl-llm';
 export * from './llm-tokens';
 export * from './events';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import Firecrawl from '@mendable/firecrawl-js';
 import {
-  call, html, namespaceFor, scanFiles, scanTables, scanTemporalHistories, startFakeSearxng, startFixtureSite, startStack, tableNames, testInfra,
-  type FakeSearxng, type FixtureSite, type Stack,
+  call, html, until, namespaceFor, scanFiles, scanTables, scanTemporalHistories, startFakeSearxng, startFixtureSite, startStack, tableNames, testInfra,
+  type FakeSearxng, type FixtureSite, type Handler, type Stack,
 } from '@wds/test-utils';
 
 // Zero data retention end to end: after ZDR requests of every kind (scrape over HTTP and in the
@@ -42,7 +42,7 @@ function capture(name: string, child: ChildProcess) {
 }
 
 before(async () => {
-  const routes = (mark: string) => ({
+  const routes = (mark: string): Record<string, Handler> => ({
     [`/${mark}/page`]: html(page(mark, 'Start', `<a href="/${mark}/next">next</a><img src="/${mark}/pic.png" alt="pic">`)),
     [`/${mark}/next`]: html(page(mark, 'Next', '<p>second page</p>')),
     [`/${mark}/found`]: html(page(mark, 'Found', '<p>a search result</p>')),
@@ -56,7 +56,7 @@ before(async () => {
   });
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
-    env: { LOG_LEVEL: 'debug', WDS_DATA_DIR: dataDir, SEARXNG_ENDPOINT: searx.url, WDS_SEARCH_PROVIDER: 'searxng' },
+    env: { LOG_LEVEL: 'debug', WDS_DATA_DIR: dataDir, SEARXNG_ENDPOINT: searx.url, WDS_SEARCH_PROVIDER: 'searxng', WDS_STRANDED_JOB_SWEEP_MS: '1000' },
   });
   capture('api', stack.api.child);
   capture('worker', stack.worker.child);
@@ -150,10 +150,13 @@ describe('zero data retention', () => {
     assert.equal(job.data.length, 2);
     assert.ok(job.data.every((d) => d.markdown!.includes(M)));
     assert.equal(job.creditsUsed, 4);
-    const again = await fc.getCrawlStatus(job.id!);
+    // The read's response went out; its pages are deleted right after (on the response's finish).
+    let again = await fc.getCrawlStatus(job.id!);
+    for (let i = 0; again.data.length && i < 50; i++) again = await fc.getCrawlStatus(job.id!);
     assert.equal(again.status, 'completed');
-    assert.equal(again.data.length, 0, 'pages are handed out once: the read that returned them ended their storage');
-    assert.equal(again.completed, 2);
+    assert.equal(again.data.length, 0, 'pages are handed out until a read has returned them all, then deleted');
+    assert.equal(again.completed, 2, 'the counters stay');
+    assert.equal(again.creditsUsed, 4);
   });
 
   test('batch scrape: the same', async () => {
@@ -172,6 +175,47 @@ describe('zero data retention', () => {
     const r = await fc.search('kettle', { limit: 2, scrapeOptions: { formats: ['markdown'], zeroDataRetention: true } } as never);
     const hit = (r.web as { url: string; markdown?: string }[]).find((w) => w.url.includes(M));
     assert.ok(hit?.markdown?.includes(`Secret text ${M}`), JSON.stringify(r.web).slice(0, 500));
+  });
+
+  test('batch scrape with a webhook: page events carry the pages; the data stays until they are delivered and read', async () => {
+    const hooks: { type: string; data: { markdown?: string }[] }[] = [];
+    site.route(`/hook-${M.slice(-6)}`, (q, r) => {
+      let raw = '';
+      q.on('data', (c) => (raw += c));
+      q.on('end', () => {
+        hooks.push(JSON.parse(raw));
+        r.writeHead(200).end('ok');
+      });
+    });
+    const hook = site.url(`/hook-${M.slice(-6)}`);
+    const start = await call(as(), 'POST', '/v2/batch/scrape', { urls: [site.url(`/${M}/page`)], zeroDataRetention: true, webhook: { url: hook, events: ['page', 'completed'] } });
+    assert.equal(start.status, 200, start.text);
+    const id = start.json.id as string;
+    await until(() => hooks.some((h) => h.type === 'batch_scrape.completed'), 'the completed webhook', { timeoutMs: 30_000 });
+    assert.ok(hooks.find((h) => h.type === 'batch_scrape.page')?.data[0]?.markdown?.includes(M), 'the page webhook carries the page');
+    const read = await call(as(), 'GET', `/v2/batch/scrape/${id}`);
+    assert.equal(read.json.data.length, 1);
+    await until(async () => (await stack.db.pool.query('SELECT count(*)::int AS n FROM crawl_documents WHERE job_id = $1', [id])).rows[0].n === 0, 'the pages to go after the read');
+    const row = (await stack.db.pool.query('SELECT url, options, delivered_at FROM crawl_jobs WHERE id = $1', [id])).rows[0];
+    assert.deepEqual({ url: row.url, options: row.options }, { url: null, options: { zeroDataRetention: true } });
+    assert.ok(row.delivered_at);
+  });
+
+  test('results never read are deleted by the retention sweep after WDS_ZDR_RESULT_TTL_MS; rows a dead API left behind too', async () => {
+    const start = await call(as(), 'POST', '/v2/batch/scrape', { urls: [site.url(`/${M}/next`)], zeroDataRetention: true });
+    const id = start.json.id as string;
+    await until(async () => (await stack.db.pool.query(`SELECT status FROM crawl_jobs WHERE id = $1 AND completed_at IS NOT NULL`, [id])).rows[0]?.status === 'completed', 'the batch to end');
+    const docs = async () => (await stack.db.pool.query('SELECT count(*)::int AS n FROM crawl_documents WHERE job_id = $1', [id])).rows[0].n as number;
+    assert.equal(await docs(), 1, 'unread results wait for their reader');
+    // A scrape and a parse whose API died before deleting them (their requests' time is long up).
+    const stranded = [randomUUID(), randomUUID()];
+    await stack.db.pool.query(`INSERT INTO scrape_jobs (id, team_id, url, options, created_at) VALUES ($1, $2, NULL, $3, now() - interval '1 hour')`, [stranded[0], team.teamId, { url: site.url(`/${M}/page`), zeroDataRetention: true, timeout: 30000 }]);
+    await stack.db.pool.query(`INSERT INTO parse_jobs (id, team_id, filename, upload, upload_bytes, options, created_at) VALUES ($1, $2, $3, $4, 3, $5, now() - interval '1 hour')`, [stranded[1], team.teamId, `${M}.txt`, Buffer.from(M), { zeroDataRetention: true }]);
+    await until(async () => (await stack.db.pool.query('SELECT count(*)::int AS n FROM scrape_jobs WHERE id = ANY($1)', [stranded])).rows[0].n === 0, 'the worker to delete the stranded scrape', { timeoutMs: 20_000 });
+    await until(async () => (await stack.db.pool.query('SELECT count(*)::int AS n FROM parse_jobs WHERE id = ANY($1)', [stranded])).rows[0].n === 0, 'the worker to delete the stranded parse', { timeoutMs: 20_000 });
+    // The TTL is an hour here: its expiry is the same statement with the clock moved on.
+    await stack.db.pool.query(`UPDATE crawl_jobs SET completed_at = now() - interval '2 hours' WHERE id = $1`, [id]);
+    await until(async () => (await docs()) === 0, 'the retention sweep to delete the unread results', { timeoutMs: 20_000 });
   });
 
   test('control: the same requests without ZDR leave their marker where the scans look', async () => {
@@ -206,5 +250,71 @@ describe('zero data retention', () => {
     assert.deepEqual(history.hits, [], 'a Temporal history holds the ZDR marker');
     const bills = await stack.db.pool.query(`SELECT job_kind, sum(amount)::int AS credits FROM credit_ledger WHERE team_id = $1 AND entry = 'charge' GROUP BY 1 ORDER BY 1`, [team.teamId]);
     assert.ok(bills.rows.length >= 3, `the ZDR team's work is billed: ${JSON.stringify(bills.rows)}`);
+  });
+});
+
+describe('auditMetadata and threatProtection', () => {
+  test('auditMetadata is {username} (Firecrawl: required, up to 1024 characters, nothing else): anything else is a 400 naming it', async () => {
+    for (const bad of ['alice', {}, { username: '' }, { username: 'x'.repeat(1025) }, { username: 'alice', role: 'admin' }, { username: 7 }]) {
+      const r = await call(stack, 'POST', '/v2/scrape', { url: site.url(`/${C}/page`), auditMetadata: bad });
+      assert.equal(r.status, 400, `${JSON.stringify(bad)}: ${r.text}`);
+      assert.equal(r.json.details[0].path[0], 'auditMetadata', r.text);
+    }
+  });
+
+  test('auditMetadata is stored with the job, comes back in its webhooks and is in the request log line', async () => {
+    const fcm = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
+    const doc = await fcm.scrape(site.url(`/${C}/next`), { auditMetadata: { username: 'alice@example.test' } });
+    const row = (await stack.db.pool.query('SELECT options FROM scrape_jobs WHERE id = $1', [doc.metadata!.scrapeId])).rows[0];
+    assert.deepEqual(row.options.auditMetadata, { username: 'alice@example.test' });
+    const api = logs.find((l) => l.name === 'api')!;
+    const line = api.text().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'request' && l.scrapeId === doc.metadata!.scrapeId);
+    assert.deepEqual(line?.auditMetadata, { username: 'alice@example.test' }, 'the request line names who it was for');
+
+    const hooks: { type: string; auditMetadata?: unknown }[] = [];
+    site.route('/audit-hook', (q, r) => {
+      let raw = '';
+      q.on('data', (c) => (raw += c));
+      q.on('end', () => void (hooks.push(JSON.parse(raw)), r.writeHead(200).end()));
+    });
+    const job = await fcm.startCrawl(site.url(`/${C}/page`), { limit: 2, sitemap: 'skip', crawlEntireDomain: true, scrapeOptions: { auditMetadata: { username: 'bob' } }, webhook: { url: site.url('/audit-hook') } } as never);
+    await until(() => hooks.some((h) => h.type === 'crawl.completed'), 'the crawl.completed webhook', { timeoutMs: 30_000 });
+    assert.deepEqual([...new Set(hooks.map((h) => h.type))].sort(), ['crawl.completed', 'crawl.page', 'crawl.started']);
+    assert.ok(hooks.every((h) => JSON.stringify(h.auditMetadata) === JSON.stringify({ username: 'bob' })), JSON.stringify(hooks.map((h) => h.auditMetadata)));
+    const stored = (await stack.db.pool.query('SELECT options FROM crawl_jobs WHERE id = $1', [job.id])).rows[0];
+    assert.deepEqual(stored.options.scrapeOptions.auditMetadata, { username: 'bob' });
+  });
+
+  test('threatProtection: 403 unless enabled for the team; validated against the documented fields; recorded with the job', async () => {
+    const tp = { mode: 'manual-only', riskScoreThreshold: 50, blacklist: ['*.risky.example'], whitelist: ['example.com'], blockedTlds: ['zip'], failurePolicy: 'closed' };
+    const denied = await call(stack, 'POST', '/v2/scrape', { url: site.url(`/${C}/page`), threatProtection: tp });
+    assert.equal(denied.status, 403, denied.text);
+    assert.equal(denied.json.code, 'THREAT_PROTECTION_NOT_ENABLED');
+    const t = await stack.newTeam({ flags: { threatProtection: true } });
+    const fct = new Firecrawl({ apiKey: t.apiKey, apiUrl: stack.url });
+    const doc = await fct.scrape(site.url(`/${C}/page`), { threatProtection: tp } as never);
+    const row = (await stack.db.pool.query('SELECT options FROM scrape_jobs WHERE id = $1', [doc.metadata!.scrapeId])).rows[0];
+    assert.deepEqual(row.options.threatProtection, tp);
+    for (const [bad, field] of [
+      [{ mode: 'paranoid' }, 'mode'],
+      [{ riskScoreThreshold: 101 }, 'riskScoreThreshold'],
+      [{ blacklist: ['https://risky.example/path'] }, 'blacklist'],
+      [{ blockedTlds: ['.zip'] }, 'blockedTlds'],
+      [{ failurePolicy: 'maybe' }, 'failurePolicy'],
+      [{ scanEverything: true }, ''],
+    ] as const) {
+      const r = await call({ url: stack.url, apiKey: t.apiKey }, 'POST', '/v2/scrape', { url: site.url(`/${C}/page`), threatProtection: bad });
+      assert.equal(r.status, 400, `${JSON.stringify(bad)}: ${r.text}`);
+      assert.equal(r.json.details[0].path[0], 'threatProtection', r.text);
+      if (field) assert.equal(r.json.details[0].path[1], field, r.text);
+    }
+    for (const [path, body] of [
+      ['/v2/map', { url: site.url(`/${C}/page`), threatProtection: tp }],
+      ['/v2/crawl', { url: site.url(`/${C}/page`), limit: 1, scrapeOptions: { threatProtection: tp } }],
+      ['/v2/search', { query: 'kettle', threatProtection: tp }],
+    ] as const) {
+      assert.equal((await call(stack, 'POST', path, body)).status, 403, path);
+      assert.equal((await call({ url: stack.url, apiKey: t.apiKey }, 'POST', path, body)).status, 200, path);
+    }
   });
 });

@@ -3,6 +3,7 @@ import type { AuthedKey } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { compileUserSchema } from '@wds/llm';
 import { validateSelectors } from '@wds/transform';
+import { checkTeamFeatures } from './team-features';
 
 type PolicyInput = ScrapeOptions & { domainTools?: boolean; url?: string };
 
@@ -15,14 +16,9 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: D
   // A selector the cleaner cannot parse is the caller's mistake: say so before fetching anything.
   validateSelectors(o.includeTags, 'includeTags');
   validateSelectors(o.excludeTags, 'excludeTags');
-  if (o.zeroDataRetention && !auth.flags.zeroDataRetention) {
-    throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
-  }
+  checkTeamFeatures(auth, o);
   if (o.domainTools && (!auth.flags.catalog || o.zeroDataRetention)) {
     throw new WdsError('FORBIDDEN', { message: 'Forbidden: domainTools needs catalog access enabled for the team and zero data retention off.', code: 'CATALOG_NOT_ENABLED' });
-  }
-  if (o.threatProtection && !auth.flags.threatProtection) {
-    throw new WdsError('FORBIDDEN', { message: 'Forbidden: threat protection overrides are not enabled for this team.', code: 'THREAT_PROTECTION_NOT_ENABLED' });
   }
   if (o.zeroDataRetention) checkZeroDataRetention(o);
   const single = typeof o.url === 'string';

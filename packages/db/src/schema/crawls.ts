@@ -42,6 +42,8 @@ export const crawlJobs = pgTable(
   (t) => [
     index('crawl_jobs_team_status_idx').on(t.teamId, t.status),
     index('crawl_jobs_idem_idx').on(t.teamId, t.idempotencyKey),
+    // The retention sweep's scan: ended zero-data-retention jobs whose data may still be there.
+    index('crawl_jobs_zdr_completed_idx').on(t.completedAt).where(sql`${t.zeroDataRetention}`),
   ],
 );
 
