@@ -10,8 +10,9 @@ export type { WorkflowDescriber, StrandedSweeperOptions } from './stranded/sweep
 export { createParseActivities, type ParseActivityDeps } from './parse/activities';
 export { createBrowserActivities } from './browser/activities';
 export type { BrowserActivityDeps, BrowserDocument } from './browser/render-page';
-export { temporalBrowserAvailability, type BrowserAvailability } from './browser/availability';
+export { temporalBrowserAvailability, temporalQueueAvailability, type BrowserAvailability, type QueueAvailability } from './browser/availability';
 export { createLlmActivities, type LlmActivityDeps } from './llm/activities';
+export { createMediaActivities, MEDIA_URL_TTL_SECONDS, type MediaActivityDeps } from './media/activities';
 export { createExtractFetchActivities, createExtractControlActivities, createExtractLlmActivities } from './extract/activities';
 export { createCrawlLlmActivities, type CrawlLlmDeps } from './llm/crawl-pages';
 export { createTokenBudget, type TokenBudget } from './llm/token-budget';

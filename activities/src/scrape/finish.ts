@@ -1,10 +1,11 @@
-import { needsLlm, type ScrapeOptions } from '@wds/contracts';
+import { mediaWork, needsLlm, type ScrapeOptions } from '@wds/contracts';
 import { completeScrapeJob, storeScrapeDraft, type Db } from '@wds/db';
 
 /**
- * The end of a scrape's page step (HTTP or browser): the job is completed, or, when the request
- * asks for model-made formats, its page is stored as a draft for the LLM step (wds-llm), which
- * completes it. Only the flag travels back through Temporal.
+ * The end of a step of a scrape (the page by HTTP or browser, then the media step): the job is
+ * completed, or its document is stored as a draft for the next step — the media step (wds-media)
+ * when the request asks for audio or video and this is the page's step, else the LLM step
+ * (wds-llm) when it asks for model-made formats. Only the flag travels back through Temporal.
  */
 export async function finishScrapePage(
   db: Db,
@@ -13,7 +14,12 @@ export async function finishScrapePage(
   document: unknown,
   credits: number,
   llmAvailable = false,
-): Promise<{ needsLlm?: true }> {
+  step: 'page' | 'media' = 'page',
+): Promise<{ needsMedia?: true; needsLlm?: true }> {
+  if (step === 'page' && mediaWork(o).length) {
+    await storeScrapeDraft(db, jobId, document, credits);
+    return { needsMedia: true };
+  }
   if (needsLlm(o, llmAvailable)) {
     await storeScrapeDraft(db, jobId, document, credits);
     return { needsLlm: true };

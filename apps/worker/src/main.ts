@@ -1,5 +1,6 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { startRetentionSweeper, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
+import { startRetentionSweeper, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability, temporalQueueAvailability } from '@wds/activities';
+import { TaskQueues } from '@wds/workflows/common';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { llmEnvOf } from '@wds/config/common';
 import { createLlmClient, resolveLlmConfig } from '@wds/llm';
@@ -11,6 +12,8 @@ import { configureHostOverrides, parseHostOverrides } from '@wds/fetch';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
 import { loadWorkerEnv } from './env';
 import { browserPages, createBrowserResources } from './browser';
+import { createFileResources } from './files';
+import { createMediaResources } from './media';
 import { coreLogFilter, TemporalPinoLogger } from './logging';
 import { queueOptions } from './queues';
 
@@ -60,11 +63,13 @@ if (env.WDS_WORKER_QUEUES.includes('wds-fetch')) warmPdfWorker();
 if (env.WDS_WORKER_QUEUES.some((q) => q === 'wds-fetch' || q === 'wds-browser')) {
   configureTransformThreads(transformThreadsSetting(env.WDS_TRANSFORM_THREADS));
 }
+// Workers that make files (screenshots, media) share one file store and its sweep.
+const fileResources = env.WDS_WORKER_QUEUES.some((q) => q === 'wds-browser' || q === 'wds-media') ? await createFileResources(env, log) : undefined;
 // Browser workers own one Chromium pool; nothing browser-related is loaded or started otherwise.
 let browser: Awaited<ReturnType<typeof createBrowserResources>> | undefined;
 if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
   try {
-    browser = await createBrowserResources(env, hostOverrides, log);
+    browser = await createBrowserResources(env, hostOverrides, fileResources!.files);
     observeBrowserPool(browser.pool, browserPages(env));
   } catch (e) {
     // Like a queue without activities: said once, the other queues are still served.
@@ -73,16 +78,35 @@ if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
     if (env.WDS_WORKER_QUEUES.length === 1) process.exit(78);
   }
 }
+// Media workers need ffmpeg (and use yt-dlp when it is there); like the browser, missing tools turn the queue off, said once.
+let media: (Awaited<ReturnType<typeof createMediaResources>> & { files: NonNullable<typeof fileResources>['files'] }) | undefined;
+if (env.WDS_WORKER_QUEUES.includes('wds-media')) {
+  try {
+    media = { ...(await createMediaResources(env, log)), files: fileResources!.files };
+  } catch (e) {
+    log.error({ err: e }, `not serving wds-media (the audio and video formats answer 503 until it is): ${(e as Error).message}`);
+    if (env.WDS_WORKER_QUEUES.length === 1) process.exit(78);
+  }
+}
 // Model calls: one client per process (keep-alive pool, what it learned about the model).
 const llmConfig = resolveLlmConfig(llmEnvOf(env).env, llmEnvOf(env).settings);
 const llm = env.WDS_WORKER_QUEUES.includes('wds-llm') && llmConfig.ok ? createLlmClient(llmConfig.config) : undefined;
 if (env.WDS_WORKER_QUEUES.includes('wds-llm') && !llmConfig.ok) log.warn({ queue: 'wds-llm' }, `not serving wds-llm: ${llmConfig.message}`);
-const resources = { db: dbh.db, browserAvailable: temporalBrowserAvailability(connection, env.TEMPORAL_NAMESPACE), browser, llm, llmConfigured: llmConfig.ok };
+const resources = {
+  db: dbh.db,
+  browserAvailable: temporalBrowserAvailability(connection, env.TEMPORAL_NAMESPACE),
+  mediaAvailable: temporalQueueAvailability(connection, env.TEMPORAL_NAMESPACE, TaskQueues.media),
+  browser,
+  media,
+  llm,
+  llmConfigured: llmConfig.ok,
+};
 const workers: Worker[] = [];
 for (const queue of env.WDS_WORKER_QUEUES) {
   const opts = queueOptions(queue, env, resources);
   if (!opts) {
-    if (queue !== 'wds-llm') log.warn({ queue }, 'queue has no activities in this version; not serving it');
+    // wds-llm, wds-browser and wds-media said why above (no LLM configured, no Chromium, no ffmpeg).
+    if (!['wds-llm', 'wds-browser', 'wds-media'].includes(queue)) log.warn({ queue }, 'queue has no activities in this version; not serving it');
     continue;
   }
   workers.push(
@@ -171,6 +195,8 @@ await agentSweeper?.stop();
 await retention?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
 await browser?.stop();
+await media?.stop();
+fileResources?.stop();
 await closeTransformThreads();
 await connection.close();
 await dbh.close();

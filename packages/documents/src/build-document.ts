@@ -8,7 +8,7 @@ import type { PdfMetadata, PdfPage, PdfPageBlocks } from './pdf/types';
 import { transformHtml, transformText } from '@wds/transform';
 import { transformHtmlAsync } from '@wds/transform';
 import type { TransformOptions, TransformResult } from '@wds/transform';
-import { addProduct, redactMarkdown, redactText } from './page-extras';
+import { addMediaSources, addProduct, redactMarkdown, redactText } from './page-extras';
 
 /** A fetched (or cached) page: the input of format building. */
 export interface PageContent {
@@ -161,6 +161,7 @@ function assemble(p: PreparedPage, result: TransformResult, ctx: BuildContext, o
   if (want.has('links')) doc.links = result.links ?? [];
   if (want.has('images')) doc.images = result.images ?? [];
   addProduct(doc, o, p.kind === 'html' ? p.text : null, pageUrl);
+  addMediaSources(doc, o, p.kind === 'html' ? p.text : null, pageUrl);
   const creditsUsed = 1 + redactMarkdown(doc, o, ctx.scrapeId, 1, ctx.llm) + zdrCredits(o);
   doc.metadata.creditsUsed = creditsUsed;
   return { document: doc, charset: p.charset, creditsUsed, links: ctx.collectLinks ? (result.links ?? []) : undefined };
@@ -217,6 +218,7 @@ export async function buildDocumentAsync(page: PageContent, o: ScrapeOptions, ct
   if (r.pages) doc.pages = r.pages;
   if (r.blocks) doc.blocks = r.blocks;
   addProduct(doc, o, null, page.finalUrl);
+  addMediaSources(doc, o, null, page.finalUrl);
   // Redaction is charged per parsed page (Firecrawl's docs). Per-page markdown and each block's
   // content are redacted the same way; block offsets into the markdown no longer hold after it.
   if (o.redactPII) {

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, readdir, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { copyFile, mkdir, readdir, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { contentTypeOf, isValidKey } from './keys';
 import { signFileUrl } from './signing';
@@ -55,6 +55,16 @@ export class LocalFileStore implements FileStore {
     return { key, contentType: contentTypeOf(key)!, size: bytes.length };
   }
 
+  async putFile(key: string, source: string): Promise<StoredFile> {
+    const path = this.path(key);
+    await mkdir(dirname(path), { recursive: true });
+    const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+    // A copy, not a rename: the source may be on another filesystem (a temp directory).
+    await copyFile(source, tmp);
+    await rename(tmp, path);
+    return { key, contentType: contentTypeOf(key)!, size: (await stat(path)).size };
+  }
+
   async open(key: string): Promise<FileBody | null> {
     if (!isValidKey(key)) return null;
     const path = this.path(key);
@@ -73,7 +83,7 @@ export class LocalFileStore implements FileStore {
     return signFileUrl({ publicUrl: this.opts.publicUrl, routePrefix: this.routePrefix, secret: this.secret(), key, ttlSeconds });
   }
 
-  async sweep(olderThanMs: number): Promise<number> {
+  async sweep(olderThanMs: number, only?: (key: string) => boolean): Promise<number> {
     const cutoff = Date.now() - olderThanMs;
     let removed = 0;
     const walk = async (dir: string, isRoot: boolean): Promise<void> => {
@@ -89,7 +99,7 @@ export class LocalFileStore implements FileStore {
         if (ent.isDirectory()) await walk(p, false);
         else if (ent.isFile()) {
           const s = await stat(p).catch(() => null);
-          if (s && s.mtimeMs < cutoff) {
+          if (s && s.mtimeMs < cutoff && (!only || only(relative(this.opts.dir, p).split(sep).join('/')))) {
             await unlink(p).catch(() => {});
             removed++;
           }

@@ -1,4 +1,4 @@
-import { browserOnlyFeatures, effectiveMaxAge, needsLlm, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
+import { browserOnlyFeatures, effectiveMaxAge, mediaWork, needsLlm, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
 import { findCachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { buildDocumentAsync, needsPdfConversion } from '@wds/documents';
@@ -38,8 +38,8 @@ export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: str
     return null;
   }
   const page = { requestedUrl: o.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset };
-  // PDF conversion and model calls belong on workers (the API never calls the model).
-  if (needsPdfConversion(page, o) || needsLlm(o, llmAvailable)) {
+  // PDF conversion, model calls and media extraction belong on workers (the API never calls the model).
+  if (needsPdfConversion(page, o) || needsLlm(o, llmAvailable) || mediaWork(o).length) {
     // The worker reads the same cache window itself; only ids and this small record travel.
     return { worker: { maxAgeMs, minAgeMs: o.minAge, onMiss: o.lockdown ? 'lockdown' : o.minAge !== undefined ? 'minAge' : 'fetch' } };
   }

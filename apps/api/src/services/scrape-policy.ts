@@ -1,4 +1,4 @@
-import { browserOnlyFeatures, NO_LLM, unavailableFeatures, type Deployment, type ScrapeOptions } from '@wds/contracts';
+import { browserOnlyFeatures, mediaWork, NO_LLM, unavailableFeatures, type Deployment, type ScrapeOptions } from '@wds/contracts';
 import type { AuthedKey } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { compileUserSchema } from '@wds/llm';
@@ -29,6 +29,9 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: D
         field: field === 'screenshot' ? 'formats' : field,
         message: `'${field}' is not available in this deployment for crawl and batch scrape: their pages are fetched without the browser engine. Use POST /v2/scrape for it.`,
       });
+    }
+    for (const t of mediaWork(o)) {
+      missing.push({ field: 'formats', message: `Format '${t}' is not available for crawl and batch scrape: media is extracted per single scrape (POST /v2/scrape).` });
     }
   }
   if (missing.length) {
