@@ -21,8 +21,6 @@ export {
   createAgentLlmActivities,
   createAgentFetchActivities,
   createAgentBrowserActivities,
-  deploymentSearch,
   startStrandedAgentSweeper,
-  type AgentSearchProvider,
-  type SearchHit,
 } from './agent/index';
+export { deploymentSearch, type SearchHit, type WebSearch } from './search/web-search';

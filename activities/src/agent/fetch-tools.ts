@@ -1,5 +1,6 @@
 import { mapRequestSchema, type AgentToolArgsOf } from '@wds/contracts';
 import { WdsError } from '@wds/errors';
+import { searchCredits } from '@wds/search';
 import type { AgentToolInput, AgentToolResult } from '@wds/workflows/agent';
 import { planEngine } from '@wds/workflows/scrape';
 import type { BrowserAvailability } from '../browser/availability';
@@ -7,12 +8,12 @@ import { clientRenderedPage } from '../browser/escalation';
 import { mapSite } from '../map/activities';
 import { scrapeOrEscalate, type PageDeps } from '../scrape/pipeline';
 import { agentScrapeOptions, checkAllowed, pageIdOf, pageOutcome } from './pages';
-import type { AgentSearchProvider } from './search';
+import type { WebSearch } from '../search/web-search';
 import { runToolCall, ToolError, type Tool } from './tool-runner';
 
 export interface AgentFetchDeps extends PageDeps {
   /** The search backend; absent = no `search` tool. */
-  search?: AgentSearchProvider;
+  search?: WebSearch;
   browserAvailable?: BrowserAvailability;
 }
 
@@ -26,8 +27,6 @@ async function asToolError<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Firecrawl's search price: 2 credits per 10 results. */
-const searchCredits = (results: number) => 2 * Math.ceil(results / 10);
 
 function searchTool(deps: AgentFetchDeps): Tool<AgentToolArgsOf<'search'>> {
   return {

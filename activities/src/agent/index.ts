@@ -39,7 +39,5 @@ export function createAgentBrowserActivities(deps: AgentBrowserDeps): AgentBrows
   return { agentBrowserTool: (i) => asActivity(() => agentBrowserTool(deps, i)) };
 }
 
-export type { AgentSearchProvider, SearchHit } from './search';
-export { deploymentSearch } from './search';
 export { startStrandedAgentSweeper } from './stranded';
 export type { AgentControlDeps, AgentStepDeps, AgentFetchDeps, AgentBrowserDeps, Db, LlmClient };

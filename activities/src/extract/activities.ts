@@ -13,13 +13,19 @@ import { expandWildcards } from './expand';
 import { extractPage } from './extract-page';
 import { endExtract, mergeExtract } from './finish';
 import { loadExtractInfo } from './job';
+import { searchIntoFrontier } from './web-search';
+import type { WebSearch } from '../search/web-search';
 import { extractPageHandler } from './page';
 
-/** wds-fetch: the extract's outbound requests (wildcard expansion through map, page fetches). */
-export function createExtractFetchActivities(deps: PageDeps): ExtractFetchActivities {
+/** wds-fetch: the extract's outbound requests (wildcard expansion through map, web search, page fetches). */
+export function createExtractFetchActivities(deps: PageDeps & { search?: WebSearch }): ExtractFetchActivities {
   return {
+    // The seed step: what wildcards expand to, then what the web search finds, join the named URLs.
     expandExtractUrls: ({ jobId }: JobRef) =>
-      asActivity(async () => expandWildcards(deps, jobId, (await loadExtractInfo(deps.db, jobId)).options, Context.current().cancellationSignal)),
+      asActivity(async () => {
+        const job = await loadExtractInfo(deps.db, jobId);
+        return (await expandWildcards(deps, jobId, job.options, Context.current().cancellationSignal)) + (await searchIntoFrontier(deps, job));
+      }),
     fetchExtractBatch: (input: ProcessBatchInput) =>
       asActivity(async () => {
         const { options } = await loadExtractInfo(deps.db, input.jobId);

@@ -38,7 +38,8 @@ export async function mergeExtract(deps: { db: Db; client: LlmClient }, { jobId,
   const job = await loadExtractInfo(deps.db, jobId);
   const rows = await extractPageRows(deps.db, jobId);
   const tally = await extractFrontierTally(deps.db, jobId);
-  const warnings = [...job.options.warnings, ...pageWarnings(rows, tally, job.options.maxPages)];
+  // row.warning: what the steps before noted (a web search that failed or found nothing).
+  const warnings = [...job.options.warnings, ...(row?.warning ? [row.warning] : []), ...pageWarnings(rows, tally, job.options.maxPages)];
   const extracted = rows.filter((r) => r.status === 'extracted');
 
   if (!extracted.length) {

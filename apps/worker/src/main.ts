@@ -16,6 +16,7 @@ import { createFileResources } from './files';
 import { createMediaResources } from './media';
 import { coreLogFilter, TemporalPinoLogger } from './logging';
 import { queueOptions } from './queues';
+import { workflowBundleOption } from './workflow-bundle';
 
 const env = loadWorkerEnv();
 const log = createLogger({ name: 'worker', level: env.LOG_LEVEL });
@@ -92,6 +93,7 @@ if (env.WDS_WORKER_QUEUES.includes('wds-media')) {
 const llmConfig = resolveLlmConfig(llmEnvOf(env).env, llmEnvOf(env).settings);
 const llm = env.WDS_WORKER_QUEUES.includes('wds-llm') && llmConfig.ok ? createLlmClient(llmConfig.config) : undefined;
 if (env.WDS_WORKER_QUEUES.includes('wds-llm') && !llmConfig.ok) log.warn({ queue: 'wds-llm' }, `not serving wds-llm: ${llmConfig.message}`);
+const workflows = env.WDS_WORKER_QUEUES.includes('wds-control') ? await workflowBundleOption(log) : undefined;
 const resources = {
   db: dbh.db,
   browserAvailable: temporalBrowserAvailability(connection, env.TEMPORAL_NAMESPACE),
@@ -100,6 +102,7 @@ const resources = {
   media,
   llm,
   llmConfigured: llmConfig.ok,
+  workflows,
 };
 const workers: Worker[] = [];
 for (const queue of env.WDS_WORKER_QUEUES) {

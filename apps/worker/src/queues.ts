@@ -20,9 +20,9 @@ import {
   createStoreActivities,
   createTokenBudget,
   deploymentSearch,
-  type AgentSearchProvider,
   type BrowserAvailability,
   type QueueAvailability,
+  type WebSearch,
 } from '@wds/activities';
 import { agentModelsOf, searchEnvOf } from '@wds/config/common';
 import { createSearchProvider } from '@wds/search';
@@ -53,6 +53,8 @@ export interface QueueResources {
   llm?: LlmClient;
   /** An LLM is configured for the deployment (whether or not this process serves wds-llm): single scrapes get the optional model work. */
   llmConfigured?: boolean;
+  /** The bundled workflow code (workflow-bundle.ts); without it the control worker bundles at start. */
+  workflows?: Pick<WorkerOptions, 'workflowBundle'>;
 }
 
 /** Per queue: which workflows/activities it serves and how many slots (sized by resource profile). */
@@ -61,12 +63,12 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
   const pageDeps = { db, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK, maxBodyBytes: env.WDS_MAX_BODY_BYTES };
   const scrapeActivities = () => createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable, mediaAvailable: res.mediaAvailable, llmAvailable: res.llmConfigured });
   // The agent searches what POST /v2/search answers from (the own index needs no provider, so search is always there).
-  const search: AgentSearchProvider = deploymentSearch(createSearchProvider(db, searchEnvOf(env)));
+  const search: WebSearch = deploymentSearch(createSearchProvider(db, searchEnvOf(env)));
   const agentTools = async () => ({ search: !!search, browser: await res.browserAvailable().catch(() => false) });
   switch (queue) {
     case TaskQueues.control:
       return {
-        workflowsPath: require.resolve('@wds/workflows'),
+        ...(res.workflows ?? { workflowsPath: require.resolve('@wds/workflows') }),
         activities: {
           ...createStoreActivities({ db }),
           ...createCrawlControlActivities({ db }),
@@ -84,7 +86,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...scrapeActivities(),
           ...createCrawlActivities(pageDeps),
           ...createMapActivities({ ...pageDeps, sharedSearchIndex: env.WDS_SEARCH_SHARED_INDEX }),
-          ...createExtractFetchActivities(pageDeps),
+          ...createExtractFetchActivities({ ...pageDeps, search }),
           ...createParseActivities({ db }),
           ...createAgentFetchActivities({ ...pageDeps, search, browserAvailable: res.browserAvailable }),
         },

@@ -53,6 +53,59 @@ export interface StoredExtractOptions {
   maxPages: number;
   /** Warnings decided at the request (e.g. options extract does not use), shown with the result. */
   warnings: string[];
+  /** enableWebSearch: what the seed step searches for, and how many result pages join the frontier. */
+  webSearch?: { query: string; limit: number } | null;
+}
+
+/** Result pages of extract's web search that join its frontier (within the job's page limit). */
+export const EXTRACT_WEB_SEARCH_RESULTS = 5;
+
+/**
+ * Words of an extraction request that say what to do rather than what it is about: left out of
+ * its web search query (a search engine, and the own index which needs every word of a plain
+ * query, would look for them too). English only; other languages' words pass through.
+ */
+const INSTRUCTION_WORDS = new Set(
+  (
+    'a an the and or of for from to in on at by with about into as is are was were be been it its this that these those ' +
+    'me my we our us you your their them they he she his her all any each every some more most other such than then there here ' +
+    'what which who whom whose when where why how please can could would should will shall may might must do does did ' +
+    'extract extracting find get give gather collect retrieve return list show tell provide identify look search scrape read ' +
+    'data details detail information info page pages website websites site sites web url urls link links json object field fields schema value values'
+  ).split(' '),
+);
+
+/**
+ * extract's web search query, from its prompt, else its schema's property names (and their
+ * titles): the request's own words without instruction words, punctuation and duplicates, at
+ * most 12. '' when nothing is left to search for (the API's 400).
+ */
+export function webSearchQuery(prompt: string | undefined, schema: Record<string, unknown> | undefined): string {
+  const text = prompt ?? schemaWords(schema).join(' ');
+  const seen = new Set<string>();
+  const words: string[] = [];
+  for (const raw of text.split(/[^\p{L}\p{N}'’&+.-]+/u)) {
+    const w = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    const key = w.toLowerCase();
+    if (!w || INSTRUCTION_WORDS.has(key) || seen.has(key)) continue;
+    seen.add(key);
+    words.push(w);
+    if (words.length === 12) break;
+  }
+  return words.join(' ');
+}
+
+/** Property names (camelCase and snake_case split into words) and titles of a JSON Schema, depth first. */
+function schemaWords(schema: unknown, depth = 0): string[] {
+  if (!schema || typeof schema !== 'object' || depth > 4) return [];
+  const s = schema as { properties?: Record<string, unknown>; items?: unknown; title?: unknown };
+  const out: string[] = typeof s.title === 'string' ? [s.title] : [];
+  for (const [name, sub] of Object.entries(s.properties ?? {})) {
+    out.push(name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' '));
+    out.push(...schemaWords(sub, depth + 1));
+  }
+  if (s.items) out.push(...schemaWords(s.items, depth + 1));
+  return out;
 }
 
 export const EXTRACT_STATUSES = ['processing', 'completed', 'failed', 'cancelled'] as const;

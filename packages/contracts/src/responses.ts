@@ -124,6 +124,54 @@ export const brandingSchema = z.looseObject({
   personality: z.strictObject({ tone: z.string(), energy: z.string(), targetAudience: z.string() }).optional(),
 });
 
+const diffChange = z.strictObject({
+  type: z.enum(['add', 'del', 'normal']),
+  add: z.literal(true).optional(),
+  del: z.literal(true).optional(),
+  normal: z.literal(true).optional(),
+  ln: z.int().optional().describe('add: the line in the current version; del: in the previous one.'),
+  ln1: z.int().optional().describe('normal: the line in the previous version.'),
+  ln2: z.int().optional().describe('normal: the line in the current version.'),
+  content: z.string().describe('The line, without the +/-/space marker.'),
+});
+
+/** The `git-diff` mode's diff: the unified text and the same hunks parsed (parse-diff's structure, as Firecrawl's docs and JS SDK give it). */
+export const changeDiffSchema = z.strictObject({
+  text: z.string().describe('Unified diff hunks (`@@ -a,b +c,d @@` …) of the normalized markdown, previous → current.'),
+  json: z.strictObject({
+    files: z.array(
+      z.strictObject({
+        from: z.string().nullable(),
+        to: z.string().nullable(),
+        additions: z.int(),
+        deletions: z.int(),
+        chunks: z.array(
+          z.strictObject({
+            content: z.string(),
+            oldStart: z.int(),
+            oldLines: z.int(),
+            newStart: z.int(),
+            newLines: z.int(),
+            changes: z.array(diffChange),
+          }),
+        ),
+      }),
+    ),
+  }),
+});
+
+/**
+ * The `changeTracking` format (spec: changeTracking fields). `diff` is an object `{text, json}`
+ * where the spec's table says string: Firecrawl's docs and JS SDK define and read it so.
+ */
+export const changeTrackingSchema = z.strictObject({
+  previousScrapeAt: z.string().nullable().describe('When the version compared with was last scraped; null on the first scrape.'),
+  changeStatus: z.enum(['new', 'same', 'changed', 'removed']),
+  visibility: z.enum(['visible', 'hidden']).describe('hidden: a crawl reached the page only from memory of earlier crawls (no page links to it now).'),
+  diff: changeDiffSchema.optional().describe('git-diff mode, when changed.'),
+  json: z.record(z.string(), z.strictObject({ previous: z.unknown(), current: z.unknown() })).optional().describe('json mode, when changed: each schema key\'s previous and current value.'),
+});
+
 /** One page: `data` of a scrape, each entry of a crawl/batch status, `data` of a parse. */
 export const scrapeDocumentSchema = z.strictObject({
   markdown: z.string().optional(),
@@ -145,6 +193,7 @@ export const scrapeDocumentSchema = z.strictObject({
   highlights: z.string().optional().describe('The `highlights` format: verbatim passages of the page.'),
   product: productSchema.nullable().optional().describe('The `product` format: null, with a `warning`, when the page has no product data.'),
   branding: brandingSchema.nullable().optional().describe('The `branding` format.'),
+  changeTracking: changeTrackingSchema.optional().describe('The `changeTracking` format; absent (with a `warning`) when the fetch failed and nothing was compared.'),
   warning: z.string().optional(),
   metadata: documentMetadataSchema,
 });

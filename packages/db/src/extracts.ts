@@ -41,6 +41,14 @@ export async function loadTeamExtractJob(db: Db, teamId: string, id: string): Pr
   return row ?? null;
 }
 
+/**
+ * A warning about the job found while it runs (its web search failed or found nothing), shown
+ * with the result: set, not appended, so a retried step writes it once; the merge keeps it.
+ */
+export async function noteExtractWarning(db: Db, id: string, warning: string): Promise<void> {
+  await db.update(extractJobs).set({ warning: storableText(warning) }).where(and(eq(extractJobs.id, id), eq(extractJobs.status, 'processing')));
+}
+
 /** Page documents of the job that the model step has not dealt with yet, in fetch order (their seqs only). */
 export async function extractDocsToDo(db: Db, jobId: string): Promise<number[]> {
   const r = await db.execute<{ seq: string }>(sql`

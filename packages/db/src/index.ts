@@ -25,3 +25,5 @@ export { indexDocuments, searchConfigFor, searchEntryOf, searchIndexingEnabled, 
 export * from './search';
 export * from './agents';
 export * from './agent-reads';
+export * from './page-versions';
+export * from './page-versions-prune';

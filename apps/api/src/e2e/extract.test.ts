@@ -10,12 +10,14 @@ import {
   promptText,
   runningActivities,
   startFakeOpenAI,
+  startFakeSearxng,
   startFixtureSite,
   startStack,
   until,
   type FakeChatRequest,
   type FakeOpenAI,
   type FakeReply,
+  type FakeSearxng,
   type FixtureSite,
   type Stack,
 } from '@wds/test-utils';
@@ -26,6 +28,7 @@ import {
 let stack: Stack;
 let site: FixtureSite;
 let model: FakeOpenAI;
+let searx: FakeSearxng;
 let fc: Firecrawl;
 
 const page = (title: string, body: string) => html(`<html><head><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`);
@@ -69,6 +72,8 @@ const schema = {
 
 before(async () => {
   model = await startFakeOpenAI({ handler: reply });
+  // enableWebSearch asks the deployment's search: here the own index and (a local) SearXNG, both.
+  searx = await startFakeSearxng();
   site = await startFixtureSite({
     '/about': page('About Acme', '<p>Acme makes Rocket skates and anvils. Founded 1949.</p>'),
     '/shop': page('Shop', '<p>Giant magnet, anvil.</p>'),
@@ -92,6 +97,8 @@ before(async () => {
       WDS_STRANDED_JOB_GRACE_MS: '5000',
       WDS_STRANDED_JOB_SWEEP_MS: '500',
       WDS_CRAWL_PROMPT_TIMEOUT_MS: '8000',
+      SEARXNG_ENDPOINT: searx.url,
+      WDS_SEARCH_PROVIDER: 'both',
     },
   });
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
@@ -100,10 +107,12 @@ after(async () => {
   await stack?.stop();
   await site?.close();
   await model?.close();
+  await searx?.close();
 });
 beforeEach(() => {
   overrides.clear();
   model.reset();
+  searx.reset();
 });
 
 const ledger = async (jobId: string) =>
@@ -180,10 +189,9 @@ describe('POST /v2/extract', () => {
     const empty = await call(stack, 'POST', '/v2/extract', { urls: ['not a url'], prompt: 'x' });
     assert.equal(empty.status, 400, empty.text);
     assert.match(JSON.stringify(empty.json.details), /at least one valid URL/);
-    const search = await call(stack, 'POST', '/v2/extract', { urls: [site.url('/about')], prompt: 'x', enableWebSearch: true });
-    assert.equal(search.status, 400, search.text);
-    assert.equal(search.json.code, 'FEATURE_NOT_AVAILABLE');
-    assert.match(search.json.error, /enableWebSearch/);
+    const nothing = await call(stack, 'POST', '/v2/extract', { prompt: 'Extract all the data from the page', enableWebSearch: true });
+    assert.equal(nothing.status, 400, nothing.text);
+    assert.match(JSON.stringify(nothing.json.details), /nothing to search for/);
     assert.equal((await call(stack, 'GET', '/v2/extract/not-a-uuid')).status, 400);
     assert.equal((await call(stack, 'GET', '/v2/extract/00000000-0000-4000-8000-000000000000')).status, 404);
     assert.equal(model.chatRequests().length, 0, 'nothing reached the model');
@@ -281,6 +289,29 @@ describe('POST /v2/extract', () => {
     }, 'the extract to be failed', { timeoutMs: 60_000, everyMs: 250 });
     assert.equal(ended.status, 'failed');
     assert.match(ended.error!, /ended without finishing/);
+  });
+});
+
+describe('enableWebSearch', () => {
+  test('the pages the search finds (the own index and SearXNG) are read with the named ones; no urls needed', async () => {
+    // The own index holds what the team stored (a scrape of /about); SearXNG knows /catalog/pills.
+    await fc.scrape(site.url('/about'), { formats: ['markdown'] });
+    searx.corpus.general = [{ url: site.url('/catalog/pills'), title: 'Acme pills', content: 'What Acme makes: earthquake pills.' }];
+    const r = (await fc.extract({ prompt: 'What Acme makes', schema, enableWebSearch: true, showSources: true, pollInterval: 1 } as never)) as ExtractResult;
+    assert.equal(r.status, 'completed', JSON.stringify(r));
+    assert.deepEqual([...new Set(searx.requests.map((q) => q.q))], ['Acme makes'], "the prompt's subject words were searched for");
+    const read = model.chatRequests().filter((x) => kindOf(x) === 'page').map(promptText);
+    assert.ok(read.some((t) => /Rocket skates/.test(t)), 'the page found in the own index was read');
+    assert.ok(read.some((t) => /Earthquake pills/.test(t)), 'the page SearXNG found was read');
+    assert.ok(r.data.products.includes('Rocket skates') && r.data.products.includes('Earthquake pills'), JSON.stringify(r.data));
+    assert.deepEqual(r.sources!['products[0]'], [site.url('/about')]);
+
+    // Beside named pages; a search that finds nothing is said in the warning, the named page is read.
+    const named = (await fc.extract({ urls: [site.url('/shop')], prompt: 'Zanzibar quokkas', schema, enableWebSearch: true, pollInterval: 1 } as never)) as ExtractResult;
+    assert.equal(named.status, 'completed', JSON.stringify(named));
+    assert.deepEqual(named.data.products, ['anvil', 'Giant magnet']);
+    assert.match(named.warning!, /Web search for "Zanzibar quokkas" found no pages/);
+    assert.deepEqual(searx.requests.map((q) => q.q).slice(-2), ['Zanzibar quokkas', 'Zanzibar or quokkas'], 'then any of the words');
   });
 });
 

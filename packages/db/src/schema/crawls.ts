@@ -71,6 +71,11 @@ export const crawlUrls = pgTable(
     external: boolean('external').notNull().default(false),
     /** Fetched only to discover links (a start URL outside includePaths): no document, not counted. */
     discoveryOnly: boolean('discovery_only').notNull().default(false),
+    /**
+     * Change tracking in a crawl: a URL known from earlier crawls of the site (page_versions) that no
+     * page of this crawl links to, added once the linked frontier was exhausted (visibility `hidden`).
+     */
+    hidden: boolean('hidden').notNull().default(false),
     seq: bigserial('seq', { mode: 'number' }).notNull(),
     doneAt: timestamp('done_at', { withTimezone: true }),
   },

@@ -12,3 +12,4 @@ export * from './extracts';
 export * from './search';
 export * from './llm';
 export * from './agents';
+export * from './changes';

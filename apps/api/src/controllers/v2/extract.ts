@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { extractRequestSchema, httpUrl, isWildcardUrl, scrapeOptionsSchema, type ExtractRequest, type ScrapeOptions, type StoredExtractOptions } from '@wds/contracts';
+import { EXTRACT_WEB_SEARCH_RESULTS, extractRequestSchema, httpUrl, isWildcardUrl, scrapeOptionsSchema, webSearchQuery, type ExtractRequest, type ScrapeOptions, type StoredExtractOptions } from '@wds/contracts';
 import { crawlUrlKey } from '@wds/crawl';
 import { endExtractJob, insertExtractJob, jobCreditsUsed, loadTeamExtractJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
@@ -58,8 +58,9 @@ export function extractController(deps: ApiDeps, cfg: ExtractConfig) {
 
     const { valid, invalid, details } = checkUrls(o.urls ?? []);
     if (invalid.length && !o.ignoreInvalidURLs) throw new WdsError('INVALID_URL', { details });
-    if (!valid.length) {
-      throw new WdsError('BAD_REQUEST', { details: [{ code: 'too_small', path: ['urls'], message: 'urls must contain at least one valid URL (web search, which needs none, is not available)' }, ...details] });
+    const webSearch = o.enableWebSearch ? webSearchOf(o) : null;
+    if (!valid.length && !webSearch) {
+      throw new WdsError('BAD_REQUEST', { details: [{ code: 'too_small', path: ['urls'], message: 'urls must contain at least one valid URL (or set enableWebSearch to find the pages)' }, ...details] });
     }
     const named = [...new Set(valid.filter((u) => !isWildcardUrl(u)))];
     const wildcards = [...new Set(valid.filter(isWildcardUrl))];
@@ -80,6 +81,7 @@ export function extractController(deps: ApiDeps, cfg: ExtractConfig) {
       ignoreSitemap: o.ignoreSitemap,
       maxPages: cfg.maxPages,
       warnings,
+      webSearch,
     };
     await insertExtractJob(deps.db, {
       id,
@@ -136,9 +138,6 @@ export function extractStatusController(deps: ApiDeps) {
 function refuseWhatIsMissing(o: ExtractRequest, deps: ApiDeps, req: FastifyRequest): void {
   const llm = deps.deployment?.llm;
   if (!llm?.ok) throw unavailable(`/v2/extract is not available in this deployment: ${llm?.message ?? 'no LLM is configured'}.`);
-  if (o.enableWebSearch) {
-    throw unavailable("'enableWebSearch' is not available in this deployment: no search provider is configured. Name the pages in 'urls' (wildcards such as https://example.com/* expand through map).");
-  }
   if (o.agent) throw unavailable("'agent' (FIRE-1) is not available for /v2/extract: use POST /v2/agent, extract's successor.");
   if (o.webhook) throw unavailable("'webhook' is not available for /v2/extract: poll GET /v2/extract/{id}.");
   if (o.allowExternalLinks) throw unavailable("'allowExternalLinks' is not available for /v2/extract: wildcard expansion stays on the site (and its subdomains with includeSubdomains).");
@@ -146,6 +145,20 @@ function refuseWhatIsMissing(o: ExtractRequest, deps: ApiDeps, req: FastifyReque
   if (o.scrapeOptions?.zeroDataRetention) {
     throw new WdsError('BAD_REQUEST', { details: [{ code: 'unsupported', path: ['scrapeOptions', 'zeroDataRetention'], message: 'zeroDataRetention is not supported by /v2/extract: pages and answers are stored for the job (24 hours) and sent to the model' }] });
   }
+}
+
+/**
+ * enableWebSearch: the deployment's search (POST /v2/search's providers: the own index, SearXNG)
+ * is asked, by the job's seed step, for the request's subject words; the result pages join the named ones.
+ */
+function webSearchOf(o: ExtractRequest): NonNullable<StoredExtractOptions['webSearch']> {
+  const query = webSearchQuery(o.prompt, o.schema);
+  if (!query) {
+    throw new WdsError('BAD_REQUEST', {
+      details: [{ code: 'custom', path: ['prompt'], message: 'enableWebSearch searches for the words of prompt (else of the schema\'s property names): they hold nothing to search for' }],
+    });
+  }
+  return { query, limit: EXTRACT_WEB_SEARCH_RESULTS };
 }
 
 /**

@@ -1,9 +1,10 @@
 import { runSearch, type SearchProvider } from '@wds/search';
 
 /**
- * The agent's `search` tool speaks to a search backend through this interface; the worker wires
- * the deployment's search (packages/search: the own index of stored pages, SearXNG, or both, as
- * WDS_SEARCH_PROVIDER says), so an agent searches exactly what POST /v2/search would.
+ * Web search for work that runs on workers — the agent's `search` tool, extract's
+ * `enableWebSearch` — through this interface; the worker wires the deployment's search
+ * (packages/search: the own index of stored pages, SearXNG, or both, as WDS_SEARCH_PROVIDER
+ * says), so they search exactly what POST /v2/search would.
  */
 export interface SearchHit {
   url: string;
@@ -11,12 +12,12 @@ export interface SearchHit {
   description?: string;
 }
 
-export interface AgentSearchProvider {
+export interface WebSearch {
   search(query: string, o: { teamId: string; limit: number; country?: string }): Promise<SearchHit[]>;
 }
 
-/** Web results of the deployment's provider, within `timeoutMs` (a slow provider is the model's news, not a stuck step). */
-export function deploymentSearch(provider: SearchProvider, timeoutMs = 15_000): AgentSearchProvider {
+/** Web results of the deployment's provider, within `timeoutMs` (a slow provider is news for the model or the job, never a stuck step). */
+export function deploymentSearch(provider: SearchProvider, timeoutMs = 15_000): WebSearch {
   return {
     async search(query, o) {
       const r = await runSearch(
