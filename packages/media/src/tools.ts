@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
+import { isExecutable, onPath } from '@wds/config/executables';
 import { WdsError } from '@wds/errors';
 
 /**
@@ -12,22 +12,6 @@ export interface MediaTools {
   ffprobe: string;
   /** Absent: yt-dlp is not installed; pages whose media only yt-dlp finds get null with a warning. */
   ytDlp?: string;
-}
-
-function isExecutable(p: string): boolean {
-  try {
-    accessSync(p, constants.X_OK);
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir && isExecutable(join(dir, name))) return join(dir, name);
-  }
-  return undefined;
 }
 
 const notFound = (message: string) => new WdsError('SERVICE_UNAVAILABLE', { code: 'MEDIA_TOOLS_NOT_FOUND', retryable: false, message });

@@ -45,22 +45,21 @@ export class LocalFileStore implements FileStore {
     return typeof this.opts.secret === 'function' ? this.opts.secret() : this.opts.secret;
   }
 
-  async put(key: string, bytes: Buffer): Promise<StoredFile> {
-    const path = this.path(key);
-    await mkdir(dirname(path), { recursive: true });
-    // Readers never see a half-written file: write aside, then rename into place.
-    const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(tmp, bytes);
-    await rename(tmp, path);
-    return { key, contentType: contentTypeOf(key)!, size: bytes.length };
+  put(key: string, bytes: Buffer): Promise<StoredFile> {
+    return this.place(key, (tmp) => writeFile(tmp, bytes));
   }
 
-  async putFile(key: string, source: string): Promise<StoredFile> {
+  /** A copy, not a rename: the source may be on another filesystem (a temp directory). */
+  putFile(key: string, source: string): Promise<StoredFile> {
+    return this.place(key, (tmp) => copyFile(source, tmp));
+  }
+
+  /** Readers never see a half-written file: written aside, then renamed into place. */
+  private async place(key: string, write: (tmp: string) => Promise<void>): Promise<StoredFile> {
     const path = this.path(key);
     await mkdir(dirname(path), { recursive: true });
     const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-    // A copy, not a rename: the source may be on another filesystem (a temp directory).
-    await copyFile(source, tmp);
+    await write(tmp);
     await rename(tmp, path);
     return { key, contentType: contentTypeOf(key)!, size: (await stat(path)).size };
   }

@@ -192,6 +192,15 @@ describe('SSRF guard, WDS_ALLOW_PRIVATE_NETWORK off', () => {
     assert.equal(site.hits('/media/tone.ogg'), before, 'the media URL was never requested');
   });
 
+  test('lockdown: served from the cache, media null with a warning (no outbound request)', async () => {
+    const url = await cachedPage('/cached-lockdown', `<audio src="http://media.example.test/tone.ogg"></audio>`, ['audio']);
+    const r = await call(guarded, 'POST', '/v2/scrape', { url, formats: ['audio'], lockdown: true });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.data.audio, null);
+    assert.match(r.json.data.warning, /lockdown makes no outbound request/);
+    assert.equal(r.json.data.metadata.creditsUsed, 5, "lockdown's price on a hit, no media credits");
+  });
+
   test('yt-dlp cannot go around the guard: its requests go through the guarded proxy, which refuses the private address', async () => {
     // The fixture's port: were the proxy to let it through, the fixture would count the request.
     const url = await cachedPage(`:${new URL(site.origin).port}/ld-page`, '<p>A player, no media named in HTML.</p>', ['video']);
