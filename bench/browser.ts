@@ -11,11 +11,12 @@
  */
 import http from 'node:http';
 
-import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { BrowserPool, DEFAULT_LAUNCH_ARGS, defaultMaxConcurrentPages } from '@wds/browser';
+import { measureBrowserCrawl, type BrowserCrawlFigures } from './browser-crawl';
 import { writeResult } from './stats';
+import { treeMemory, type TreeMemory } from './tree-memory';
 
 export interface BenchFigures {
   pages: number;
@@ -40,53 +41,6 @@ const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>
 <main><h1>A static article</h1>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p>'.repeat(30)}
 <ul>${Array.from({ length: 30 }, (_, i) => `<li><a href="/item/${i}">Item ${i}</a></li>`).join('')}</ul></main>
 <footer>© bench</footer></body></html>`;
-
-interface TreeMemory {
-  rssNode: number;
-  rssChildren: number;
-  pss: number;
-  processes: number;
-}
-
-/** RSS and PSS (bytes) of a process and all its descendants, from /proc. */
-function treeMemory(root: number, withPss: boolean): TreeMemory {
-  const parent = new Map<number, number>();
-  const rss = new Map<number, number>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const status = readFileSync(`/proc/${d}/status`, 'utf8');
-      const pp = /PPid:\s+(\d+)/.exec(status);
-      const r = /VmRSS:\s+(\d+) kB/.exec(status);
-      parent.set(Number(d), pp ? Number(pp[1]) : 0);
-      rss.set(Number(d), r ? Number(r[1]) * 1024 : 0);
-    } catch {
-      // exited while we looked
-    }
-  }
-  const inTree = (pid: number): boolean => {
-    for (let p = pid, hops = 0; p > 1 && hops < 64; p = parent.get(p) ?? 0, hops++) if (p === root) return true;
-    return false;
-  };
-  const mem: TreeMemory = { rssNode: rss.get(root) ?? 0, rssChildren: 0, pss: 0, processes: 1 };
-  for (const [pid, r] of rss) {
-    const mine = pid === root;
-    if (!mine && !inTree(pid)) continue;
-    if (!mine) {
-      mem.rssChildren += r;
-      mem.processes++;
-    }
-    if (withPss) {
-      try {
-        const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-        mem.pss += m ? Number(m[1]) * 1024 : 0;
-      } catch {
-        // exited, or no smaps_rollup
-      }
-    }
-  }
-  return mem;
-}
 
 function summary(latencies: number[], wallMs: number) {
   const s = [...latencies].sort((a, b) => a - b);
@@ -113,16 +67,23 @@ async function runLoad(n: number, concurrency: number, one: (worker: number) => 
 
 const envNum = (name: string): number | undefined => (process.env[name] ? Number(process.env[name]) : undefined);
 
-/** `npm run bench -- browser`: measures, prints and writes bench/results/browser-<time>.json. */
-export async function runBrowserBench(opts: { pages?: number; concurrency?: number; executablePath?: string } = {}): Promise<BenchFigures> {
-  const figures = await measure({
-    pages: opts.pages ?? envNum('BENCH_BROWSER_PAGES'),
-    concurrency: opts.concurrency ?? envNum('BENCH_BROWSER_CONCURRENCY'),
-    executablePath: opts.executablePath,
-  });
+/**
+ * `npm run bench -- browser`: measures, prints and writes bench/results/browser-<time>.json: the
+ * pool against bare playwright-core, then (issue 19) a browser crawl through the full stack
+ * against the bare pool (browser-crawl.ts). `BENCH_BROWSER_SKIP=pool` or `=crawl` leaves one out.
+ */
+export async function runBrowserBench(opts: { pages?: number; concurrency?: number; executablePath?: string } = {}): Promise<BenchFigures & { crawl?: BrowserCrawlFigures }> {
+  const skip = new Set((process.env.BENCH_BROWSER_SKIP ?? '').split(',').filter(Boolean));
+  const concurrency = opts.concurrency ?? envNum('BENCH_BROWSER_CONCURRENCY') ?? defaultMaxConcurrentPages();
+  const figures: Partial<BenchFigures> & { crawl?: BrowserCrawlFigures } = skip.has('pool')
+    ? {}
+    : await measure({ pages: opts.pages ?? envNum('BENCH_BROWSER_PAGES'), concurrency, executablePath: opts.executablePath });
+  if (!skip.has('crawl')) {
+    figures.crawl = await measureBrowserCrawl({ pages: envNum('BENCH_BROWSER_CRAWL_PAGES') ?? 500, rounds: envNum('BENCH_BROWSER_CRAWL_ROUNDS') ?? 2, poolPages: concurrency });
+  }
   console.log(JSON.stringify(figures, null, 2));
   console.log(`browser bench written to ${writeResult('browser', figures)}`);
-  return figures;
+  return figures as BenchFigures & { crawl?: BrowserCrawlFigures };
 }
 
 async function measure(opts: { pages?: number; concurrency?: number; executablePath?: string }): Promise<BenchFigures> {

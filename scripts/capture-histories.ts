@@ -2,7 +2,8 @@
 // embedded stack and writes its workflow history to workflows/src/histories/, for the replay
 // test (workflows/src/replay.test.ts). Capture again when a workflow changes on purpose, and
 // keep the old files: running workflows still have to replay after a deploy.
-// CAPTURE_ONLY=crawl-llm,scrape-llm captures only those (of the jobs with model-made formats); the others stay as they are.
+// CAPTURE_ONLY=crawl-llm,scrape-llm,crawl-browser captures only those (of the jobs with model-made formats or
+// browser pages); the others stay as they are.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
@@ -20,6 +21,9 @@ const site = await startFixtureSite({
   '/a': html('<html><body><main><h1>A</h1><a href="/b">b</a></main></body></html>'),
   '/b': html('<html><body><main><h1>B</h1></main></body></html>'),
   '/slow': (_req, res) => void setTimeout(() => res.end('<html><body>late</body></html>'), 3_000),
+  // Script-rendered: the crawl hands it to the browser window, whose rendered DOM links to /js-b (also a shell).
+  '/js-a': html(`<html><body><div id="root"></div><script>document.getElementById('root').innerHTML = '<main><h1>JS A</h1><a href="/js-b">b</a></main>';</script></body></html>`),
+  '/js-b': html(`<html><body><div id="root"></div><script>document.getElementById('root').innerHTML = '<main><h1>JS B</h1></main>';</script></body></html>`),
 });
 // A model for the LLM jobs: json replies carry a title, summaries are one line.
 const model = await startFakeOpenAI({ handler: (r) => (String(r.messages[0]?.content ?? '').includes('summarize') ? { content: 'A short summary.' } : { content: { title: 'T' } }) });
@@ -51,6 +55,15 @@ try {
   if (wanted('scrape-llm')) {
     const llm = await post(stack.base, '/v2/scrape', { url: site.url('/b'), maxAge: 0, formats: ['summary'] });
     await save('scrape-llm', workflowIds.scrape(llm.data.metadata.scrapeId));
+  }
+  if (wanted('crawl-browser')) {
+    const browserWorker = await spawnApp('worker', { ...stack.env, WDS_WORKER_QUEUES: 'wds-browser', WDS_BROWSER_PAGES: '2' });
+    try {
+      const browserCrawl = await post(stack.base, '/v2/crawl', { url: site.url('/js-a'), limit: 3, sitemap: 'skip', crawlEntireDomain: true, scrapeOptions: { maxAge: 0 } });
+      await save('crawl-browser', workflowIds.crawl(browserCrawl.id));
+    } finally {
+      browserWorker.child.kill('SIGTERM');
+    }
   }
   if (wanted('crawl-llm')) {
     const llmCrawl = await post(stack.base, '/v2/crawl', { url: site.url('/'), limit: 3, sitemap: 'skip', scrapeOptions: { formats: ['markdown', 'summary'] } });

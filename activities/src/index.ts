@@ -2,6 +2,7 @@ export { createScrapeActivities, type ScrapeActivityDeps } from './scrape/activi
 export { createStoreActivities } from './store/activities';
 export { toApplicationFailure } from './failures';
 export { createCrawlActivities, createCrawlControlActivities } from './crawl/activities';
+export { createCrawlBrowserActivities } from './crawl/browser-page';
 export { createMapActivities } from './map/activities';
 export { startWebhookDispatcher, signWebhookBody } from './webhooks/dispatcher';
 export { startStrandedJobSweeper } from './crawl/stranded';
@@ -23,4 +24,6 @@ export {
   createAgentBrowserActivities,
   startStrandedAgentSweeper,
 } from './agent/index';
+export { createMonitorControlActivities, createMonitorFetchActivities, ensureTickSchedules, startMonitorUpkeep, type MonitorTicking } from './monitor/index';
 export { deploymentSearch, type SearchHit, type WebSearch } from './search/web-search';
+export { startPageVersionPruner, type PageVersionPrunerOptions } from './changes/prune';

@@ -1,4 +1,4 @@
-import { agentBillableItems, chargeCredits, releaseJobReservations, releaseReservation, reserveCredits, teamCreditLimit, type Db } from '@wds/db';
+import { agentBillableItems, chargeCredits, reduceReservation, releaseJobReservations, reserveCredits, teamCreditLimit, type Db } from '@wds/db';
 import type { RunContext } from './context';
 
 /**
@@ -38,16 +38,15 @@ export async function reserveForRun(db: Db, c: RunContext, key: string, amount: 
  * Once an item's real cost is known and below its reservation (a model step reserves for the
  * longest reply it may get), the reservation is swapped for one of the real cost, so the cap
  * counts what was spent rather than estimates. Returns the key that now holds the item (its
- * charge converts it). Released first, then reserved: under a race with a sub-agent's
- * reservation the smaller one may be refused; the item is then charged without one (billing
- * never fails after the work is done) and the job may end a few credits over its cap.
- * Idempotent: both steps are keyed.
+ * charge converts it). One ledger transaction (reduceReservation): a sub-agent reserving at the
+ * same moment sees either the estimate or the cost held, never neither, so it cannot take the
+ * difference and push the item's own cost over the cap. Idempotent.
  */
 export async function shrinkReservation(db: Db, c: RunContext, key: string, estimate: number, actual: number): Promise<string> {
   if (actual >= estimate) return key;
   const actualKey = `${key}:actual`;
-  await releaseReservation(db, { teamId: c.run.teamId, jobId: c.root.id, kind: 'agent', reservationKey: key });
-  await reserveForRun(db, c, actualKey, actual);
+  const caps = { jobCap: c.rootOptions.maxCredits, teamCap: await teamCreditLimit(db, c.run.teamId) };
+  await reduceReservation(db, { teamId: c.run.teamId, jobId: c.root.id, kind: 'agent', reservationKey: key, key: actualKey, amount: actual }, caps);
   return actualKey;
 }
 

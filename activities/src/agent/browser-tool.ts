@@ -1,6 +1,7 @@
 import type { AgentToolArgsOf } from '@wds/contracts';
 import { WdsError } from '@wds/errors';
 import { buildDocumentAsync } from '@wds/documents';
+import { browserPageInFlight } from '@wds/metrics';
 import type { AgentToolInput, AgentToolResult } from '@wds/workflows/agent';
 import { renderedPage, type BrowserActivityDeps } from '../browser/render-page';
 import { agentScrapeOptions, checkAllowed, pageIdOf, pageOutcome } from './pages';
@@ -45,5 +46,5 @@ function browserScrape(deps: AgentBrowserDeps): Tool<AgentToolArgsOf<'scrape'>> 
 
 export function agentBrowserTool(deps: AgentBrowserDeps, input: AgentToolInput): Promise<AgentToolResult> {
   if (input.name !== 'scrape') throw new Error(`${input.name} is not a wds-browser tool`);
-  return runToolCall(deps.db, input, 'scrape', browserScrape(deps));
+  return browserPageInFlight('agent', () => runToolCall(deps.db, input, 'scrape', browserScrape(deps)));
 }

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { startScrapeTimer } from '@wds/metrics';
+import { browserPageInFlight, startScrapeTimer } from '@wds/metrics';
 import type { RenderPageInput, RenderPageResult, BrowserActivities } from '@wds/workflows/scrape';
 import { asActivity } from '../failures';
 import { renderScrapeJob, type BrowserActivityDeps } from './render-page';
@@ -15,7 +15,7 @@ export function createBrowserActivities(deps: BrowserActivityDeps): BrowserActiv
       beat.unref();
       const done = startScrapeTimer();
       try {
-        const r = await asActivity(() => renderScrapeJob(deps, input, ctx.cancellationSignal));
+        const r = await browserPageInFlight('scrape', () => asActivity(() => renderScrapeJob(deps, input, ctx.cancellationSignal)));
         done('browser', 'success');
         return r;
       } catch (e) {

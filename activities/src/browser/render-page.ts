@@ -1,14 +1,14 @@
-import { mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
-import { loadScrapeJob, storeCachedPage, type Db } from '@wds/db';
+import { effectiveWaitFor, mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
+import { loadScrapeJob, storeCachedPage } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browser';
-import { buildDocumentAsync, type BuiltScrapeDocument, type PageContent } from '@wds/documents';
+import { buildDocumentAsync, outputsVariant, type BuiltScrapeDocument, type PageContent } from '@wds/documents';
 import { scrapeCacheKey } from '@wds/fetch';
 import type { FileStore } from '@wds/storage';
 import type { RenderPageInput, RenderPageResult } from '@wds/workflows/scrape';
 import { finishScrapePage } from '../scrape/finish';
 import { hideUrlFromLogs } from '../log-privacy';
-import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
+import { scrapeOnePage, type PageDeps, type PageResult } from '../scrape/pipeline';
 import { storeActionResults, storeScreenshot, type DocumentActions } from './files';
 import { openProfile, type ProfileSession } from './profile';
 
@@ -35,9 +35,98 @@ export function renderedPage(url: string, r: RenderResult): PageContent {
   return { requestedUrl: url, finalUrl: r.finalUrl, statusCode: r.statusCode || 200, contentTypeHeader: `${mime}; charset=utf-8`, body: Buffer.from(r.html, 'utf8'), charset: 'utf-8' };
 }
 
+/** One page for the browser engine: what a scrape job or a crawl page asks of it. */
+export interface BrowserPageRequest {
+  url: string;
+  options: ScrapeOptions;
+  /** The page's scrape id: its document's metadata.scrapeId and the folder of its files. */
+  scrapeId: string;
+  /** Epoch ms the page must be done by (retries share it). */
+  deadlineMs: number;
+  signal?: AbortSignal;
+  /** Crawls: the page's links, for discovery, even when `links` is not a requested format. */
+  collectLinks?: boolean;
+  /** A profile's browser state to load, and whether to return the state at the end (a saving session). */
+  storageState?: unknown;
+  captureStorageState?: boolean;
+}
+
+export interface BrowserPageResult {
+  page: PageResult;
+  /** False when the URL was a download and the HTTP engine answered instead (no browser state then). */
+  rendered: boolean;
+  storageState?: unknown;
+}
+
 /**
- * One scrape job rendered by the browser: profile lease → render (actions, screenshot) →
- * files stored → formats from the final DOM → cache → profile write-back → job completed.
+ * One page by the browser engine, as scrape jobs and crawl pages share it: render (actions,
+ * screenshot, profile state) → files stored as signed links → formats from the final DOM →
+ * cache. A URL that is a file download (a PDF…) cannot be rendered: unless the request needs the
+ * page itself (actions, screenshot, branding), the HTTP engine answers it.
+ */
+export async function renderBrowserPage(deps: BrowserActivityDeps, req: BrowserPageRequest): Promise<BrowserPageResult> {
+  const o = req.options;
+  const screenshot = screenshotOptions(o);
+  const branding = o.formats.some((f) => f.type === 'branding');
+  let r: RenderResult;
+  try {
+    r = await deps.renderer.render({
+      url: req.url,
+      headers: o.headers,
+      timeoutMs: Math.max(1, req.deadlineMs - Date.now()),
+      waitFor: effectiveWaitFor(o),
+      mobile: o.mobile,
+      location: o.location,
+      blockAds: o.blockAds,
+      skipTlsVerification: o.skipTlsVerification,
+      allowPrivateNetwork: deps.allowPrivateNetwork,
+      actions: o.actions,
+      screenshot,
+      storageState: req.storageState,
+      captureStorageState: req.captureStorageState,
+      branding,
+      signal: req.signal,
+    });
+  } catch (e) {
+    if (e instanceof WdsError && e.code === 'SCRAPE_BROWSER_DOWNLOAD' && !o.actions?.length && !screenshot && !branding) {
+      const options = { ...o, waitFor: 0, timeout: Math.max(1, req.deadlineMs - Date.now()) };
+      return { page: await scrapeOnePage(deps, { url: req.url, options, scrapeId: req.scrapeId, signal: req.signal, collectLinks: req.collectLinks }), rendered: false };
+    }
+    throw e;
+  }
+
+  const page = renderedPage(req.url, r);
+  const built = await buildDocumentAsync(page, withLlmInputs(o, deps.llmAvailable), {
+    scrapeId: req.scrapeId,
+    engine: 'browser',
+    cache: { state: 'miss' },
+    collectLinks: req.collectLinks,
+    timeoutMs: Math.max(1, req.deadlineMs - Date.now()),
+    signal: req.signal,
+    llm: deps.llmAvailable,
+  });
+  const doc: BrowserDocument = built.document;
+  const [shotUrl, actions] = await Promise.all([
+    r.screenshot ? storeScreenshot(deps.files, req.scrapeId, r.screenshot) : undefined,
+    r.actions && o.actions?.length ? storeActionResults(deps.files, req.scrapeId, r.actions) : undefined,
+  ]);
+  if (shotUrl) doc.screenshot = shotUrl;
+  if (branding) doc.branding = r.branding ?? null;
+  if (actions) doc.actions = actions;
+
+  // A profile's page shows that profile's session: never shared through the cache.
+  if (mayStoreInCache(o) && !o.profile && page.statusCode < 500) {
+    await storeCachedPage(deps.db, scrapeCacheKey({ ...o, url: req.url }), {
+      url: req.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentType: page.contentTypeHeader, charset: 'utf-8', body: page.body, engine: 'browser',
+      outputs: built.outputs && { variant: outputsVariant(withLlmInputs(o, deps.llmAvailable)), formats: built.outputs },
+    });
+  }
+  return { page: { ...built, document: doc, statusCode: page.statusCode }, rendered: true, storageState: r.storageState };
+}
+
+/**
+ * One scrape job rendered by the browser: profile lease → the page (renderBrowserPage) →
+ * profile write-back → job completed.
  */
 export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPageInput, signal?: AbortSignal): Promise<RenderPageResult> {
   const { jobId } = input;
@@ -58,66 +147,14 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
   let saved = false;
   try {
     profile = o.profile ? await openProfile(deps.db, { teamId: job.teamId, profile: o.profile, owner: jobId, budgetMs }) : undefined;
-    const screenshot = screenshotOptions(o);
-    const branding = o.formats.some((f) => f.type === 'branding');
-    let r: RenderResult;
-    try {
-      r = await deps.renderer.render({
-        url: o.url,
-        headers: o.headers,
-        timeoutMs: budgetMs,
-        waitFor: o.waitFor,
-        mobile: o.mobile,
-        location: o.location,
-        blockAds: o.blockAds,
-        skipTlsVerification: o.skipTlsVerification,
-        allowPrivateNetwork: deps.allowPrivateNetwork,
-        actions: o.actions,
-        screenshot,
-        storageState: profile?.state,
-        captureStorageState: profile?.saving,
-        branding,
-        signal,
-      });
-    } catch (e) {
-      // A URL that is a file download (a PDF…) cannot be rendered; unless the request needs the
-      // page itself (actions, screenshot), the HTTP engine answers it.
-      if (e instanceof WdsError && e.code === 'SCRAPE_BROWSER_DOWNLOAD' && !o.actions?.length && !screenshot && !branding) {
-        return await httpFallback(deps, jobId, o, input.deadlineMs, signal);
-      }
-      throw e;
-    }
-
-    const page = renderedPage(o.url, r);
-    const built = await buildDocumentAsync(page, withLlmInputs(o, deps.llmAvailable), { scrapeId: jobId, engine: 'browser', cache: { state: 'miss' }, timeoutMs: Math.max(1, input.deadlineMs - Date.now()), signal, llm: deps.llmAvailable });
-    const doc: BrowserDocument = built.document;
-    const [shotUrl, actions] = await Promise.all([
-      r.screenshot ? storeScreenshot(deps.files, jobId, r.screenshot) : undefined,
-      r.actions && o.actions?.length ? storeActionResults(deps.files, jobId, r.actions) : undefined,
-    ]);
-    if (shotUrl) doc.screenshot = shotUrl;
-    if (branding) doc.branding = r.branding ?? null;
-    if (actions) doc.actions = actions;
-
-    // A profile's page shows that profile's session: never shared through the cache.
-    if (mayStoreInCache(o) && !o.profile && page.statusCode < 500) {
-      await storeCachedPage(deps.db, scrapeCacheKey(o), {
-        url: o.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentType: page.contentTypeHeader, charset: 'utf-8', body: page.body, engine: 'browser',
-      });
-    }
-    if (profile?.saving) {
+    const r = await renderBrowserPage(deps, { url: o.url, options: o, scrapeId: jobId, deadlineMs: input.deadlineMs, signal, storageState: profile?.state, captureStorageState: profile?.saving });
+    if (profile?.saving && r.rendered) {
       await profile.save(r.storageState ?? { cookies: [], origins: [] });
       saved = true;
     }
-    return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, doc, built.creditsUsed, deps.llmAvailable)) };
+    return { jobId, statusCode: r.page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, r.page.document, r.page.creditsUsed, deps.llmAvailable, r.page.fetched)) };
   } finally {
     if (profile && !saved) await profile.release().catch(() => {});
     shown();
   }
-}
-
-async function httpFallback(deps: BrowserActivityDeps, jobId: string, o: ScrapeOptions & { url: string }, deadlineMs: number, signal?: AbortSignal): Promise<RenderPageResult> {
-  const options = { ...o, waitFor: 0, timeout: Math.max(1, deadlineMs - Date.now()) };
-  const page = await scrapeOnePage(deps, { url: o.url, options, scrapeId: jobId, signal });
-  return { jobId, statusCode: page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed, deps.llmAvailable)) };
 }

@@ -11,6 +11,9 @@ export type StoredBatchOptions = ScrapeOptions & { webhook?: WebhookConfig | nul
 
 export interface LoadedJob {
   id: string;
+  teamId: string;
+  /** The job keeps no page data (zero data retention): change tracking keeps hashes only. */
+  zeroDataRetention: boolean;
   kind: 'crawl' | 'batch';
   url: string | null;
   scrape: ScrapeOptions;
@@ -34,8 +37,8 @@ export async function loadJobOptions(db: Db, jobId: string): Promise<LoadedJob> 
   const scrape = row.zeroDataRetention && !stored.zeroDataRetention ? { ...stored, zeroDataRetention: true } : stored;
   const job: LoadedJob =
     row.kind === 'crawl'
-      ? { id: jobId, kind: 'crawl', url: row.url, scrape, crawl: opts as StoredCrawlOptions, webhook: opts.webhook ?? null }
-      : { id: jobId, kind: 'batch', url: null, scrape, crawl: null, webhook: opts.webhook ?? null };
+      ? { id: jobId, teamId: row.teamId, zeroDataRetention: row.zeroDataRetention, kind: 'crawl', url: row.url, scrape, crawl: opts as StoredCrawlOptions, webhook: opts.webhook ?? null }
+      : { id: jobId, teamId: row.teamId, zeroDataRetention: row.zeroDataRetention, kind: 'batch', url: null, scrape, crawl: null, webhook: opts.webhook ?? null };
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(jobId, job);
   return job;

@@ -1,17 +1,23 @@
-import { needsLlm } from '@wds/contracts';
-import { failPage, finishPage, type ClaimedUrl, type FrontierEntry } from '@wds/db';
-import { toWdsError } from '@wds/errors';
+import { changeTrackingOf, needsLlm } from '@wds/contracts';
+import { failPage, finishPage, finishPageCountingLinks, handToBrowser, type ClaimedUrl, type FrontierEntry } from '@wds/db';
 import { crawlPageStored } from '@wds/metrics';
 import { createScope, type CrawlScope } from '@wds/crawl';
+import { planEngine } from '@wds/workflows/scrape';
 import type { BatchRun, PageHandler, PageOutcome } from '../frontier/batch-runner';
-import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
+import { withInlineRetries } from '../frontier/page-retries';
+import type { BrowserAvailability } from '../browser/availability';
+import { clientRenderedPage } from '../browser/escalation';
+import { scrapeOrEscalate, type PageDeps, type PageResult } from '../scrape/pipeline';
+import { trackCrawlPage } from '../changes/track-document';
 import { webhookFor } from '../webhooks/emit';
 import type { createRobotsCache } from './discovery';
 import type { LoadedJob } from './job-options';
 import { hideUrlsFromLogs } from '../log-privacy';
 
-/** Retries of a page inside its batch for transient failures, before it is recorded as failed. */
-const INLINE_RETRIES = 2;
+export interface CrawlPageDeps extends PageDeps {
+  /** Whether a worker serves wds-browser (absent: never; pages that need the browser then fail, as single scrapes answer 503). */
+  browserAvailable?: BrowserAvailability;
+}
 
 const scopes = new Map<string, CrawlScope>();
 function scopeOf(job: LoadedJob): CrawlScope | null {
@@ -25,39 +31,43 @@ function scopeOf(job: LoadedJob): CrawlScope | null {
   return s;
 }
 
+/** Whether a page's links are followed (crawls, not sitemap-only; external pages are leaves). */
+export const followsLinks = (job: LoadedJob, u: ClaimedUrl) => !!scopeOf(job) && job.crawl?.sitemap !== 'only' && !u.external;
+
 /**
- * The page handler of crawls and batch scrapes: robots check, scrape (cache allowed), then the
- * document, its credits, its page event (with its webhook delivery) and the links in scope are
- * stored in one statement, idempotent per (job, URL key), so a retried batch never stores a
- * page twice. When the scrape options ask for model-made formats, the document is stored as
- * pending LLM work instead (no credits, no event yet): an LLM batch on wds-llm completes it
- * (../llm/crawl-pages.ts), so no model call ever runs in the fetch queue.
+ * The fetch-side page handler of crawls and batch scrapes: robots check, the engine choice of a
+ * single scrape (workflows/src/scrape/engine.ts) per page, then either the HTTP engine — cache
+ * allowed — storing the page, or a hand-over to the browser engine: up front when the options
+ * need the browser (actions, screenshot, branding, mobile, profile; waitFor while a browser worker
+ * is there), or after the fetch when the HTML looks script-rendered. A handed-over page is
+ * rendered by the job's browser window on wds-browser (./browser-page.ts).
  */
-export function crawlPageHandler(deps: PageDeps, robotsFor: ReturnType<typeof createRobotsCache>, job: LoadedJob): PageHandler {
-  const scope = scopeOf(job);
-  const followLinks = !!scope && job.crawl?.sitemap !== 'only';
+export function crawlPageHandler(deps: CrawlPageDeps, robotsFor: ReturnType<typeof createRobotsCache>, job: LoadedJob): PageHandler {
   const handle: PageHandler = async (u, run) => {
     if (!(await robotsAllow(job, u, robotsFor, run.signal))) {
       await failPage(deps.db, job.id, u.key, 'robots', 'URL blocked by robots.txt');
       return 'skipped';
     }
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await scrapeAndStore(deps, job, scope, u, run, followLinks && !u.external);
-      } catch (e) {
-        if (run.signal.aborted) return 'skipped'; // cancelled: the job's end marks what is left
-        const err = toWdsError(e);
-        if (err.retryable && attempt < INLINE_RETRIES) {
-          await run.sleep(300 * (attempt + 1));
-          continue;
-        }
-        await failPage(deps.db, job.id, u.key, 'failed', err.message);
-        return 'failed';
-      }
+    const plan = planEngine(job.scrape, (await deps.browserAvailable?.()) ?? false);
+    if (plan.engine === 'unavailable') {
+      const message = `Service Unavailable: this page needs the browser engine (${plan.reasons.join(', ')}), and no worker serves the wds-browser queue. Start a worker with WDS_WORKER_QUEUES including wds-browser.`;
+      await failPage(deps.db, job.id, u.key, 'failed', message);
+      return 'failed';
     }
+    if (plan.engine === 'browser') return (await handToBrowser(deps.db, job.id, u.key)) ? 'browser' : 'skipped';
+    const escalate = plan.escalateIfClientRendered ? clientRenderedPage : undefined;
+    return withInlineRetries(deps.db, job.id, u, run, async () => {
+      const page = await scrapeOrEscalate(deps, { url: u.url, options: job.scrape, scrapeId: u.pageId, signal: run.signal, useCache: true, collectLinks: followsLinks(job, u), sleep: run.sleep }, escalate);
+      if ('needsBrowser' in page) return (await handToBrowser(deps.db, job.id, u.key)) ? 'browser' : 'skipped';
+      return storeCrawlPage(deps, job, u, page);
+    });
   };
+  return keepingUrlsPrivate(job, handle);
+}
+
+/** Zero data retention: a page's URL stays out of log lines and stored failures while its handler runs (fetch and browser pages). */
+export function keepingUrlsPrivate(job: LoadedJob, handle: PageHandler): PageHandler {
   if (!job.scrape.zeroDataRetention) return handle;
-  // Zero data retention: the page's URL stays out of log lines and stored failures.
   return async (u, run) => {
     const shown = hideUrlsFromLogs([u.url]);
     try {
@@ -75,8 +85,16 @@ async function robotsAllow(job: LoadedJob, u: ClaimedUrl, robotsFor: ReturnType<
   return rules.isAllowed(u.url);
 }
 
-async function scrapeAndStore(deps: PageDeps, job: LoadedJob, scope: CrawlScope | null, u: ClaimedUrl, run: BatchRun, collectLinks: boolean): Promise<PageOutcome> {
-  const page = await scrapeOnePage(deps, { url: u.url, options: job.scrape, scrapeId: u.pageId, signal: run.signal, useCache: true, collectLinks, sleep: run.sleep });
+/**
+ * Stores a scraped or rendered page: the document, its credits, its page event (with its webhook
+ * delivery) and the links in scope go in one statement, idempotent per (job, URL key), so a
+ * retried batch never stores a page twice. When the scrape options ask for model-made formats,
+ * the document is stored as pending LLM work instead (no credits, no event yet): an LLM batch on
+ * wds-llm completes it (../llm/crawl-pages.ts), so no model call ever runs here. With
+ * `countLinks` (browser pages) the URLs new to the frontier are reported to the batch.
+ */
+export async function storeCrawlPage(deps: PageDeps, job: LoadedJob, u: ClaimedUrl, page: PageResult, run?: BatchRun): Promise<PageOutcome> {
+  const scope = scopeOf(job);
   const links: FrontierEntry[] = [];
   if (scope) {
     for (const l of page.links ?? []) {
@@ -84,10 +102,22 @@ async function scrapeAndStore(deps: PageDeps, job: LoadedJob, scope: CrawlScope 
       if (a.ok) links.push({ url: a.url, key: a.key, depth: a.depth, external: a.external });
     }
   }
-  // A page whose formats need the model is stored as pending LLM work: the LLM window ends it.
+  // A page whose formats need the model is stored as pending LLM work: the LLM window ends it
+  // (and answers its changeTracking); otherwise changeTracking is answered here, and its version
+  // recorded by the statement storing the page.
   const pendingLlm = needsLlm(job.scrape);
-  const document = u.discoveryOnly ? undefined : { body: page.document, credits: page.creditsUsed, webhook: webhookFor(job, 'page'), pendingLlm };
-  const stored = await finishPage(deps.db, job.id, u.key, { links, document });
+  const tracked = !u.discoveryOnly && !pendingLlm && changeTrackingOf(job.scrape) ? await trackCrawlPage(deps.db, job, u, page.document, { fetched: page.fetched }) : null;
+  const document = u.discoveryOnly
+    ? undefined
+    : { body: tracked?.document ?? page.document, credits: page.creditsUsed, webhook: webhookFor(job, 'page'), pendingLlm, versions: tracked?.writes };
+  let stored: boolean;
+  if (run) {
+    const r = await finishPageCountingLinks(deps.db, job.id, u.key, { links, document });
+    if (r.linksAdded) run.addedLinks(r.linksAdded);
+    stored = r.stored;
+  } else {
+    stored = await finishPage(deps.db, job.id, u.key, { links, document });
+  }
   if (!stored || !document) return 'skipped';
   if (pendingLlm) return 'pending';
   crawlPageStored(job.kind, page.creditsUsed);

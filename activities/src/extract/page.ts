@@ -1,11 +1,8 @@
 import type { ScrapeOptions } from '@wds/contracts';
-import { failPage, finishPage } from '@wds/db';
-import { toWdsError } from '@wds/errors';
+import { finishPage } from '@wds/db';
 import type { PageHandler } from '../frontier/batch-runner';
+import { withInlineRetries } from '../frontier/page-retries';
 import { scrapeOnePage, type PageDeps } from '../scrape/pipeline';
-
-/** Retries of a page inside its batch for transient failures, before it is recorded as failed. */
-const INLINE_RETRIES = 2;
 
 /** What an extract keeps of a page: the markdown the model reads, and where it came from. */
 export interface ExtractSourceDocument {
@@ -20,27 +17,15 @@ export interface ExtractSourceDocument {
  * stored with 0 credits; links are not followed (wildcards were expanded by map up front).
  */
 export function extractPageHandler(deps: PageDeps, options: ScrapeOptions): PageHandler {
-  return async (u, run) => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const page = await scrapeOnePage(deps, { url: u.url, options, scrapeId: u.pageId, signal: run.signal, useCache: true, sleep: run.sleep });
-        const m = page.document.metadata;
-        const body: ExtractSourceDocument = {
-          markdown: page.document.markdown ?? '',
-          metadata: { sourceURL: u.url, url: String(m.url ?? u.url), statusCode: page.statusCode, ...(typeof m.title === 'string' ? { title: m.title } : {}) },
-        };
-        const stored = await finishPage(deps.db, run.jobId, u.key, { links: [], document: { body, credits: 0 } });
-        return stored ? 'stored' : 'skipped';
-      } catch (e) {
-        if (run.signal.aborted) return 'skipped';
-        const err = toWdsError(e);
-        if (err.retryable && attempt < INLINE_RETRIES) {
-          await run.sleep(300 * (attempt + 1));
-          continue;
-        }
-        await failPage(deps.db, run.jobId, u.key, 'failed', err.message);
-        return 'failed';
-      }
-    }
-  };
+  return (u, run) =>
+    withInlineRetries(deps.db, run.jobId, u, run, async () => {
+      const page = await scrapeOnePage(deps, { url: u.url, options, scrapeId: u.pageId, signal: run.signal, useCache: true, sleep: run.sleep });
+      const m = page.document.metadata;
+      const body: ExtractSourceDocument = {
+        markdown: page.document.markdown ?? '',
+        metadata: { sourceURL: u.url, url: String(m.url ?? u.url), statusCode: page.statusCode, ...(typeof m.title === 'string' ? { title: m.title } : {}) },
+      };
+      const stored = await finishPage(deps.db, run.jobId, u.key, { links: [], document: { body, credits: 0 } });
+      return stored ? 'stored' : 'skipped';
+    });
 }

@@ -14,47 +14,57 @@ const CLAIM_RETRY_MS = 50;
 
 /**
  * What a page handler reports; `stored` pages count as succeeded, `failed` ones as failed;
- * `pending` pages were stored as pending LLM work (the workflow's LLM window ends them).
+ * `pending` pages were stored as pending LLM work (the workflow's LLM window ends them);
+ * `browser` pages were handed to the browser engine (the workflow's browser window renders them).
  */
-export type PageOutcome = 'stored' | 'pending' | 'failed' | 'skipped';
+export type PageOutcome = 'stored' | 'pending' | 'browser' | 'failed' | 'skipped';
 
 export interface BatchRun {
   jobId: string;
   /** Aborted when the activity is cancelled or the job stops running. */
   signal: AbortSignal;
   sleep(ms: number): Promise<void>;
+  /** Counts URLs a page added to the frontier (reported back as `linksAdded`). */
+  addedLinks(n: number): void;
 }
 
 export type PageHandler = (url: ClaimedUrl, run: BatchRun) => Promise<PageOutcome>;
 
-export async function runFrontierBatch(db: Db, input: ProcessBatchInput, leaseMs: number, handlePage: PageHandler): Promise<ProcessBatchResult> {
+/** How a batch leases its URLs: fetch batches from the frontier (claimUrls), browser pages from those handed over (claimBrowserPages). */
+export type ClaimFn = typeof claimUrls;
+
+export async function runFrontierBatch(db: Db, input: ProcessBatchInput, leaseMs: number, handlePage: PageHandler, claim: ClaimFn = claimUrls): Promise<ProcessBatchResult> {
   const ctx = Context.current();
   const { jobId } = input;
   if ((await jobStatus(db, jobId)) !== 'scraping') return { claimed: 0, succeeded: 0, failed: 0, stopped: true };
 
   const abort = new AbortController();
-  const run: BatchRun = { jobId, signal: abort.signal, sleep: (ms) => ctx.sleep(ms) };
-  const counts = { done: 0, succeeded: 0, failed: 0, llmQueued: 0 };
+  const counts = { done: 0, succeeded: 0, failed: 0, llmQueued: 0, browserQueued: 0, linksAdded: 0 };
+  const run: BatchRun = { jobId, signal: abort.signal, sleep: (ms) => ctx.sleep(ms), addedLinks: (n) => void (counts.linksAdded += n) };
   const stopWatching = watchJob(db, jobId, abort, counts);
   const owner = `${ctx.info.workflowExecution?.runId ?? ctx.info.workflowType}:${ctx.info.activityId}`;
-  const claimer = createClaimer(db, { jobId, owner, leaseMs, budget: input.batchSize, perClaim: input.concurrency, signal: abort.signal });
+  const claimer = createClaimer(db, claim, { jobId, owner, leaseMs, budget: input.batchSize, perClaim: input.concurrency, signal: abort.signal });
   try {
     await runSlots(input, claimer, run, async (u) => {
       const outcome = await handlePage(u, run);
       if (outcome === 'stored') counts.succeeded++;
       else if (outcome === 'failed') counts.failed++;
       else if (outcome === 'pending') counts.llmQueued++;
+      else if (outcome === 'browser') counts.browserQueued++;
       counts.done++;
     });
   } finally {
     stopWatching();
   }
+  // Optional fields only when set, so jobs without them report what they always did.
   return {
     claimed: claimer.claimed(),
     succeeded: counts.succeeded,
     failed: counts.failed,
     stopped: abort.signal.aborted,
     ...(counts.llmQueued ? { llmQueued: counts.llmQueued } : {}),
+    ...(counts.browserQueued ? { browserQueued: counts.browserQueued } : {}),
+    ...(counts.linksAdded ? { linksAdded: counts.linksAdded } : {}),
   };
 }
 
@@ -86,7 +96,7 @@ interface Claimer {
  * picked up while it runs, so a deep, narrow site does not wait a batch round per level. One claim
  * query at a time per batch; the first one retakes the leases of this activity's earlier attempts.
  */
-function createClaimer(db: Db, o: { jobId: string; owner: string; leaseMs: number; budget: number; perClaim: number; signal: AbortSignal }): Claimer {
+function createClaimer(db: Db, claim: ClaimFn, o: { jobId: string; owner: string; leaseMs: number; budget: number; perClaim: number; signal: AbortSignal }): Claimer {
   let budget = o.budget;
   let claimed = 0;
   let firstClaim = true;
@@ -101,7 +111,7 @@ function createClaimer(db: Db, o: { jobId: string; owner: string; leaseMs: numbe
         if (buffer.length) return buffer.shift()!;
         if (budget <= 0) return null;
         if (!claiming) {
-          claiming = claimUrls(db, o.jobId, o.owner, Math.min(budget, o.perClaim), o.leaseMs, { retakeOwn: firstClaim })
+          claiming = claim(db, o.jobId, o.owner, Math.min(budget, o.perClaim), o.leaseMs, { retakeOwn: firstClaim })
             .then((got) => {
               budget -= got.length;
               claimed += got.length;

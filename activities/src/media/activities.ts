@@ -78,7 +78,7 @@ async function mediaStep(deps: MediaActivityDeps, { jobId, deadlineMs }: Extract
     for (const w of warnings) doc.warning = doc.warning ? `${doc.warning} ${w}` : w;
     delete doc.mediaSources;
     doc.metadata.creditsUsed = credits;
-    return { jobId, statusCode: doc.metadata.statusCode, ...(await finishScrapePage(deps.db, jobId, o, doc, credits, deps.llmAvailable, 'media')) };
+    return { jobId, statusCode: doc.metadata.statusCode, ...(await finishScrapePage(deps.db, jobId, o, doc, credits, deps.llmAvailable, undefined, 'media')) };
   } finally {
     shown();
   }

@@ -6,6 +6,7 @@ import {
   createAgentLlmActivities,
   createBrowserActivities,
   createCrawlActivities,
+  createCrawlBrowserActivities,
   createCrawlControlActivities,
   createExtractControlActivities,
   createExtractFetchActivities,
@@ -15,6 +16,8 @@ import {
   createMapActivities,
   createMediaActivities,
   MEDIA_URL_TTL_SECONDS,
+  createMonitorControlActivities,
+  createMonitorFetchActivities,
   createParseActivities,
   createScrapeActivities,
   createStoreActivities,
@@ -74,6 +77,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createCrawlControlActivities({ db }),
           ...createExtractControlActivities({ db }),
           ...createAgentControlActivities({ db, tools: agentTools }),
+          ...createMonitorControlActivities({ db, jitterMs: env.WDS_MONITOR_JITTER_MS }),
           // For scrapes started with WDS_SCRAPE_FETCH=local, which fetch as local activities here
           // (converting on the transform threads when this process also serves wds-fetch, else inline).
           ...scrapeActivities(),
@@ -84,9 +88,10 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
       return {
         activities: {
           ...scrapeActivities(),
-          ...createCrawlActivities(pageDeps),
+          ...createCrawlActivities({ ...pageDeps, browserAvailable: res.browserAvailable }),
           ...createMapActivities({ ...pageDeps, sharedSearchIndex: env.WDS_SEARCH_SHARED_INDEX }),
           ...createExtractFetchActivities({ ...pageDeps, search }),
+          ...createMonitorFetchActivities(pageDeps),
           ...createParseActivities({ db }),
           ...createAgentFetchActivities({ ...pageDeps, search, browserAvailable: res.browserAvailable }),
         },
@@ -97,6 +102,9 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
       return {
         activities: {
           ...createBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files, llmAvailable: res.llmConfigured }),
+          // Crawl and batch pages: one page per activity, so these slots are the pool's pages too.
+          // No llmAvailable: their model work runs in the job's LLM window, as for HTTP pages.
+          ...createCrawlBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files }),
           ...createAgentBrowserActivities({ ...pageDeps, renderer: res.browser.pool }),
         },
         // One activity per pool page: a render never queues inside the worker, so tasks this

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { crawlDocuments, crawlJobs, crawlLlmPages, crawlUrls } from './schema/index';
-import { frontierInsert, type FrontierEntry } from './frontier';
+import { frontierInsert, UNFINISHED_URL, type FrontierEntry } from './frontier';
 
 /**
  * Crawl and batch jobs as a whole: creating one with its seeds, reading it, its live counters, and
@@ -109,7 +109,7 @@ export async function finishJob(db: Db, jobId: string, status: 'completed' | 'fa
       await tx
         .update(crawlUrls)
         .set({ status: 'cancelled', leaseOwner: null, leaseUntil: null })
-        .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, ['queued', 'leased', 'llm'])));
+        .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, [...UNFINISHED_URL, 'llm'])));
     }
     // Pages still waiting for their model step are never shown once the job has ended (a
     // completed job has none: its workflow waits for them).

@@ -6,6 +6,7 @@ import { eventCtes, type EventWebhook } from './events';
 import { chargeCtes, boundedKey } from './ledger';
 import { frontierInsert, type FrontierEntry } from './frontier';
 import { searchIndexCte } from './search-index';
+import { pageVersionCtes, type VersionWrite } from './page-versions';
 
 /** Storing a fetched page of a crawl or batch job: one statement per page, idempotent per (job, URL key). */
 
@@ -23,6 +24,8 @@ export interface FinishedPage {
      * `llm`. No charge and no event here.
      */
     pendingLlm?: boolean;
+    /** Change tracking: the page's version, recorded only when this statement stores the document. */
+    versions?: VersionWrite[];
   };
 }
 
@@ -72,14 +75,26 @@ export const KEEPS_NO_DATA = sql.raw(`(zero_data_retention OR coalesce((options 
  * and events are written again with it (a receiver may see that page's webhook twice).
  */
 export async function finishPage(db: Db, jobId: string, key: string, page: FinishedPage): Promise<boolean> {
+  return (await storePage(db, jobId, key, page)).stored;
+}
+
+/**
+ * finishPage, also counting the links that were new to the frontier: a browser page tells the
+ * crawl loop whether its rendered DOM gave the fetch window anything to claim.
+ */
+export async function finishPageCountingLinks(db: Db, jobId: string, key: string, page: FinishedPage): Promise<{ stored: boolean; linksAdded: number }> {
+  return storePage(db, jobId, key, page, true);
+}
+
+async function storePage(db: Db, jobId: string, key: string, page: FinishedPage, countLinks = false): Promise<{ stored: boolean; linksAdded: number }> {
   const d = page.document;
   const pending = !!d?.pendingLlm;
   const body = d ? JSON.stringify(storable(d.body)) : null;
-  const res = await db.execute<{ stored: number }>(sql`
+  const res = await db.execute<{ stored: number; links_added?: number }>(sql`
     WITH job AS (
       SELECT team_id, kind, ${KEEPS_NO_DATA} AS keeps_no_data FROM crawl_jobs WHERE id = ${jobId}
     ), links AS (
-      ${frontierInsert(jobId, page.links)}
+      ${frontierInsert(jobId, page.links, countLinks)}
     ), doc AS (
       INSERT INTO crawl_documents (job_id, url_key, document, credits)
       SELECT ${jobId}::uuid, ${key}::text, ${pending ? null : body}::jsonb, ${d?.credits ?? 0}::int
@@ -97,7 +112,8 @@ export async function finishPage(db: Db, jobId: string, key: string, page: Finis
       UPDATE crawl_urls SET done_at = now(), lease_owner = NULL, lease_until = NULL,
         status = CASE WHEN EXISTS (SELECT 1 FROM draft) OR EXISTS (SELECT 1 FROM crawl_llm_pages WHERE job_id = ${jobId} AND url_key = ${key}) THEN 'llm' ELSE 'done' END
       WHERE job_id = ${jobId} AND url_key = ${key}
-    ), ${pageStoredCtes(jobId, key, d?.webhook, pending ? undefined : d?.body)}
-    SELECT (SELECT count(*) FROM doc)::int + (SELECT count(*) FROM draft)::int AS stored, set_config('synchronous_commit', 'off', true) AS async_commit`);
-  return (res.rows[0]?.stored ?? 0) > 0;
+    ), ${pageStoredCtes(jobId, key, d?.webhook, pending ? undefined : d?.body)}${pageVersionCtes(pending ? [] : (d?.versions ?? []), sql`EXISTS (SELECT 1 FROM doc)`)}
+    SELECT (SELECT count(*) FROM doc)::int + (SELECT count(*) FROM draft)::int AS stored,${countLinks ? sql` (SELECT count(*) FROM links)::int AS links_added,` : sql``}
+      set_config('synchronous_commit', 'off', true) AS async_commit`);
+  return { stored: (res.rows[0]?.stored ?? 0) > 0, linksAdded: res.rows[0]?.links_added ?? 0 };
 }

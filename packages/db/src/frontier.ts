@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
-import { crawlJobs, crawlRobots, crawlUrls } from './schema/index';
+import { crawlJobs, crawlRobots, crawlUrls, type CrawlUrlStatus } from './schema/index';
 import { storableText } from './text';
 import { pickOnce } from './pick';
 
@@ -29,8 +29,11 @@ export async function enqueueUrls(db: Db, jobId: string, entries: FrontierEntry[
   return inserted.rowCount ?? 0;
 }
 
-/** The INSERT adding entries to a job's frontier, idempotent per URL key (also a CTE of finishPage). */
-export function frontierInsert(jobId: string, entries: FrontierEntry[]) {
+/**
+ * The INSERT adding entries to a job's frontier, idempotent per URL key (also a CTE of finishPage,
+ * where `returning` lets the statement count the URLs that were new).
+ */
+export function frontierInsert(jobId: string, entries: FrontierEntry[], returning = false) {
   const seen = new Set<string>();
   const unique = entries.filter((e) => (seen.has(e.key) ? false : (seen.add(e.key), true)));
   return sql`
@@ -39,7 +42,21 @@ export function frontierInsert(jobId: string, entries: FrontierEntry[]) {
     FROM unnest(${sql.param(unique.map((e) => e.key))}::text[], ${sql.param(unique.map((e) => e.url))}::text[],
                 ${sql.param(unique.map((e) => e.depth))}::int[], ${sql.param(unique.map((e) => e.external))}::bool[],
                 ${sql.param(unique.map((e) => !!e.discoveryOnly))}::bool[]) AS t(k, u, d, e, o)
-    ON CONFLICT DO NOTHING`;
+    ON CONFLICT DO NOTHING${returning ? sql` RETURNING 1` : sql``}`;
+}
+
+/**
+ * Change tracking in a crawl: URLs known from earlier crawls of the site that this crawl has not
+ * reached through links, added once its linked frontier is exhausted, marked `hidden` (a URL
+ * already in the frontier keeps its row: it was linked). Returns how many were added.
+ */
+export async function enqueueRememberedUrls(db: Db, jobId: string, entries: { url: string; key: string }[]): Promise<number> {
+  if (!entries.length) return 0;
+  const res = await db.execute(sql`
+    INSERT INTO crawl_urls (job_id, url_key, url, depth, external, hidden)
+    SELECT ${jobId}, t.k, t.u, 1, false, true FROM unnest(${sql.param(entries.map((e) => e.key))}::text[], ${sql.param(entries.map((e) => e.url))}::text[]) AS t(k, u)
+    ON CONFLICT DO NOTHING`);
+  return res.rowCount ?? 0;
 }
 
 export interface ClaimedUrl {
@@ -49,6 +66,8 @@ export interface ClaimedUrl {
   external: boolean;
   discoveryOnly: boolean;
   pageId: string;
+  /** Reached only from memory of earlier crawls (change tracking's visibility `hidden`). */
+  hidden: boolean;
 }
 
 /**
@@ -64,7 +83,7 @@ export interface ClaimedUrl {
  * for a claim and the two can never deadlock.
  */
 export async function claimUrls(db: Db, jobId: string, owner: string, n: number, leaseMs: number, opts: { retakeOwn: boolean }): Promise<ClaimedUrl[]> {
-  type Row = { url: string; url_key: string; depth: number; external: boolean; discovery_only: boolean; page_id: string; seq: string };
+  type Row = { url: string; url_key: string; depth: number; external: boolean; discovery_only: boolean; page_id: string; hidden: boolean; seq: string };
   // RETURNING follows the physical order: frontier order (seq) is restored here.
   const bySeq = (a: Row, b: Row) => Number(a.seq) - Number(b.seq);
   return db.transaction(async (tx) => {
@@ -78,7 +97,7 @@ export async function claimUrls(db: Db, jobId: string, owner: string, n: number,
         await tx.execute<Row>(sql`
           UPDATE crawl_urls c SET status = 'leased', lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = c.attempts + 1
           WHERE c.job_id = ${jobId} AND c.url_key = ANY(${pickOnce(pick)})
-          RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id, c.seq`)
+          RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id, c.hidden, c.seq`)
       ).rows.sort(bySeq);
     const rows = await lease(sql`
       SELECT url_key FROM crawl_urls
@@ -94,28 +113,54 @@ export async function claimUrls(db: Db, jobId: string, owner: string, n: number,
         rows.push(...fresh);
       }
     }
-    return rows.map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id }));
+    return rows.map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id, hidden: r.hidden }));
   });
 }
+
+/** A URL not yet fetched or rendered: what a page failure or a cancelled job may still end. */
+export const UNFINISHED_URL: CrawlUrlStatus[] = ['queued', 'leased', 'browser', 'rendering'];
 
 /** A page that could not be scraped (or was refused by robots.txt). */
 export async function failPage(db: Db, jobId: string, key: string, status: 'failed' | 'robots', error: string | null): Promise<void> {
   await db
     .update(crawlUrls)
     .set({ status, error: error === null ? null : storableText(error), doneAt: new Date(), leaseOwner: null, leaseUntil: null })
-    .where(and(eq(crawlUrls.jobId, jobId), eq(crawlUrls.urlKey, key), inArray(crawlUrls.status, ['queued', 'leased'])));
+    .where(and(eq(crawlUrls.jobId, jobId), eq(crawlUrls.urlKey, key), inArray(crawlUrls.status, UNFINISHED_URL)));
 }
 
-/** What is left to do: queued URLs while the page limit has room, and leased ones. */
-export async function frontierCounts(db: Db, jobId: string): Promise<{ queued: number; leased: number; nextLeaseExpiryMs: number | null }> {
-  const res = await db.execute<{ queued: number; leased: number; next_ms: number | null; room: number }>(sql`
+/** Pages handed to the browser engine and not ended yet (crawl-browser.ts). */
+export interface BrowserBacklog {
+  /** Waiting for a browser page activity, or rendering. */
+  pending: number;
+  /** Of them, claimable now (waiting, or their render's lease ended). */
+  ready: number;
+  /** Ms until the next render lease ends, when none is ready. */
+  nextReadyMs: number | null;
+}
+
+export interface FrontierCounts {
+  queued: number;
+  leased: number;
+  nextLeaseExpiryMs: number | null;
+  /** Only when the job has browser pages left. */
+  browser?: BrowserBacklog;
+}
+
+/** What is left to do: queued URLs while the page limit has room, leased ones, and pages with the browser engine. */
+export async function frontierCounts(db: Db, jobId: string): Promise<FrontierCounts> {
+  const res = await db.execute<{ queued: number; leased: number; next_ms: number | null; room: number; browser: number; browser_ready: number; render_next_ms: number | null }>(sql`
     SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued,
            count(*) FILTER (WHERE status = 'leased')::int AS leased,
            (EXTRACT(EPOCH FROM min(lease_until) FILTER (WHERE status = 'leased') - now()) * 1000)::int AS next_ms,
+           count(*) FILTER (WHERE status IN ('browser', 'rendering'))::int AS browser,
+           count(*) FILTER (WHERE status = 'browser' OR (status = 'rendering' AND lease_until < now()))::int AS browser_ready,
+           greatest(0, EXTRACT(EPOCH FROM min(lease_until) FILTER (WHERE status = 'rendering') - now()) * 1000)::int AS render_next_ms,
            (SELECT page_limit - enqueued FROM crawl_jobs WHERE id = ${jobId}) AS room
-    FROM crawl_urls WHERE job_id = ${jobId} AND status IN ('queued', 'leased')`);
+    FROM crawl_urls WHERE job_id = ${jobId} AND status IN ('queued', 'leased', 'browser', 'rendering')`);
   const r = res.rows[0]!;
-  return { queued: r.room > 0 ? r.queued : 0, leased: r.leased, nextLeaseExpiryMs: r.next_ms };
+  const counts: FrontierCounts = { queued: r.room > 0 ? r.queued : 0, leased: r.leased, nextLeaseExpiryMs: r.next_ms };
+  if (r.browser > 0) counts.browser = { pending: r.browser, ready: r.browser_ready, nextReadyMs: r.browser_ready > 0 ? 0 : r.render_next_ms };
+  return counts;
 }
 
 export async function loadRobots(db: Db, jobId: string, origin: string): Promise<{ body: string | null } | null> {

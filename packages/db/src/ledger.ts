@@ -208,6 +208,53 @@ export async function reserveCredits(db: Db, r: ReserveInput): Promise<ReserveOu
   }
 }
 
+export interface ReduceInput {
+  teamId: string;
+  jobId: string;
+  kind: JobKind;
+  /** The open reservation to give back. */
+  reservationKey: string;
+  /** The smaller reservation that takes its place (unique per team, like any reservation key). */
+  key: string;
+  amount: number;
+}
+
+/**
+ * Swaps an open reservation for a smaller one in one transaction (a step reserved its upper
+ * bound and now knows its cost): nothing can take the difference in between, so the smaller one
+ * is never refused and no cap is crossed. Locks as reserveCredits does (the job's lock, the
+ * reservation's row, shard 0). Idempotent: once swapped, a repeat changes nothing. A reservation
+ * that is not open (settled by an older, two-step swap) is replaced by a plain, cap-checked
+ * reservation of `amount`. Returns whether `key` holds a reservation afterwards.
+ */
+export async function reduceReservation(db: Db, r: ReduceInput, caps: { jobCap?: number | null; teamCap?: number | null } = {}): Promise<boolean> {
+  checkAmount(r.amount);
+  const swapped = await db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended('wds-credit-job:' || ${r.jobId}, 0))`);
+    const [done] = (await tx.execute(sql`SELECT 1 FROM credit_ledger WHERE team_id = ${r.teamId} AND idempotency_key = ${r.key}`)).rows;
+    if (done) return true;
+    const [open] = (
+      await tx.execute<{ amount: number }>(sql`
+        SELECT amount FROM credit_ledger res WHERE team_id = ${r.teamId} AND idempotency_key = ${r.reservationKey} AND entry = 'reservation'
+          AND NOT EXISTS (SELECT 1 FROM credit_ledger s WHERE s.team_id = res.team_id AND s.reservation_key = res.idempotency_key)
+        FOR UPDATE`)
+    ).rows;
+    if (!open) return false;
+    if (r.amount > open.amount) throw new RangeError(`a reservation of ${open.amount} cannot be reduced to ${r.amount}`);
+    await tx.execute(sql`
+      INSERT INTO credit_ledger (team_id, job_id, job_kind, entry, amount, reservation_key, released, idempotency_key) VALUES
+        (${r.teamId}, ${r.jobId}, ${r.kind}, 'release', ${open.amount}, ${r.reservationKey}, ${open.amount}, ${`release:${r.reservationKey}`}),
+        (${r.teamId}, ${r.jobId}, ${r.kind}, 'reservation', ${r.amount}, NULL, 0, ${r.key})`);
+    await tx.execute(sql`
+      INSERT INTO team_credit_balances AS b (team_id, shard, reserved) VALUES (${r.teamId}, 0, ${r.amount - open.amount})
+      ON CONFLICT (team_id, shard) DO UPDATE SET reserved = b.reserved + excluded.reserved`);
+    return true;
+  });
+  if (swapped) return true;
+  const again = await reserveCredits(db, { teamId: r.teamId, jobId: r.jobId, kind: r.kind, amount: r.amount, key: r.key, ...caps });
+  return again.granted;
+}
+
 /**
  * Releases every unsettled reservation of a job: call it when the job ends, whatever the
  * outcome, so that reservations of a crashed step do not hold the team's credits for ever.

@@ -99,14 +99,10 @@ function plain(line: string): string {
     .trim();
 }
 
-/**
- * What the index keeps of a stored document, or null when it is not indexed: pages the target
- * answered with an error (4xx/5xx), and documents without a URL.
- */
-export function searchEntryOf(document: unknown): SearchEntry | null {
+/** Which index row a stored document would write, or null when it is not indexed (see searchEntryOf). */
+export function searchTargetOf(document: unknown): { url: URL; urlKey: string; storedAt: string | null } | null {
   if (!document || typeof document !== 'object') return null;
-  const d = document as { markdown?: unknown; metadata?: Record<string, unknown> };
-  const m = d.metadata ?? {};
+  const m = (document as { metadata?: Record<string, unknown> }).metadata ?? {};
   const status = typeof m.statusCode === 'number' ? m.statusCode : 200;
   if (status >= 400) return null;
   const raw = first(m.url) ?? first(m.sourceURL);
@@ -118,14 +114,27 @@ export function searchEntryOf(document: unknown): SearchEntry | null {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
   u.hash = '';
+  const cachedAt = m.cacheState === 'hit' ? first(m.cachedAt) : null;
+  return { url: u, urlKey: searchUrlKey(u), storedAt: cachedAt && !Number.isNaN(Date.parse(cachedAt)) ? new Date(cachedAt).toISOString() : null };
+}
+
+/**
+ * What the index keeps of a stored document, or null when it is not indexed: pages the target
+ * answered with an error (4xx/5xx), and documents without a URL.
+ */
+export function searchEntryOf(document: unknown): SearchEntry | null {
+  const target = searchTargetOf(document);
+  if (!target) return null;
+  const { url: u } = target;
+  const d = document as { markdown?: unknown; metadata?: Record<string, unknown> };
+  const m = d.metadata ?? {};
   const { headings, body } = typeof d.markdown === 'string' ? markdownToIndexText(d.markdown) : { headings: '', body: '' };
   const language = first(m.language);
   const published = first(m.publishedTime);
   const publishedAt = published && !Number.isNaN(Date.parse(published)) ? new Date(published).toISOString() : null;
-  const cachedAt = m.cacheState === 'hit' ? first(m.cachedAt) : null;
   const t = (s: string | null, max: number) => storableText(oneLine(s ?? '').slice(0, max));
   return {
-    urlKey: searchUrlKey(u),
+    urlKey: target.urlKey,
     url: u.href,
     host: u.hostname.toLowerCase().replace(/^www\./, ''),
     title: t(first(m.title) ?? first(m.ogTitle), 1_000),
@@ -137,7 +146,7 @@ export function searchEntryOf(document: unknown): SearchEntry | null {
     contentType: first(m.contentType),
     imageUrl: first(m.ogImage),
     publishedAt,
-    storedAt: cachedAt && !Number.isNaN(Date.parse(cachedAt)) ? new Date(cachedAt).toISOString() : null,
+    storedAt: target.storedAt,
   };
 }
 
@@ -185,22 +194,44 @@ function upsert(rows: SQL): SQL {
 }
 
 /**
- * Indexes documents of a team directly (backfills, benchmarks, tests): the same rows the storing
- * statements write. Returns how many rows were written.
+ * Indexes documents of a team directly (benchmarks, tests): the same rows the storing statements
+ * write. Returns how many rows were written.
  */
 export async function indexDocuments(db: Db, teamId: string, documents: unknown[]): Promise<number> {
-  const entries = documents.map(searchEntryOf).filter((e): e is SearchEntry => !!e);
-  // The last copy of a URL in the list wins (one statement cannot touch a row twice).
-  const byKey = new Map(entries.map((e) => [e.urlKey, e]));
+  return indexStoredPages(db, documents.map((document) => ({ teamId, document })));
+}
+
+/** A stored page to index: its team, its document, and when it was stored (default: its cache fetch time, else now). */
+export interface StoredPage {
+  teamId: string;
+  document: unknown;
+  storedAt?: Date | null;
+}
+
+/**
+ * Indexes stored pages of any teams in one statement (the backfill, indexDocuments). Per team and
+ * URL the freshest copy of the list is written (one statement cannot touch a row twice), and it
+ * replaces an indexed row only when at least as fresh. Returns how many rows were written.
+ */
+export async function indexStoredPages(db: Pick<Db, 'execute'>, pages: StoredPage[]): Promise<number> {
+  const byKey = new Map<string, SearchEntry & { teamId: string }>();
+  for (const p of pages) {
+    const e = searchEntryOf(p.document);
+    if (!e) continue;
+    const row = { ...e, teamId: p.teamId, storedAt: e.storedAt ?? p.storedAt?.toISOString() ?? null };
+    const k = `${p.teamId} ${e.urlKey}`;
+    const prior = byKey.get(k);
+    if (!prior || (prior.storedAt ?? '') <= (row.storedAt ?? '')) byKey.set(k, row);
+  }
   const list = [...byKey.values()];
   if (!list.length) return 0;
-  const col = <K extends keyof SearchEntry>(k: K) => sql.param(list.map((e) => e[k]));
+  const col = <K extends keyof (SearchEntry & { teamId: string })>(k: K) => sql.param(list.map((e) => e[k]));
   const res = await db.execute(
-    upsert(sql`SELECT ${teamId}::uuid, t.k, t.u, t.h, t.ti, t.de, t.he, t.bo, t.la, ${configOf(sql`t.co`)}, t.ct, t.im, t.pu::timestamptz, coalesce(t.st::timestamptz, now())
-      FROM unnest(${col('urlKey')}::text[], ${col('url')}::text[], ${col('host')}::text[], ${col('title')}::text[], ${col('description')}::text[],
+    upsert(sql`SELECT t.tm::uuid, t.k, t.u, t.h, t.ti, t.de, t.he, t.bo, t.la, ${configOf(sql`t.co`)}, t.ct, t.im, t.pu::timestamptz, coalesce(t.st::timestamptz, now())
+      FROM unnest(${col('teamId')}::text[], ${col('urlKey')}::text[], ${col('url')}::text[], ${col('host')}::text[], ${col('title')}::text[], ${col('description')}::text[],
                   ${col('headings')}::text[], ${col('body')}::text[], ${col('language')}::text[], ${col('config')}::text[], ${col('contentType')}::text[],
                   ${col('imageUrl')}::text[], ${col('publishedAt')}::text[], ${col('storedAt')}::text[])
-        AS t(k, u, h, ti, de, he, bo, la, co, ct, im, pu, st)`),
+        AS t(tm, k, u, h, ti, de, he, bo, la, co, ct, im, pu, st)`),
   );
   return res.rowCount ?? 0;
 }

@@ -17,6 +17,9 @@ import { gzipSync } from 'node:zlib';
  *   /orphan           (only in the sitemap)
  *   /gen/i            binary tree of `genPages` pages: /gen/i → /gen/2i+1, /gen/2i+2
  *   /slow/i           chain of `slowPages` pages, each answering after `slowMs`: /slow/i → /slow/i+1
+ *   /js/i             binary tree of `jsPages` pages like /gen/i whose content and links a script
+ *                     writes into an empty `#root` (`jsRenderMs` after it runs): the HTML as served
+ *                     has neither; every fifth page (i % 5 === 4) is server-rendered instead
  *   robots.txt        Disallow /private/ for *, Disallow /blog/ for StrictBot, Sitemap line
  *   /sitemap.xml      sitemap index → /sitemap-pages.xml.gz (gzip) → /orphan, /docs/a, /blog/post-1
  */
@@ -26,6 +29,11 @@ export interface CrawlSiteOptions {
   genDelayMs?: number;
   slowPages?: number;
   slowMs?: number;
+  jsPages?: number;
+  /** Delay before a /js/i page's script writes its content (default 20 ms). */
+  jsRenderMs?: number;
+  /** Delay before each /js/i page answers. */
+  jsDelayMs?: number;
 }
 
 export interface CrawlSite {
@@ -41,6 +49,19 @@ export interface CrawlSite {
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><title>${title}</title><meta name="description" content="${title} page"></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
 const links = (hrefs: string[]) => hrefs.map((h) => `<p><a href="${h}">${h}</a></p>`).join('');
+
+/** What a /js/i page shows once rendered: its heading, text and links to its two children. */
+function jsPageBody(i: number, n: number): string {
+  const kids = [2 * i + 1, 2 * i + 2].filter((c) => c < n);
+  return `<h2>Rendered page ${i}</h2><p>${'Text that only exists after the script ran. '.repeat(10)}</p>` + links(kids.map((c) => `/js/${c}`));
+}
+
+/** A script-rendered page: an empty app root that a script fills after `renderMs`. */
+function jsShell(title: string, body: string, renderMs: number): string {
+  return `<!doctype html><html lang="en"><head><title>${title}</title></head><body><div id="root"></div><script>
+setTimeout(function () { document.getElementById('root').innerHTML = ${JSON.stringify(`<main><h1>${title}</h1>${body}</main>`)}; }, ${renderMs});
+</script></body></html>`;
+}
 
 export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<CrawlSite> {
   const gen = opts.genPages ?? 0;
@@ -85,6 +106,15 @@ export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<Crawl
       const answer = () => html(`Gen ${i}`, links([2 * i + 1, 2 * i + 2].filter((c) => c < gen).map((c) => `/gen/${c}`)) + `<p>${'Generated text. '.repeat(20)}</p>`);
       if (!opts.genDelayMs) return answer();
       const t = setTimeout(answer, opts.genDelayMs);
+      return void res.on('close', () => clearTimeout(t));
+    }
+    m = /^\/js\/(\d+)$/.exec(path);
+    if (m && Number(m[1]) < (opts.jsPages ?? 0)) {
+      const i = Number(m[1]);
+      const body = jsPageBody(i, opts.jsPages!);
+      const answer = () => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(i % 5 === 4 ? page(`JS ${i}`, body) : jsShell(`JS ${i}`, body, opts.jsRenderMs ?? 20));
+      if (!opts.jsDelayMs) return answer();
+      const t = setTimeout(answer, opts.jsDelayMs);
       return void res.on('close', () => clearTimeout(t));
     }
     m = /^\/slow\/(\d+)$/.exec(path);

@@ -22,6 +22,16 @@ export interface CrawlPlan {
    * a second window of LLM batches (wds-llm) enriching them.
    */
   llm?: LlmPlan;
+  /**
+   * The browser window: page activities on wds-browser in flight at once for this job, one page
+   * each (pages whose options need the browser, or whose HTML looks script-rendered, are handed
+   * to it by the fetch batches). Absent in jobs started before it existed: a default applies.
+   */
+  browser?: BrowserPlan;
+}
+
+export interface BrowserPlan {
+  window: number;
 }
 
 export interface LlmPlan {
@@ -35,6 +45,8 @@ export interface CrawlProgress {
   seeded: boolean;
   batches: number;
   runs: number;
+  /** Browser pages claimable when the last run handed over: the next run starts its browser window on them. */
+  browserReady?: number;
 }
 
 /** Ids and small numbers only: the frontier and documents live in Postgres. */
@@ -65,6 +77,12 @@ export interface ProcessBatchResult {
   stopped: boolean;
   /** Pages this batch stored as pending LLM work (absent: none). */
   llmQueued?: number;
+  /** Pages this batch handed to the browser engine (absent: none). */
+  browserQueued?: number;
+  /** URLs its pages added to the frontier (browser pages report it: the fetch window may have work again). */
+  linksAdded?: number;
+  /** A browser page's report that more pages wait for the browser. */
+  moreBrowserPages?: boolean;
 }
 
 export interface FrontierState {
@@ -74,6 +92,15 @@ export interface FrontierState {
   status: string;
   /** Pending LLM work (absent in histories of jobs without it). */
   llm?: { pending: number; ready: number; nextReadyMs: number | null };
+  /** Pages with the browser engine, waiting or rendering (absent when there are none). */
+  browser?: { pending: number; ready: number; nextReadyMs: number | null };
+}
+
+/** One browser page (wds-browser): render one page the fetch batches handed over, and store it. */
+export interface BrowserPageInput {
+  jobId: string;
+  /** The job's politeness delay (ms), waited before the render. */
+  delayMs: number;
 }
 
 /** One LLM batch (wds-llm): enrich up to `batchSize` pending pages of the job, one at a time. */
@@ -112,6 +139,15 @@ export interface CrawlActivities {
 /** wds-llm: model calls, with their slots and rate limits, never on the fetch queue. */
 export interface CrawlLlmActivities {
   runLlmBatch(input: LlmBatchInput): Promise<LlmBatchResult>;
+}
+
+/**
+ * wds-browser: one page per activity, so a worker's activity slots are its pool's pages, and a
+ * job's JavaScript pages never hold the fetch slots other jobs' pages need. The result has a
+ * batch's shape (claimed 0 or 1).
+ */
+export interface CrawlBrowserActivities {
+  renderCrawlPage(input: BrowserPageInput): Promise<ProcessBatchResult>;
 }
 
 /** wds-control: bookkeeping only, no outbound requests. */

@@ -1,6 +1,6 @@
 import { ActivityCancellationType, CancellationScope, isCancellation, sleep, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import { NON_RETRYABLE_KINDS, TaskQueues, type JobRef, type TaskQueue } from '../common';
-import type { CrawlPlan, CrawlProgress, FinishJobInput, FrontierState, LlmBatchInput, LlmBatchResult, LlmPlan, ProcessBatchInput, ProcessBatchResult } from './contracts';
+import type { BrowserPageInput, BrowserPlan, CrawlPlan, CrawlProgress, FinishJobInput, FrontierState, LlmBatchInput, LlmBatchResult, LlmPlan, ProcessBatchInput, ProcessBatchResult } from './contracts';
 
 /** Batches per run before continuing as new even if the server has not suggested it yet (plan.batchesPerRun overrides). */
 const MAX_BATCHES_PER_RUN = 1_000;
@@ -8,6 +8,8 @@ const MAX_BATCHES_PER_RUN = 1_000;
 const MAX_CONSECUTIVE_BATCH_FAILURES = 5;
 /** LLM window of a job whose plan has none (a job kind whose own handler stores pending LLM work). */
 const DEFAULT_LLM_PLAN: LlmPlan = { window: 4, batchSize: 5 };
+/** Browser window of a job whose plan has none (started before the browser window existed). */
+const DEFAULT_BROWSER_PLAN: BrowserPlan = { window: 4 };
 
 /**
  * The steps a frontier job is made of. Each is an activity stub of the calling workflow, so a job
@@ -46,6 +48,11 @@ export interface FrontierSteps {
    * LLM work is not waited for.
    */
   runLlmBatch?(input: LlmBatchInput): Promise<LlmBatchResult>;
+  /**
+   * Renders one page the page handler handed to the browser engine (wds-browser). Without it,
+   * no page may be handed over.
+   */
+  runBrowserPage?(input: BrowserPageInput): Promise<ProcessBatchResult>;
   frontierState(input: JobRef): Promise<FrontierState>;
   finishJob(input: FinishJobInput): Promise<{ status: string }>;
 }
@@ -88,24 +95,27 @@ export async function runFrontierJob(job: FrontierJob, steps: FrontierSteps): Pr
 }
 
 type Settled =
-  | { kind: 'fetch'; id: number; result: ProcessBatchResult | null }
+  | { kind: 'fetch' | 'browser'; id: number; result: ProcessBatchResult | null }
   | { kind: 'llm'; id: number; result: LlmBatchResult | null }
   | { kind: 'wake'; error?: unknown };
 
 /**
- * Keeps two bounded windows busy until the frontier is empty and no LLM work is pending ('done')
- * or this run has started enough batches ('continue'): fetch batches (wds-fetch) over the
- * frontier, and — for jobs whose pages need model-made formats — LLM batches (wds-llm) over the
- * pages waiting for their model step. The windows are independent: fetching goes on at full
- * speed while the model provider is slow, failing or rate-limited (the LLM window then pauses,
- * with a timer, for as long as the batches report). Drains both windows before either answer.
+ * Keeps three bounded windows busy until the frontier is empty and no page waits for the browser
+ * or the model ('done'), or this run has started enough activities ('continue'): fetch batches
+ * (wds-fetch) over the frontier; browser pages (wds-browser, one page per activity) over the
+ * pages the fetch batches handed to the browser engine; and — for jobs whose pages need
+ * model-made formats — LLM batches (wds-llm) over the pages waiting for their model step. The
+ * windows are independent: fetching goes on at full speed while renders queue for browser slots
+ * or the model provider is slow, failing or rate-limited (the LLM window then pauses, with a
+ * timer, for as long as the batches report). Drains every window before either answer.
  *
- * A job without LLM work issues exactly the commands it did before the LLM window existed
- * (committed histories replay unchanged): the LLM side only acts on counts its activities report.
+ * A job without browser or LLM work issues exactly the commands it did before those windows
+ * existed (committed histories replay unchanged): they only act on counts activities report.
  */
 async function runWindow({ jobId, plan, progress }: FrontierJob, steps: FrontierSteps): Promise<'done' | 'continue'> {
   const inFlight = new Map<number, Promise<Settled>>();
   const llmInFlight = new Map<number, Promise<Settled>>();
+  const browserInFlight = new Map<number, Promise<Settled>>();
   let nextId = 0;
   let exhausted = false; // the last batch found nothing to claim
   let failures = 0;
@@ -119,30 +129,27 @@ async function runWindow({ jobId, plan, progress }: FrontierJob, steps: Frontier
   let llmStopped = false;
   let wake: Promise<Settled> | null = null;
 
-  const launch = () => {
+  const browser = steps.runBrowserPage ? (plan.browser ?? DEFAULT_BROWSER_PLAN) : null;
+  /** Pages known to wait for the browser (a hint, like llmKnown); a new run starts on what the last one left. */
+  let browserKnown = progress.browserReady ?? 0;
+  let browserFailures = 0;
+  let browserStopped = false;
+
+  const track = <R>(kind: Settled['kind'], into: Map<number, Promise<Settled>>, run: () => Promise<R>) => {
     const id = nextId++;
     batchesThisRun++;
-    const p = steps.runBatch({ jobId, batchSize: plan.batchSize, concurrency: plan.concurrency, delayMs: plan.delayMs }).then(
-      (result): Settled => ({ kind: 'fetch', id, result }),
+    const p = run().then(
+      (result) => ({ kind, id, result }) as Settled,
       (err): Settled => {
         if (isCancellation(err)) throw err;
-        return { kind: 'fetch', id, result: null }; // a batch that failed for good: its URLs come back when their lease ends
+        return { kind, id, result: null } as Settled; // failed for good: its leased pages come back when their lease ends
       },
     );
-    inFlight.set(id, p);
+    into.set(id, p);
   };
-  const launchLlm = (l: LlmPlan) => {
-    const id = nextId++;
-    batchesThisRun++;
-    const p = steps.runLlmBatch!({ jobId, batchSize: l.batchSize }).then(
-      (result): Settled => ({ kind: 'llm', id, result }),
-      (err): Settled => {
-        if (isCancellation(err)) throw err;
-        return { kind: 'llm', id, result: null }; // its leased pages come back when their lease ends
-      },
-    );
-    llmInFlight.set(id, p);
-  };
+  const launch = () => track('fetch', inFlight, () => steps.runBatch({ jobId, batchSize: plan.batchSize, concurrency: plan.concurrency, delayMs: plan.delayMs }));
+  const launchLlm = (l: LlmPlan) => track('llm', llmInFlight, () => steps.runLlmBatch!({ jobId, batchSize: l.batchSize }));
+  const launchBrowser = () => track('browser', browserInFlight, () => steps.runBrowserPage!({ jobId, delayMs: plan.delayMs }));
 
   for (;;) {
     const handOver = workflowInfo().continueAsNewSuggested || batchesThisRun >= (plan.batchesPerRun ?? MAX_BATCHES_PER_RUN);
@@ -153,25 +160,40 @@ async function runWindow({ jobId, plan, progress }: FrontierJob, steps: Frontier
         llmKnown--;
       }
     }
+    if (browser && !handOver && !browserStopped) {
+      while (browserKnown > 0 && browserInFlight.size < browser.window) {
+        launchBrowser();
+        browserKnown--;
+      }
+    }
 
-    if (inFlight.size === 0 && llmInFlight.size === 0) {
+    if (inFlight.size === 0 && llmInFlight.size === 0 && browserInFlight.size === 0) {
       // Asked before handing over too, or a finished job would continue as new forever.
       const f = await steps.frontierState({ jobId });
       if (f.status !== 'scraping') return 'done';
       const backlog = llm ? f.llm : undefined;
-      if (f.queued === 0 && f.leased === 0 && !backlog?.pending) return 'done';
-      if (handOver) return 'continue';
+      const rendering = browser ? f.browser : undefined;
+      if (f.queued === 0 && f.leased === 0 && !backlog?.pending && !rendering?.pending) return 'done';
+      if (handOver) {
+        if (rendering?.ready) progress.browserReady = rendering.ready;
+        else delete progress.browserReady;
+        return 'continue';
+      }
       if (backlog?.ready) llmKnown = Math.max(llmKnown, backlog.ready);
+      if (rendering?.ready) browserKnown = Math.max(browserKnown, rendering.ready);
       // Nothing claimable now: wait for the first lease (of vanished workers), back-off or pause to end.
-      if (f.queued === 0) {
+      if (f.queued === 0 && !rendering?.ready) {
         const waits: number[] = [];
-        if (f.leased > 0 || !backlog?.pending) waits.push(f.nextLeaseExpiryMs ?? 1_000);
+        if (f.leased > 0 || (!backlog?.pending && !rendering?.pending)) waits.push(f.nextLeaseExpiryMs ?? 1_000);
         if (backlog?.pending) waits.push(backlog.ready ? Math.max(0, llmPausedUntil - Date.now()) : (backlog.nextReadyMs ?? 1_000));
+        if (rendering?.pending) waits.push(rendering.nextReadyMs ?? 1_000);
         const ms = Math.min(...waits);
         if (!backlog?.ready || ms > 0) await sleep(Math.min(Math.max(ms, 250), 30_000));
         if (backlog?.pending && !backlog.ready) llmKnown = Math.max(llmKnown, 1);
+        if (rendering?.pending) browserKnown = Math.max(browserKnown, 1);
       }
-      exhausted = false;
+      // Only browser pages left: no fetch batch until a render adds links.
+      exhausted = !!rendering?.pending && f.queued === 0 && f.leased === 0;
       continue;
     }
 
@@ -183,7 +205,7 @@ async function runWindow({ jobId, plan, progress }: FrontierJob, steps: Frontier
       );
       wake = w;
     }
-    const racing = [...inFlight.values(), ...llmInFlight.values()];
+    const racing = [...inFlight.values(), ...llmInFlight.values(), ...browserInFlight.values()];
     if (wake) racing.push(wake);
     const settled = await Promise.race(racing);
 
@@ -216,6 +238,28 @@ async function runWindow({ jobId, plan, progress }: FrontierJob, steps: Frontier
       }
       continue;
     }
+    if (settled.kind === 'browser') {
+      browserInFlight.delete(settled.id);
+      progress.batches++;
+      const r = settled.result;
+      if (!r) {
+        if (++browserFailures >= MAX_CONSECUTIVE_BATCH_FAILURES) throw new Error(`${browserFailures} browser page activities in a row failed`);
+        continue;
+      }
+      browserFailures = 0;
+      if (r.llmQueued) llmKnown += r.llmQueued;
+      if (r.stopped) {
+        browserStopped = true;
+        llmStopped = true;
+        exhausted = true;
+        continue;
+      }
+      // The rendered DOM's links: the fetch window may have work again.
+      if (r.linksAdded) exhausted = false;
+      // More pages waiting: each finished render starts the next (fetch batches report theirs only when they return).
+      if (r.moreBrowserPages) browserKnown = Math.max(browserKnown, 1);
+      continue;
+    }
 
     const { id, result } = settled;
     inFlight.delete(id);
@@ -226,9 +270,11 @@ async function runWindow({ jobId, plan, progress }: FrontierJob, steps: Frontier
     }
     failures = 0;
     if (result.llmQueued) llmKnown += result.llmQueued;
+    if (result.browserQueued) browserKnown += result.browserQueued;
     if (result.stopped) {
       exhausted = true; // cancelled or ended elsewhere: let in-flight batches finish, then check
       llmStopped = true;
+      browserStopped = true;
       continue;
     }
     // A batch that claimed nothing means the frontier is (momentarily) empty; batches still in

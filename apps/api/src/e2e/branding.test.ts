@@ -4,7 +4,7 @@ import Firecrawl from '@mendable/firecrawl-js';
 import { call, html, namespaceFor, startFixtureSite, startStack, type FixtureSite, type Stack } from '@wds/test-utils';
 
 // The `branding` format through the JS SDK on a stack with a browser worker (the styles are
-// computed by Chromium); crawl and batch refuse it (their pages never reach the browser).
+// computed by Chromium), in a scrape and per page in crawl and batch scrape.
 let stack: Stack;
 let site: FixtureSite;
 let fc: Firecrawl;
@@ -49,15 +49,13 @@ describe('branding', () => {
     assert.equal(b.personality, undefined, 'personality needs a model');
   });
 
-  test('crawl and batch scrape refuse it with a clear 400', async () => {
-    for (const [path, body] of [
-      ['/v2/crawl', { url: site.url('/'), scrapeOptions: { formats: ['branding'] } }],
-      ['/v2/batch/scrape', { urls: [site.url('/')], formats: ['branding'] }],
-    ] as const) {
-      const r = await call(stack, 'POST', path, body);
-      assert.equal(r.status, 400, r.text);
-      assert.equal(r.json.code, 'FEATURE_NOT_AVAILABLE');
-      assert.match(r.json.error, /'branding' is not available in this deployment for crawl and batch scrape/);
-    }
+  test('per page in batch scrape (rendered by the browser window) and crawl', async () => {
+    const batch = await fc.batchScrape([site.url('/')], { options: { formats: ['branding'] }, pollInterval: 1 } as never);
+    assert.equal(batch.status, 'completed');
+    assert.equal(batch.data[0]!.metadata!.engine, 'browser');
+    assert.equal(batch.data[0]!.branding!.colors!.primary, '#0F766E');
+    const crawl = await fc.crawl(site.url('/'), { limit: 1, sitemap: 'skip', scrapeOptions: { formats: ['branding'] }, pollInterval: 1 } as never);
+    assert.equal(crawl.status, 'completed');
+    assert.equal(crawl.data[0]!.branding!.brandName, 'Teal Bank');
   });
 });

@@ -208,13 +208,24 @@ describe('browser features without a browser worker', () => {
       assert.match(r.json.error, /wds-browser/);
     });
   }
-  test('crawl and batch scrape options still refuse them (400 FEATURE_NOT_AVAILABLE)', async () => {
-    const crawl = await call(stack, 'POST', '/v2/crawl', { url: site.url('/ok'), scrapeOptions: { actions: [{ type: 'scrape' }] } });
-    assertError(crawl, 400);
-    assert.equal(crawl.json.code, 'FEATURE_NOT_AVAILABLE');
-    const batch = await call(stack, 'POST', '/v2/batch/scrape', { urls: [site.url('/ok')], formats: ['screenshot'] });
-    assertError(batch, 400);
-    assert.equal(batch.json.code, 'FEATURE_NOT_AVAILABLE');
+  test('in crawl and batch scrape each such page fails with the same reason; the job completes', async () => {
+    for (const [path, body] of [
+      ['/v2/crawl', { url: site.url('/ok'), limit: 1, sitemap: 'skip', scrapeOptions: { actions: [{ type: 'scrape' }] } }],
+      ['/v2/batch/scrape', { urls: [site.url('/ok')], formats: ['screenshot'] }],
+    ] as const) {
+      const started = await call(stack, 'POST', path, body);
+      assert.equal(started.status, 200, started.text);
+      let s = await call(stack, 'GET', `${path}/${started.json.id}`);
+      for (let i = 0; i < 200 && s.json.status === 'scraping'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        s = await call(stack, 'GET', `${path}/${started.json.id}`);
+      }
+      assert.equal(s.json.status, 'completed');
+      assert.deepEqual([s.json.completed, s.json.data.length], [0, 0]);
+      const errors = await call(stack, 'GET', `${path}/${started.json.id}/errors`);
+      assert.equal(errors.json.errors.length, 1);
+      assert.match(errors.json.errors[0].error, /needs the browser engine .*wds-browser/);
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { needsLlm, type ScrapeOptions } from '@wds/contracts';
-import type { CrawlPlan, LlmPlan } from '@wds/workflows/crawl';
+import type { BrowserPlan, CrawlPlan, LlmPlan } from '@wds/workflows/crawl';
 
 /** Model steps of one job at a time, at most: the provider is shared by every job of the deployment. */
 const MAX_LLM_WINDOW = 10;
@@ -9,6 +9,12 @@ const MAX_LLM_WINDOW = 10;
  * still returns often enough to let other jobs' steps into the wds-llm slots.
  */
 const LLM_BATCH_PAGES = 5;
+/**
+ * Browser pages of one job in flight at once, at most: each is an activity waiting for (or holding)
+ * a page of some browser worker's pool. Beyond what the fleet's pools hold they only wait in
+ * Temporal's queue, so the cap bounds the history a job writes per page, not its speed.
+ */
+const MAX_BROWSER_WINDOW = 50;
 
 /**
  * Turns a job's concurrency options into the workflow's window: `maxConcurrency` pages at once
@@ -24,7 +30,9 @@ export function planCrawl(
   // Pages with model-made formats get an LLM window as wide as the job's concurrency (the
   // politeness `delay` is about the site, not the model provider).
   const llm: { llm?: LlmPlan } = o.scrapeOptions && needsLlm(o.scrapeOptions) ? { llm: { window: Math.min(total, MAX_LLM_WINDOW), batchSize: LLM_BATCH_PAGES } } : {};
-  const perRun = { ...(batchesPerRun ? { batchesPerRun } : {}), ...llm };
+  // Browser pages as many at once as the job's concurrency (one with a politeness delay).
+  const browser: BrowserPlan = { window: o.delay && o.delay > 0 ? 1 : Math.min(total, MAX_BROWSER_WINDOW) };
+  const perRun = { ...(batchesPerRun ? { batchesPerRun } : {}), ...llm, browser };
   if (o.delay && o.delay > 0) return { window: 1, batchSize: 5, concurrency: 1, delayMs: Math.round(o.delay * 1000), ...perRun };
   const concurrency = Math.min(total, 10);
   // Ten pages per slot: each batch costs a workflow task and an activity round trip through

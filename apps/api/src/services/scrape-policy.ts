@@ -1,4 +1,4 @@
-import { browserOnlyFeatures, mediaWork, NO_LLM, unavailableFeatures, type Deployment, type ScrapeOptions } from '@wds/contracts';
+import { browserOnlyFeatures, changeTrackingIssues, changeTrackingOf, mediaWork, NO_LLM, unavailableFeatures, type Deployment, type ScrapeOptions } from '@wds/contracts';
 import type { AuthedKey } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { compileUserSchema } from '@wds/llm';
@@ -9,10 +9,11 @@ type PolicyInput = ScrapeOptions & { domainTools?: boolean; url?: string };
 
 /**
  * Checks after schema validation: selectors, team enablement (403) and features this deployment
- * lacks (400). A single-URL scrape (`url` present) may use the browser engine; crawl and batch
- * scrape options (no `url`) may not, as their pages go through the HTTP engine only.
+ * lacks (400). Scrapes, crawls and batch scrapes (and search, whose result pages are a batch)
+ * render pages that need it with the browser engine; `noBrowser` names a job kind whose pages
+ * are fetched by the HTTP engine only (extract), where options only the browser serves are refused.
  */
-export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: Deployment = NO_LLM): void {
+export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: Deployment = NO_LLM, noBrowser?: { jobKind: string }): void {
   // A selector the cleaner cannot parse is the caller's mistake: say so before fetching anything.
   validateSelectors(o.includeTags, 'includeTags');
   validateSelectors(o.excludeTags, 'excludeTags');
@@ -21,17 +22,19 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: D
     throw new WdsError('FORBIDDEN', { message: 'Forbidden: domainTools needs catalog access enabled for the team and zero data retention off.', code: 'CATALOG_NOT_ENABLED' });
   }
   if (o.zeroDataRetention) checkZeroDataRetention(o);
-  const single = typeof o.url === 'string';
   const missing = unavailableFeatures(o, deployment);
-  if (!single) {
+  if (noBrowser) {
     for (const field of browserOnlyFeatures(o)) {
       missing.push({
-        field: field === 'screenshot' ? 'formats' : field,
-        message: `'${field}' is not available in this deployment for crawl and batch scrape: their pages are fetched without the browser engine. Use POST /v2/scrape for it.`,
+        field: field === 'screenshot' || field === 'branding' ? 'formats' : field,
+        message: `'${field}' is not available for ${noBrowser.jobKind}: its pages are fetched without the browser engine. Use POST /v2/scrape, crawl or batch scrape for it.`,
       });
     }
+  }
+  // Media is extracted per single scrape: a crawl's, batch's or extract's pages (no `url` here) refuse it.
+  if (typeof o.url !== 'string') {
     for (const t of mediaWork(o)) {
-      missing.push({ field: 'formats', message: `Format '${t}' is not available for crawl and batch scrape: media is extracted per single scrape (POST /v2/scrape).` });
+      missing.push({ field: 'formats', message: `Format '${t}' is not available for ${noBrowser?.jobKind ?? 'crawl and batch scrape'}: media is extracted per single scrape (POST /v2/scrape).` });
     }
   }
   if (missing.length) {
@@ -85,6 +88,10 @@ function checkLlmRequest(o: PolicyInput): void {
     const schema = (f as { schema?: unknown }).schema;
     if (f.type === 'json' && schema !== undefined) compileUserSchema(schema);
   }
+  const tracking = changeTrackingIssues(o);
+  if (tracking.length) throw new WdsError('BAD_REQUEST', { details: tracking });
+  const ct = changeTrackingOf(o);
+  if (ct?.modes?.includes('json') && ct.schema !== undefined) compileUserSchema(ct.schema);
   if (o.onlyCleanContent && o.zeroDataRetention) {
     throw new WdsError('BAD_REQUEST', { details: [{ code: 'unsupported', path: ['onlyCleanContent'], message: 'onlyCleanContent is not supported with zeroDataRetention: the page would be sent to the cleaning model' }] });
   }

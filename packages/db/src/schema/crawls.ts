@@ -47,6 +47,8 @@ export const crawlJobs = pgTable(
   ],
 );
 
+export type CrawlUrlStatus = 'queued' | 'leased' | 'browser' | 'rendering' | 'llm' | 'done' | 'failed' | 'robots' | 'cancelled';
+
 export const crawlUrls = pgTable(
   'crawl_urls',
   {
@@ -57,9 +59,11 @@ export const crawlUrls = pgTable(
     /**
      * queued → leased → done | failed | robots (blocked by robots.txt) | cancelled; a page whose
      * request asks for model-made formats goes leased → llm (fetched, waiting in crawl_llm_pages)
-     * → done | failed | cancelled.
+     * → done | failed | cancelled; a page the browser engine renders (crawl-browser.ts) goes
+     * leased → browser (handed over, waiting for a browser page activity) → rendering (leased to
+     * one) → done | llm | failed | cancelled.
      */
-    status: text('status').$type<'queued' | 'leased' | 'llm' | 'done' | 'failed' | 'robots' | 'cancelled'>().notNull().default('queued'),
+    status: text('status').$type<CrawlUrlStatus>().notNull().default('queued'),
     /** Activity that holds the lease; a retried attempt of the same activity takes its rows back at once. */
     leaseOwner: text('lease_owner'),
     leaseUntil: timestamp('lease_until', { withTimezone: true }),

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { customType, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, customType, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { teams } from './teams';
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
@@ -63,3 +63,20 @@ export const searchPages = pgTable(
     index('search_pages_team_host_idx').on(t.teamId, t.host),
   ],
 );
+
+/**
+ * Progress of the backfill (search-backfill.ts): pages stored before the index existed, or while
+ * indexing was off, indexed in batches. One row per source table; each batch moves its keyset
+ * cursor in the transaction that indexes it, so a stopped backfill resumes where it stopped.
+ */
+export const searchBackfill = pgTable('search_backfill', {
+  /** `scrapes` (scrape_jobs) or `crawl_pages` (crawl_documents: crawl, batch and extract pages). */
+  source: text('source').primaryKey(),
+  /** Only pages stored before this are the backfill's: later ones were indexed when stored. */
+  cutoff: timestamp('cutoff', { withTimezone: true }).notNull().defaultNow(),
+  /** Key of the last row done (the source's key columns, as text); null = from the start. */
+  cursor: jsonb('cursor').$type<string[]>(),
+  /** Source rows read so far. */
+  rows: bigint('rows', { mode: 'number' }).notNull().default(0),
+  finishedAt: timestamp('finished_at', { withTimezone: true }),
+});

@@ -54,7 +54,7 @@ export function extractController(deps: ApiDeps, cfg: ExtractConfig) {
     if (o.schema) compileUserSchema(o.schema);
     const warnings: string[] = [];
     const pageOptions = pageOptionsOf(o.scrapeOptions ?? scrapeOptionsSchema.parse({}), warnings);
-    checkScrapePolicy(pageOptions, req.auth, deps.deployment);
+    checkScrapePolicy(pageOptions, req.auth, deps.deployment, { jobKind: 'extract' });
 
     const { valid, invalid, details } = checkUrls(o.urls ?? []);
     if (invalid.length && !o.ignoreInvalidURLs) throw new WdsError('INVALID_URL', { details });

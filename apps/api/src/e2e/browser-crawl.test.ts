@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import Firecrawl from '@mendable/firecrawl-js';
+import { call, namespaceFor, startCrawlSite, startFixtureSite, startStack, type CrawlSite, type FixtureSite, type Stack } from '@wds/test-utils';
+
+// Browser pages inside crawl and batch scrape, end to end through the JS SDK: a worker serving
+// wds-fetch/wds-control (the stack's) and one serving wds-browser (real Chromium), a fixture
+// site whose pages write their content and links with JavaScript.
+const JS_PAGES = 15;
+const dataDir = mkdtempSync(join(tmpdir(), 'wds-browser-crawl-e2e-'));
+let stack: Stack;
+let site: CrawlSite;
+let pages: FixtureSite;
+let fc: Firecrawl;
+
+const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const doc = (title: string, body: string, head = '') =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>${head}</head><body>${body}</body></html>`;
+
+before(async () => {
+  [site, pages] = await Promise.all([
+    startCrawlSite({ jsPages: JS_PAGES }),
+    startFixtureSite({
+      // A page whose counter only changes when its button is clicked: what actions are for.
+      '/counter/a': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(counter('A')),
+      '/counter/b': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(counter('B')),
+      '/ua': (req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        const body = `<main><h1>Device</h1><p>UA: ${req.headers['user-agent']}</p><p id="w"></p></main><script>document.getElementById('w').textContent = 'width ' + innerWidth;</script>`;
+        res.end(doc('UA', body, '<meta name="viewport" content="width=device-width, initial-scale=1">'));
+      },
+    }),
+  ]);
+  stack = await startStack({
+    namespace: namespaceFor(import.meta.url),
+    env: { WDS_HOST_OVERRIDES: site.hostOverrides, WDS_DATA_DIR: dataDir, WDS_FILE_SIGNING_SECRET: 'browser-crawl-e2e-secret' },
+  });
+  await stack.addWorker({ WDS_WORKER_QUEUES: 'wds-browser', WDS_PUBLIC_URL: stack.url, WDS_BROWSER_PAGES: '3' });
+  fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
+});
+after(async () => {
+  await stack?.stop();
+  await site?.close();
+  await pages?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function counter(name: string): string {
+  return doc(
+    `Counter ${name}`,
+    `<main><h1>Counter ${name}</h1><button id="inc" onclick="document.getElementById('n').textContent = 'clicked ${name}'">Click</button><p id="n">not clicked</p>
+     <a href="/counter/b">next</a></main>`,
+  );
+}
+
+describe('crawl of a JavaScript-rendered site', () => {
+  test('every page comes back with its rendered content; links only the scripts write are followed', { timeout: 180_000 }, async () => {
+    const job = await fc.crawl(site.url('/js/0'), { limit: 100, sitemap: 'skip', crawlEntireDomain: true, includePaths: ['^/js/'], scrapeOptions: { formats: ['markdown', 'links'] }, pollInterval: 1 } as never);
+    assert.equal(job.status, 'completed');
+    const byPath = new Map(job.data.map((d) => [new URL(d.metadata!.sourceURL!).pathname, d]));
+    assert.equal(byPath.size, JS_PAGES, `pages: ${[...byPath.keys()].sort().join(' ')}`);
+    assert.equal(job.data.length, JS_PAGES, 'one document per page');
+    for (let i = 0; i < JS_PAGES; i++) {
+      const d = byPath.get(`/js/${i}`);
+      assert.ok(d, `/js/${i} crawled`);
+      assert.match(d.markdown!, new RegExp(`Rendered page ${i}\\b`), `/js/${i} has its rendered content`);
+      assert.match(d.markdown!, /only exists after the script ran/);
+      // Per page: script-rendered shells escalate, server-rendered pages stay on HTTP.
+      assert.equal(d.metadata!.engine, i % 5 === 4 ? 'http' : 'browser', `/js/${i} engine`);
+      const kids = [2 * i + 1, 2 * i + 2].filter((c) => c < JS_PAGES).map((c) => site.url(`/js/${c}`));
+      for (const k of kids) assert.ok(d.links!.includes(k), `/js/${i} links to ${k}`);
+    }
+    assert.equal(job.creditsUsed, JS_PAGES);
+  });
+});
+
+describe('browser options in scrapeOptions', () => {
+  test('crawl with actions and screenshot: each page clicked and shot; shots are signed links', { timeout: 120_000 }, async () => {
+    const job = await fc.crawl(pages.url('/counter/a'), {
+      limit: 5,
+      sitemap: 'skip',
+      crawlEntireDomain: true,
+      scrapeOptions: {
+        formats: ['markdown', 'links', { type: 'screenshot', fullPage: false }],
+        actions: [{ type: 'click', selector: '#inc' }, { type: 'executeJavascript', script: 'return document.getElementById("n").textContent' }],
+      },
+      pollInterval: 1,
+    } as never);
+    assert.equal(job.status, 'completed');
+    const paths = job.data.map((d) => new URL(d.metadata!.sourceURL!).pathname).sort();
+    assert.deepEqual(paths, ['/counter/a', '/counter/b'], 'the second page was found in the rendered page');
+    for (const d of job.data) {
+      const name = d.metadata!.sourceURL!.endsWith('/a') ? 'A' : 'B';
+      assert.equal(d.metadata!.engine, 'browser');
+      assert.match(d.markdown!, new RegExp(`clicked ${name}`), 'formats come from the DOM after the actions');
+      const returns = (d.actions as { javascriptReturns: { type: string; value: unknown }[] }).javascriptReturns;
+      assert.deepEqual(returns, [{ type: 'string', value: `clicked ${name}` }]);
+      assert.match(d.screenshot!, /\/v2\/files\//);
+      const shot = await fetch(d.screenshot!);
+      assert.equal(shot.status, 200, 'the link works without an API key');
+      const bytes = Buffer.from(await shot.arrayBuffer());
+      assert.ok(PNG.every((m, i) => bytes[i] === m), 'a PNG');
+      const forged = new URL(d.screenshot!);
+      forged.searchParams.set('expires', String(Number(forged.searchParams.get('expires')) + 3600));
+      const tampered = await fetch(forged);
+      assert.equal(tampered.status, 403, 'a tampered link is refused');
+    }
+  });
+
+  test('batch scrape with mobile: a phone UA and viewport on every page', { timeout: 120_000 }, async () => {
+    const urls = [pages.url('/ua'), pages.url('/ua?x=1'), pages.url('/ua?x=2')];
+    const job = await fc.batchScrape(urls, { options: { formats: ['markdown'], mobile: true }, pollInterval: 1 } as never);
+    assert.equal(job.status, 'completed');
+    assert.equal(job.data.length, 3);
+    for (const d of job.data) {
+      assert.equal(d.metadata!.engine, 'browser');
+      assert.match(d.markdown!, /UA: .*Android.*Mobile/);
+      assert.match(d.markdown!, /width 412/);
+    }
+  });
+
+  test('a crawl page that fails in the browser is a failed page with its error; the job completes', { timeout: 60_000 }, async () => {
+    const r = await call(stack, 'POST', '/v2/batch/scrape', { urls: [pages.url('/counter/a')], actions: [{ type: 'click', selector: '#missing' }], timeout: 10_000 });
+    assert.equal(r.status, 200, r.text);
+    let s = await fc.getBatchScrapeStatus(r.json.id);
+    for (let i = 0; i < 300 && s.status === 'scraping'; i++) {
+      await new Promise((res) => setTimeout(res, 200));
+      s = await fc.getBatchScrapeStatus(r.json.id);
+    }
+    assert.equal(s.status, 'completed');
+    assert.equal(s.data.length, 0);
+    const errors = await fc.getBatchScrapeErrors(r.json.id);
+    assert.equal(errors.errors.length, 1);
+    assert.match(errors.errors[0]!.error, /action/i);
+  });
+});
