@@ -10,6 +10,9 @@ import { after, before, describe, test } from 'node:test';
 import { createFetcher, isForbiddenAddress } from '@wds/fetch';
 import { extractMedia, findMediaTools, mediaSources, probe, startGuardedProxy, type ExtractRequest, type GuardedProxy } from './index';
 
+/** Every test's limit: a hang fails with a message instead of holding a test slot. */
+const T = { timeout: 60_000 };
+
 // The media engine against real ffmpeg, ffprobe and yt-dlp (Debian's), with fixture media made
 // by ffmpeg here (a 1 s sine tone, a 1 s test-pattern clip) and served on loopback.
 const run = promisify(execFile);
@@ -42,13 +45,13 @@ before(async () => {
   await new Promise<void>((r) => server.listen(0, '0.0.0.0', r));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   pages['/ld'] = `<html><head><title>ld</title><script type="application/ld+json">{"@context":"https://schema.org","@type":"VideoObject","name":"Clip","contentUrl":"${origin}/clip.mp4","uploadDate":"2024-01-01"}</script></head><body><p>text</p></body></html>`;
-});
+}, { timeout: 120_000 });
 after(async () => {
   await Promise.all(proxies.map((p) => p.close()));
   server?.closeAllConnections();
   server?.close();
   rmSync(dir, { recursive: true, force: true });
-});
+}, { timeout: 120_000 });
 
 function request(over: Partial<ExtractRequest> & Pick<ExtractRequest, 'sources' | 'want'>): ExtractRequest {
   const workDir = mkdtempSync(join(dir, 'work-'));
@@ -73,7 +76,7 @@ function request(over: Partial<ExtractRequest> & Pick<ExtractRequest, 'sources' 
 const codecs = async (file: string) => probe(tools, file, { timeoutMs: 10_000 });
 
 describe('mediaSources', () => {
-  test('video and audio elements with their sources, og tags, base href; http(s) only, each once', () => {
+  test('video and audio elements with their sources, og tags, base href; http(s) only, each once', T, () => {
     const html = `<html><head><base href="https://cdn.example/m/"><meta property="og:video:secure_url" content="https://v.example/og.mp4">
       <meta property="og:audio" content="/a/og.mp3"><meta name="og:title" content="x"></head><body>
       <video src="main.mp4"><source src="alt.webm" type="video/webm"><source src="data:video/mp4;base64,AAAA"></video>
@@ -87,7 +90,7 @@ describe('mediaSources', () => {
 });
 
 describe('extractMedia', () => {
-  test('audio element → MP3; video element → MP4 by stream copy; audio of a video-only page → its sound track as MP3', async () => {
+  test('audio element → MP3; video element → MP4 by stream copy; audio of a video-only page → its sound track as MP3', T, async () => {
     const r = request({ sources: { audio: [`${origin}/tone.ogg`], video: [`${origin}/clip.mp4`] }, want: ['audio', 'video'] });
     const out = await extractMedia(r);
     assert.deepEqual(out.warnings, []);
@@ -103,7 +106,7 @@ describe('extractMedia', () => {
     assert.deepEqual((await codecs(fromVideo.files.audio!.file))?.audio, ['mp3']);
   });
 
-  test('a page without media: null with a warning naming what was looked for (yt-dlp found nothing either)', async () => {
+  test('a page without media: null with a warning naming what was looked for (yt-dlp found nothing either)', T, async () => {
     pages['/plain'] = '<html><body><p>no media here</p></body></html>';
     const out = await extractMedia(request({ pageUrl: `${origin}/plain`, sources: { audio: [], video: [] }, want: ['audio', 'video'] }));
     assert.deepEqual(out.files, { audio: null, video: null });
@@ -111,7 +114,7 @@ describe('extractMedia', () => {
     assert.match(out.warnings[1]!, /^video: no video could be extracted/);
   });
 
-  test('not media, or no stream of the kind: skipped with the reason; the next candidate is used', async () => {
+  test('not media, or no stream of the kind: skipped with the reason; the next candidate is used', T, async () => {
     const out = await extractMedia(request({ sources: { audio: [], video: [`${origin}/missing.mp4`, `${origin}/list.m3u8`, `${origin}/silent.mpg`] }, want: ['audio', 'video'] }));
     assert.equal(out.files.video?.contentType, 'video/mp4', 'MPEG-2 re-encoded to H.264 MP4');
     assert.deepEqual((await codecs(out.files.video!.file))?.video, ['h264']);
@@ -119,13 +122,13 @@ describe('extractMedia', () => {
     assert.match(out.warnings.join(' '), /missing\.mp4 answered HTTP 404; .*list\.m3u8 is not an audio or video file ffmpeg reads; .*silent\.mpg has no audio stream/);
   });
 
-  test('size cap: a file larger than WDS_MEDIA_MAX_BYTES is not downloaded past it', async () => {
+  test('size cap: a file larger than WDS_MEDIA_MAX_BYTES is not downloaded past it', T, async () => {
     const out = await extractMedia(request({ sources: { audio: [`${origin}/tone.ogg`], video: [] }, want: ['audio'], maxBytes: 1000 }));
     assert.equal(out.files.audio, null);
     assert.match(out.warnings[0]!, /larger than 1000 bytes \(WDS_MEDIA_MAX_BYTES\)/);
   });
 
-  test('SSRF guard, allow flag off: a media URL on a private address is refused and never requested', async () => {
+  test('SSRF guard, allow flag off: a media URL on a private address is refused and never requested', T, async () => {
     const before = hits.get('/tone.ogg') ?? 0;
     const out = await extractMedia(request({ allowPrivateNetwork: false, sources: { audio: [`${origin}/tone.ogg`], video: [] }, want: ['audio'] }));
     assert.equal(out.files.audio, null);
@@ -133,7 +136,7 @@ describe('extractMedia', () => {
     assert.equal(hits.get('/tone.ogg') ?? 0, before, 'no request reached it');
   });
 
-  test('SSRF guard on every redirect: an allowed media URL redirecting to a forbidden address is refused there', async () => {
+  test('SSRF guard on every redirect: an allowed media URL redirecting to a forbidden address is refused there', T, async () => {
     // 127.0.0.1 allowed, 127.0.0.2 (loopback as well) forbidden: the redirect is what is judged.
     const fetch = createFetcher({ isForbidden: (ip) => ip === '127.0.0.2' || (ip !== '127.0.0.1' && isForbiddenAddress(ip)) });
     const before = hits.get('/clip.mp4') ?? 0;
@@ -145,14 +148,14 @@ describe('extractMedia', () => {
     assert.equal(hits.get('/clip.mp4') ?? 0, before, 'the redirect target was never requested');
   });
 
-  test('yt-dlp resolves media the page does not name in HTML (JSON-LD VideoObject), through the guarded proxy; the download is ours', async () => {
+  test('yt-dlp resolves media the page does not name in HTML (JSON-LD VideoObject), through the guarded proxy; the download is ours', T, async () => {
     const out = await extractMedia(request({ pageUrl: `${origin}/ld`, sources: { audio: [], video: [] }, want: ['video'] }));
     assert.deepEqual(out.warnings, []);
     assert.equal(out.files.video?.contentType, 'video/mp4');
     assert.ok(statSync(out.files.video!.file).size > 1000);
   });
 
-  test('yt-dlp cannot go around the guard: with the allow flag off its requests to a private address are refused by the proxy', async () => {
+  test('yt-dlp cannot go around the guard: with the allow flag off its requests to a private address are refused by the proxy', T, async () => {
     const before = hits.get('/ld') ?? 0;
     const out = await extractMedia(request({ allowPrivateNetwork: false, pageUrl: `${origin}/ld`, sources: { audio: [], video: [] }, want: ['video'] }));
     assert.equal(out.files.video, null);
@@ -169,7 +172,7 @@ describe('guarded proxy', () => {
     return r.stdout.trim();
   };
 
-  test('CONNECT and plain requests: private targets refused when not allowed; ports outside a given list always', async () => {
+  test('CONNECT and plain requests: private targets refused when not allowed; ports outside a given list always', T, async () => {
     const p = await startGuardedProxy({ allowPrivateNetwork: false });
     proxies.push(p);
     const before = hits.get('/tone.ogg') ?? 0;

@@ -11,6 +11,9 @@ import { scrapeCacheKey } from '@wds/fetch';
 import { activityStarts, call, html, namespaceFor, runningActivities, startFixtureSite, startStack, until, type FixtureSite, type Handler, type Stack } from '@wds/test-utils';
 import type { AppProcess } from '@wds/launch';
 
+/** Every test's limit: a hang fails with a message instead of holding a test slot. */
+const T = { timeout: 120_000 };
+
 // The audio and video formats end to end: a worker serving wds-media (ffmpeg, yt-dlp) next to the
 // stack's own, pages on a fixture site with media that ffmpeg makes here (a 1 s sine tone, a 1 s
 // test-pattern clip), through the JS SDK (it types `audio` and `video`) and raw HTTP for errors.
@@ -45,12 +48,12 @@ before(async () => {
   site.route('/ld-page', html(page('Embedded', '<p>A player.</p>', `<script type="application/ld+json">{"@context":"https://schema.org","@type":"VideoObject","name":"Clip","contentUrl":"${site.url('/media/clip.mp4')}","uploadDate":"2024-01-01"}</script>`)));
   stack = await startStack({ namespace: namespaceFor(import.meta.url), env: { WDS_DATA_DIR: dataDir } });
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
-});
+}, { timeout: 180_000 });
 after(async () => {
   await stack?.stop();
   await site?.close();
   rmSync(dataDir, { recursive: true, force: true });
-});
+}, { timeout: 180_000 });
 
 const startMediaWorker = () => stack.addWorker({ WDS_WORKER_QUEUES: 'wds-media', WDS_PUBLIC_URL: stack.url });
 
@@ -65,7 +68,7 @@ const isMp3 = (b: Buffer) => b.subarray(0, 3).toString() === 'ID3' || (b[0] === 
 const isMp4 = (b: Buffer) => b.subarray(4, 8).toString() === 'ftyp';
 
 describe('audio and video formats', () => {
-  test('no worker serves wds-media: 503 MEDIA_UNAVAILABLE naming the queue (nothing else fails)', async () => {
+  test('no worker serves wds-media: 503 MEDIA_UNAVAILABLE naming the queue (nothing else fails)', T, async () => {
     const r = await call(stack, 'POST', '/v2/scrape', { url: site.url('/audio-page'), formats: ['audio'] });
     assert.equal(r.status, 503, r.text);
     assert.equal(r.json.code, 'MEDIA_UNAVAILABLE');
@@ -74,7 +77,7 @@ describe('audio and video formats', () => {
     mediaWorker = await startMediaWorker();
   });
 
-  test('audio: the <audio> element as MP3 behind a signed link valid one hour; 1 + 4 credits (Firecrawl\'s price)', async () => {
+  test('audio: the <audio> element as MP3 behind a signed link valid one hour; 1 + 4 credits (Firecrawl\'s price)', T, async () => {
     const doc = await until(async () => fc.scrape(site.url('/audio-page'), { formats: ['markdown', 'audio'] }).catch(() => null), 'a scrape once the media worker is seen', { timeoutMs: 30_000 });
     assert.match(doc.markdown!, /Listen\./);
     assert.ok(doc.audio, JSON.stringify(doc));
@@ -87,7 +90,7 @@ describe('audio and video formats', () => {
     assert.equal(doc.warning, undefined);
   });
 
-  test('video: <video><source>, og:video and what yt-dlp finds (JSON-LD) as MP4; audio of a video-only page from its sound track', async () => {
+  test('video: <video><source>, og:video and what yt-dlp finds (JSON-LD) as MP4; audio of a video-only page from its sound track', T, async () => {
     for (const p of ['/video-page', '/og-page', '/ld-page']) {
       const doc = await fc.scrape(site.url(p), { formats: ['video'] });
       assert.ok(doc.video, `${p}: ${JSON.stringify(doc)}`);
@@ -102,7 +105,7 @@ describe('audio and video formats', () => {
     assert.equal(both.metadata?.creditsUsed, 9, '1 + 4 per format');
   });
 
-  test('a page without media: audio and video null with a warning; no media credits', async () => {
+  test('a page without media: audio and video null with a warning; no media credits', T, async () => {
     const r = await call(stack, 'POST', '/v2/scrape', { url: site.url('/plain'), formats: ['markdown', 'audio', 'video'] });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.data.audio, null);
@@ -112,7 +115,7 @@ describe('audio and video formats', () => {
     assert.equal(r.json.data.metadata.creditsUsed, 1);
   });
 
-  test('crawl, batch scrape and parse refuse the media formats (400 naming them); zero data retention too', async () => {
+  test('crawl, batch scrape and parse refuse the media formats (400 naming them); zero data retention too', T, async () => {
     for (const [path, body] of [
       ['/v2/crawl', { url: site.url('/plain'), scrapeOptions: { formats: ['audio'] } }],
       ['/v2/batch/scrape', { urls: [site.url('/plain')], formats: ['video'] }],
@@ -178,7 +181,7 @@ describe('SSRF guard, WDS_ALLOW_PRIVATE_NETWORK off', () => {
     return url;
   }
 
-  test('a media URL on a private address is refused, never requested; the field is null with the reason', async () => {
+  test('a media URL on a private address is refused, never requested; the field is null with the reason', T, async () => {
     const url = await cachedPage('/cached-audio', `<audio src="${site.url('/media/tone.ogg')}"></audio>`, ['audio']);
     const before = site.hits('/media/tone.ogg');
     const r = await until(async () => {
@@ -192,7 +195,7 @@ describe('SSRF guard, WDS_ALLOW_PRIVATE_NETWORK off', () => {
     assert.equal(site.hits('/media/tone.ogg'), before, 'the media URL was never requested');
   });
 
-  test('lockdown: served from the cache, media null with a warning (no outbound request)', async () => {
+  test('lockdown: served from the cache, media null with a warning (no outbound request)', T, async () => {
     const url = await cachedPage('/cached-lockdown', `<audio src="http://media.example.test/tone.ogg"></audio>`, ['audio']);
     const r = await call(guarded, 'POST', '/v2/scrape', { url, formats: ['audio'], lockdown: true });
     assert.equal(r.status, 200, r.text);
@@ -201,7 +204,7 @@ describe('SSRF guard, WDS_ALLOW_PRIVATE_NETWORK off', () => {
     assert.equal(r.json.data.metadata.creditsUsed, 5, "lockdown's price on a hit, no media credits");
   });
 
-  test('yt-dlp cannot go around the guard: its requests go through the guarded proxy, which refuses the private address', async () => {
+  test('yt-dlp cannot go around the guard: its requests go through the guarded proxy, which refuses the private address', T, async () => {
     // The fixture's port: were the proxy to let it through, the fixture would count the request.
     const url = await cachedPage(`:${new URL(site.origin).port}/ld-page`, '<p>A player, no media named in HTML.</p>', ['video']);
     const before = site.hits('/ld-page');

@@ -27,6 +27,8 @@ let searx: FakeSearxng;
 let team: { teamId: string; apiKey: string; name: string };
 let fc: Firecrawl;
 const logs: { name: string; text: () => string }[] = [];
+/** Every test's limit: a hang fails with a message instead of holding a test slot. */
+const T = { timeout: 120_000 };
 
 const page = (mark: string, title: string, body: string) =>
   `<!doctype html><html lang="en"><head><title>${title} ${mark}</title><meta name="description" content="about ${mark}"></head>` +
@@ -65,13 +67,13 @@ before(async () => {
   const name = (await stack.db.pool.query('SELECT name FROM teams WHERE id = $1', [t.teamId])).rows[0].name as string;
   team = { ...t, name };
   fc = new Firecrawl({ apiKey: team.apiKey, apiUrl: stack.url });
-});
+}, { timeout: 180_000 });
 after(async () => {
   await stack?.stop();
   await site?.close();
   await searx?.close();
   rmSync(dataDir, { recursive: true, force: true });
-});
+}, { timeout: 60_000 });
 
 const as = () => ({ url: stack.url, apiKey: team.apiKey });
 const keysCli = (...args: string[]) =>
@@ -81,7 +83,7 @@ const keysCli = (...args: string[]) =>
   });
 
 describe('zero data retention', () => {
-  test('403 until the operator enables it for the team (npm run keys -- flags)', async () => {
+  test('403 until the operator enables it for the team (npm run keys -- flags)', T, async () => {
     const denied = await call(as(), 'POST', '/v2/scrape', { url: site.url(`/${M}/page`), zeroDataRetention: true });
     assert.equal(denied.status, 403, denied.text);
     assert.equal(denied.json.code, 'ZDR_NOT_ENABLED');
@@ -97,7 +99,7 @@ describe('zero data retention', () => {
     await assert.rejects(keysCli('flags', '--team', team.name, '--enable', 'zdr'), /unknown flag: zdr/);
   });
 
-  test('scrape over HTTP: the page comes back, billed 1 + 1 (Firecrawl: ZDR +1 credit per page); a repeat is fetched again', async () => {
+  test('scrape over HTTP: the page comes back, billed 1 + 1 (Firecrawl: ZDR +1 credit per page); a repeat is fetched again', T, async () => {
     const url = site.url(`/${M}/page`);
     const doc = await fc.scrape(url, { formats: ['markdown', 'html', 'rawHtml', 'links', 'images'], zeroDataRetention: true } as never);
     assert.match(doc.markdown!, new RegExp(`Secret text ${M}`));
@@ -108,7 +110,7 @@ describe('zero data retention', () => {
     assert.equal(gone.status, 404, 'the scrape is not kept for GET /v2/scrape/{id}');
   });
 
-  test('failing ZDR scrapes (unreachable host, redirect loop) answer their error and keep nothing either', async () => {
+  test('failing ZDR scrapes (unreachable host, redirect loop) answer their error and keep nothing either', T, async () => {
     const down = await call(as(), 'POST', '/v2/scrape', { url: `http://127.0.0.1:9/${M}/down`, zeroDataRetention: true, timeout: 5000 });
     assert.ok(down.status >= 400, down.text);
     const loop = await call(as(), 'POST', '/v2/scrape', { url: site.url(`/${M}/loop`), zeroDataRetention: true, timeout: 10000 });
@@ -116,7 +118,7 @@ describe('zero data retention', () => {
     assert.match(loop.json.error, /Too many redirects/);
   });
 
-  test('scrape in the browser (actions, script-rendered text): nothing stored', async () => {
+  test('scrape in the browser (actions, script-rendered text): nothing stored', T, async () => {
     const r = await call(as(), 'POST', '/v2/scrape', {
       url: site.url(`/${M}/js`),
       zeroDataRetention: true,
@@ -128,7 +130,7 @@ describe('zero data retention', () => {
     assert.equal(r.json.data.actions.javascriptReturns[0].value, `Scripted ${M}`);
   });
 
-  test('formats and actions that need stored files are refused (Firecrawl: SCRAPE_ZDR_VIOLATION_ERROR), as is saving a profile', async () => {
+  test('formats and actions that need stored files are refused (Firecrawl: SCRAPE_ZDR_VIOLATION_ERROR), as is saving a profile', T, async () => {
     for (const extra of [
       { formats: ['screenshot'] },
       { formats: [{ type: 'screenshot', fullPage: true }] },
@@ -144,7 +146,7 @@ describe('zero data retention', () => {
     assert.equal(readOnly.status, 200, readOnly.text);
   });
 
-  test('crawl: pages come back through the SDK, each billed 1 + 1; the job keeps no page once read', async () => {
+  test('crawl: pages come back through the SDK, each billed 1 + 1; the job keeps no page once read', T, async () => {
     const job = await fc.crawl(site.url(`/${M}/page`), { limit: 5, sitemap: 'skip', crawlEntireDomain: true, zeroDataRetention: true, pollInterval: 1 } as never);
     assert.equal(job.status, 'completed');
     assert.equal(job.data.length, 2);
@@ -159,25 +161,25 @@ describe('zero data retention', () => {
     assert.equal(again.creditsUsed, 4);
   });
 
-  test('batch scrape: the same', async () => {
+  test('batch scrape: the same', T, async () => {
     const job = await fc.batchScrape([site.url(`/${M}/page`), site.url(`/${M}/next`)], { options: { formats: ['markdown'] }, zeroDataRetention: true, pollInterval: 1 } as never);
     assert.equal(job.data.length, 2);
     assert.ok(job.data.every((d) => d.markdown!.includes(M)));
     assert.equal(job.creditsUsed, 4);
   });
 
-  test('parse: the upload comes back converted and is not kept', async () => {
+  test('parse: the upload comes back converted and is not kept', T, async () => {
     const doc = await fc.parse({ data: Buffer.from(`# Upload ${M}\n\nParsed secret ${M}.`), filename: `${M}.md`, contentType: 'text/markdown' }, { zeroDataRetention: true } as never);
     assert.match(doc.markdown!, new RegExp(`Parsed secret ${M}`));
   });
 
-  test('search with scrapeOptions.zeroDataRetention: results scraped, nothing kept', async () => {
+  test('search with scrapeOptions.zeroDataRetention: results scraped, nothing kept', T, async () => {
     const r = await fc.search('kettle', { limit: 2, scrapeOptions: { formats: ['markdown'], zeroDataRetention: true } } as never);
     const hit = (r.web as { url: string; markdown?: string }[]).find((w) => w.url.includes(M));
     assert.ok(hit?.markdown?.includes(`Secret text ${M}`), JSON.stringify(r.web).slice(0, 500));
   });
 
-  test('batch scrape with a webhook: page events carry the pages; the data stays until they are delivered and read', async () => {
+  test('batch scrape with a webhook: page events carry the pages; the data stays until they are delivered and read', T, async () => {
     const hooks: { type: string; data: { markdown?: string }[] }[] = [];
     site.route(`/hook-${M.slice(-6)}`, (q, r) => {
       let raw = '';
@@ -201,7 +203,7 @@ describe('zero data retention', () => {
     assert.ok(row.delivered_at);
   });
 
-  test('results never read are deleted by the retention sweep after WDS_ZDR_RESULT_TTL_MS; rows a dead API left behind too', async () => {
+  test('results never read are deleted by the retention sweep after WDS_ZDR_RESULT_TTL_MS; rows a dead API left behind too', T, async () => {
     const start = await call(as(), 'POST', '/v2/batch/scrape', { urls: [site.url(`/${M}/next`)], zeroDataRetention: true });
     const id = start.json.id as string;
     await until(async () => (await stack.db.pool.query(`SELECT status FROM crawl_jobs WHERE id = $1 AND completed_at IS NOT NULL`, [id])).rows[0]?.status === 'completed', 'the batch to end');
@@ -218,7 +220,7 @@ describe('zero data retention', () => {
     await until(async () => (await docs()) === 0, 'the retention sweep to delete the unread results', { timeoutMs: 20_000 });
   });
 
-  test('control: the same requests without ZDR leave their marker where the scans look', async () => {
+  test('control: the same requests without ZDR leave their marker where the scans look', T, async () => {
     const ctl = await stack.newTeam();
     const fcc = new Firecrawl({ apiKey: ctl.apiKey, apiUrl: stack.url });
     await fcc.scrape(site.url(`/${C}/page`), { formats: ['markdown', { type: 'screenshot' }] } as never);
@@ -236,7 +238,7 @@ describe('zero data retention', () => {
     assert.ok(history.hits.length >= 1, 'the control URL appears in a Temporal history (the same failure)');
   });
 
-  test('afterwards: no table, file, log line or Temporal history holds the ZDR marker; the bills do', async () => {
+  test('afterwards: no table, file, log line or Temporal history holds the ZDR marker; the bills do', T, async () => {
     // Workers finish their bookkeeping (webhook-free here) and the SDK's failure lines come after an activity.
     await new Promise((r) => setTimeout(r, 1500));
     const names = await tableNames(stack.db);
@@ -254,7 +256,7 @@ describe('zero data retention', () => {
 });
 
 describe('auditMetadata and threatProtection', () => {
-  test('auditMetadata is {username} (Firecrawl: required, up to 1024 characters, nothing else): anything else is a 400 naming it', async () => {
+  test('auditMetadata is {username} (Firecrawl: required, up to 1024 characters, nothing else): anything else is a 400 naming it', T, async () => {
     for (const bad of ['alice', {}, { username: '' }, { username: 'x'.repeat(1025) }, { username: 'alice', role: 'admin' }, { username: 7 }]) {
       const r = await call(stack, 'POST', '/v2/scrape', { url: site.url(`/${C}/page`), auditMetadata: bad });
       assert.equal(r.status, 400, `${JSON.stringify(bad)}: ${r.text}`);
@@ -262,7 +264,7 @@ describe('auditMetadata and threatProtection', () => {
     }
   });
 
-  test('auditMetadata is stored with the job, comes back in its webhooks and is in the request log line', async () => {
+  test('auditMetadata is stored with the job, comes back in its webhooks and is in the request log line', T, async () => {
     const fcm = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
     const doc = await fcm.scrape(site.url(`/${C}/next`), { auditMetadata: { username: 'alice@example.test' } });
     const row = (await stack.db.pool.query('SELECT options FROM scrape_jobs WHERE id = $1', [doc.metadata!.scrapeId])).rows[0];
@@ -285,7 +287,7 @@ describe('auditMetadata and threatProtection', () => {
     assert.deepEqual(stored.options.scrapeOptions.auditMetadata, { username: 'bob' });
   });
 
-  test('threatProtection: 403 unless enabled for the team; validated against the documented fields; recorded with the job', async () => {
+  test('threatProtection: 403 unless enabled for the team; validated against the documented fields; recorded with the job', T, async () => {
     const tp = { mode: 'manual-only', riskScoreThreshold: 50, blacklist: ['*.risky.example'], whitelist: ['example.com'], blockedTlds: ['zip'], failurePolicy: 'closed' };
     const denied = await call(stack, 'POST', '/v2/scrape', { url: site.url(`/${C}/page`), threatProtection: tp });
     assert.equal(denied.status, 403, denied.text);
