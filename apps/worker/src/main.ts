@@ -8,7 +8,7 @@ import { llmEnvOf } from '@wds/config/common';
 import { createLlmClient, resolveLlmConfig } from '@wds/llm';
 import { connectDb, migrateDb, setSearchIndexing } from '@wds/db';
 import { announce, createLogger } from '@wds/log';
-import { collectProcessMetrics, observeBrowserPool, serveMetrics } from '@wds/metrics';
+import { collectProcessMetrics, observeBrowserPool, observeBrowserSessions, serveMetrics } from '@wds/metrics';
 import { warmPdfWorker } from '@wds/documents';
 import { configureHostOverrides, parseHostOverrides } from '@wds/fetch';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
@@ -17,7 +17,8 @@ import { browserPages, createBrowserResources } from './browser';
 import { createFileResources } from './files';
 import { createMediaResources } from './media';
 import { coreLogFilter, TemporalPinoLogger } from './logging';
-import { queueOptions } from './queues';
+import { createInteractResources } from './interact';
+import { queueOptions, sessionQueueOptions } from './queues';
 import { startSearchBackfill } from './search-backfill';
 import { workflowBundleOption } from './workflow-bundle';
 
@@ -70,11 +71,13 @@ if (env.WDS_WORKER_QUEUES.some((q) => q === 'wds-fetch' || q === 'wds-browser'))
 // Workers that make files (screenshots, media) share one file store and its sweep.
 const fileResources = env.WDS_WORKER_QUEUES.some((q) => q === 'wds-browser' || q === 'wds-media') ? await createFileResources(env, log) : undefined;
 // Browser workers own one Chromium pool; nothing browser-related is loaded or started otherwise.
-let browser: Awaited<ReturnType<typeof createBrowserResources>> | undefined;
+let browser: (Awaited<ReturnType<typeof createBrowserResources>> & { interact: Awaited<ReturnType<typeof createInteractResources>> }) | undefined;
 if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
   try {
-    browser = await createBrowserResources(env, hostOverrides, fileResources!.files);
+    const rendering = await createBrowserResources(env, hostOverrides, fileResources!.files);
+    browser = { ...rendering, interact: await createInteractResources(env, dbh.db, log) };
     observeBrowserPool(browser.pool, browserPages(env));
+    observeBrowserSessions(browser.interact.sessions);
   } catch (e) {
     // Like a queue without activities: said once, the other queues are still served.
     // The error's message says what is missing and how to get it (e.g. no Chromium: which package, or CHROMIUM_PATH).
@@ -123,6 +126,19 @@ for (const queue of env.WDS_WORKER_QUEUES) {
       shutdownGraceTime: env.WDS_SHUTDOWN_GRACE_MS,
       shutdownForceTime: env.WDS_SHUTDOWN_GRACE_MS + FORCE_AFTER_GRACE_MS,
       ...opts,
+    }),
+  );
+}
+// Browser workers also serve their own queue: interact calls about the pages they hold.
+const sessionQueue = sessionQueueOptions(env, resources);
+if (sessionQueue) {
+  workers.push(
+    await Worker.create({
+      connection,
+      namespace: env.TEMPORAL_NAMESPACE,
+      shutdownGraceTime: env.WDS_SHUTDOWN_GRACE_MS,
+      shutdownForceTime: env.WDS_SHUTDOWN_GRACE_MS + FORCE_AFTER_GRACE_MS,
+      ...sessionQueue,
     }),
   );
 }
@@ -237,6 +253,7 @@ await monitorClient?.close();
 await backfill?.stop();
 await retention?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
+await browser?.interact.stop();
 await browser?.stop();
 await media?.stop();
 fileResources?.stop();
