@@ -35,6 +35,20 @@ export function renderedPage(url: string, r: RenderResult): PageContent {
   return { requestedUrl: url, finalUrl: r.finalUrl, statusCode: r.statusCode || 200, contentTypeHeader: `${mime}; charset=utf-8`, body: Buffer.from(r.html, 'utf8'), charset: 'utf-8' };
 }
 
+/** What a render takes from the page's scrape options (every browser page: scrape jobs, crawl pages, the agent's tool). */
+export function renderOptionsOf(o: ScrapeOptions, allowPrivateNetwork: boolean): Omit<RenderRequest, 'url' | 'timeoutMs'> {
+  return {
+    headers: o.headers,
+    waitFor: o.waitFor,
+    mobile: o.mobile,
+    location: o.location,
+    blockAds: o.blockAds,
+    skipTlsVerification: o.skipTlsVerification,
+    allowPrivateNetwork,
+    actions: o.actions,
+  };
+}
+
 /** One page for the browser engine: what a scrape job or a crawl page asks of it. */
 export interface BrowserPageRequest {
   url: string;
@@ -71,16 +85,9 @@ export async function renderBrowserPage(deps: BrowserActivityDeps, req: BrowserP
   let r: RenderResult;
   try {
     r = await deps.renderer.render({
+      ...renderOptionsOf(o, deps.allowPrivateNetwork),
       url: req.url,
-      headers: o.headers,
       timeoutMs: Math.max(1, req.deadlineMs - Date.now()),
-      waitFor: o.waitFor,
-      mobile: o.mobile,
-      location: o.location,
-      blockAds: o.blockAds,
-      skipTlsVerification: o.skipTlsVerification,
-      allowPrivateNetwork: deps.allowPrivateNetwork,
-      actions: o.actions,
       screenshot,
       storageState: req.storageState,
       captureStorageState: req.captureStorageState,
