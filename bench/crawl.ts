@@ -6,6 +6,7 @@ import { createScope } from '@wds/crawl';
 import { buildDocumentAsync } from '@wds/documents';
 import { fetchPage } from '@wds/fetch';
 import { closeTransformThreads, configureTransformThreads, transformHtml, transformHtmlAsync } from '@wds/transform';
+import pg from 'pg';
 import { stopChild } from '@wds/launch';
 import { startBenchStack, type BenchStack } from './stack';
 import { cpuByPid, cpuSecondsBetween, rssMb, round, writeResult } from './stats';
@@ -175,9 +176,40 @@ export async function startSiteCrawl(stack: BenchStack, origin: string, pages: n
   return { id, headers };
 }
 
+/**
+ * BENCH_CRAWL_PG_WAITS=1: what the stack's Postgres backends are doing during the crawl, sampled
+ * every 20 ms from pg_stat_activity: `active` (running a statement: CPU, or waiting on a lock or
+ * I/O, as `wait_event` says), `idle in transaction` (a client between statements of a transaction)
+ * and which statement. Shows whether pages wait for each other (locks) or for a client.
+ */
+function samplePgWaits(databaseUrl: string) {
+  const counts = new Map<string, number>();
+  let samples = 0;
+  let stop = false;
+  const db = new pg.Client({ connectionString: databaseUrl });
+  const running = (async () => {
+    await db.connect();
+    while (!stop) {
+      const r = await db.query(`SELECT state, coalesce(wait_event_type || ':' || wait_event, 'cpu') AS wait, left(regexp_replace(query, '\\s+', ' ', 'g'), 60) AS q
+        FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'`);
+      samples++;
+      for (const row of r.rows) counts.set(`${row.state} | ${row.wait} | ${row.q}`, (counts.get(`${row.state} | ${row.wait} | ${row.q}`) ?? 0) + 1);
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    await db.end();
+  })();
+  return async () => {
+    stop = true;
+    await running;
+    // Average backends in each state over the crawl (1 = one backend all the time).
+    return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, n]) => [k, round(n / samples, 2)]));
+  };
+}
+
 async function fullStack(origin: string) {
   const stack = await startBenchStack();
   const { base, api, worker, roles } = stack;
+  const pgWaits = process.env.BENCH_CRAWL_PG_WAITS === '1' ? samplePgWaits(stack.databaseUrl) : null;
   try {
     const cpu0 = cpuByPid(roles);
     const t0 = performance.now();
@@ -192,7 +224,8 @@ async function fullStack(origin: string) {
         // Where the time went: CPU seconds per process over the crawl (2 cores = 2 s per second).
         const cpuSeconds = cpuSecondsBetween(cpu0, cpuByPid(roles));
         const workerCpuMsPerPage = round(((cpuSeconds.worker ?? NaN) * 1000) / s.completed, 1);
-        return { pagesPerSec: round(s.completed / secs, 1), completed: s.completed, seconds: round(secs, 1), peakRssMb: peak, cpuSeconds, workerCpuMsPerPage };
+        const cpuMsPerPage = Object.fromEntries(Object.entries(cpuSeconds).map(([k, v]) => [k, round((v * 1000) / s.completed, 2)]));
+        return { pagesPerSec: round(s.completed / secs, 1), completed: s.completed, seconds: round(secs, 1), peakRssMb: peak, cpuSeconds, cpuMsPerPage, workerCpuMsPerPage, pgBackends: await pgWaits?.() };
       }
       await new Promise((res) => setTimeout(res, 100));
     }

@@ -10,6 +10,8 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   transform: async () => (await import('./transform')).runTransformBench(),
   search: async () => (await import('./search')).runSearchBench(),
   llm: async () => (await import('./llm')).runLlmBench(),
+  'scrape-paths': async () => (await import('./scrape-paths')).runScrapePathsBench(),
+  monitor: async () => (await import('./monitor')).runMonitorBench(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

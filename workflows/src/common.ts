@@ -22,6 +22,7 @@ export const workflowIds = {
   extract: (jobId: string) => `extract-${jobId}`,
   crawlParams: (previewId: string) => `crawl-params-${previewId}`,
   agent: (runId: string) => `agent-${runId}`,
+  monitorRun: (runId: string) => `monitor-run-${runId}`,
 };
 
 export interface JobRef {

@@ -7,3 +7,4 @@ export { parseWorkflow } from './parse/workflow';
 export { extractWorkflow } from './extract/workflow';
 export { crawlParamsWorkflow } from './crawl-params/workflow';
 export { agentWorkflow } from './agent/workflow';
+export { monitorTickWorkflow, monitorRunWorkflow } from './monitor/workflow';

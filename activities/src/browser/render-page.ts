@@ -1,8 +1,8 @@
-import { mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
+import { effectiveWaitFor, mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
 import { loadScrapeJob, storeCachedPage } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browser';
-import { buildDocumentAsync, type BuiltScrapeDocument, type PageContent } from '@wds/documents';
+import { buildDocumentAsync, outputsVariant, type BuiltScrapeDocument, type PageContent } from '@wds/documents';
 import { scrapeCacheKey } from '@wds/fetch';
 import type { FileStore } from '@wds/storage';
 import type { RenderPageInput, RenderPageResult } from '@wds/workflows/scrape';
@@ -39,7 +39,8 @@ export function renderedPage(url: string, r: RenderResult): PageContent {
 export function renderOptionsOf(o: ScrapeOptions, allowPrivateNetwork: boolean): Omit<RenderRequest, 'url' | 'timeoutMs'> {
   return {
     headers: o.headers,
-    waitFor: o.waitFor,
+    // changeTracking waits at least 5 s (when the request waits at all).
+    waitFor: effectiveWaitFor(o),
     mobile: o.mobile,
     location: o.location,
     blockAds: o.blockAds,
@@ -125,6 +126,7 @@ export async function renderBrowserPage(deps: BrowserActivityDeps, req: BrowserP
   if (mayStoreInCache(o) && !o.profile && page.statusCode < 500) {
     await storeCachedPage(deps.db, scrapeCacheKey({ ...o, url: req.url }), {
       url: req.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentType: page.contentTypeHeader, charset: 'utf-8', body: page.body, engine: 'browser',
+      outputs: built.outputs && { variant: outputsVariant(withLlmInputs(o, deps.llmAvailable)), formats: built.outputs },
     });
   }
   return { page: { ...built, document: doc, statusCode: page.statusCode }, rendered: true, storageState: r.storageState };
@@ -158,7 +160,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
       await profile.save(r.storageState ?? { cookies: [], origins: [] });
       saved = true;
     }
-    return { jobId, statusCode: r.page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, r.page.document, r.page.creditsUsed, deps.llmAvailable)) };
+    return { jobId, statusCode: r.page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, r.page.document, r.page.creditsUsed, deps.llmAvailable, r.page.fetched)) };
   } finally {
     if (profile && !saved) await profile.release().catch(() => {});
     shown();

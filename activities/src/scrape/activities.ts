@@ -66,7 +66,7 @@ export function createScrapeActivities(deps: ScrapeActivityDeps): ScrapeActiviti
           page.creditsUsed = 5;
           page.document.metadata.creditsUsed = 5;
         }
-        const finished = await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed, deps.llmAvailable);
+        const finished = await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed, deps.llmAvailable, page.fetched);
         creditsUsed.inc({ kind: 'scrape' }, page.creditsUsed);
         return { jobId, statusCode: page.statusCode, ...finished };
       }).finally(() => {

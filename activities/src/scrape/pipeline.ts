@@ -1,11 +1,13 @@
-import { mayStoreInCache, effectiveMaxAge, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
-import { findCachedPage, storeCachedPage, type CachedPage, type Db } from '@wds/db';
+import { changeTrackingOf, effectiveMaxAge, effectiveWaitFor, mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
+import { addCachedOutputs, findCachedPage, storeCachedPage, type CachedPageRead, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { cacheLookups, startScrapeTimer } from '@wds/metrics';
-import { buildDocumentAsync, needsPdfConversion, type AsyncBuildContext, type BuiltDocument, type PageContent } from '@wds/documents';
+import { buildDocumentAsync, buildFromCache, cacheReadNeedsBody, needsPdfConversion, outputsVariant, storedFormatsNeeded, type AsyncBuildContext, type BuiltDocument, type PageContent } from '@wds/documents';
 import { acceptLanguage, fetchPage, scrapeCacheKey } from '@wds/fetch';
 import type { ScrapeCacheLookup } from '@wds/workflows/scrape';
 import { withDocumentSlot } from '../parse/slots';
+import type { FetchValidators } from '../changes/track-document';
+import { hashBody, validatorsOf } from '@wds/changes';
 
 /**
  * One page, start to finish, as scrape and crawl activities share it: (cache) → fetch →
@@ -38,6 +40,8 @@ export interface PageRequest {
 
 export interface PageResult extends BuiltDocument {
   statusCode: number;
+  /** Change tracking only: the fetched body's hash and validators (absent for cache hits and renders). */
+  fetched?: FetchValidators;
 }
 
 /** The fetched page should be rendered by the browser instead (see `escalateIf`); nothing was built or cached. */
@@ -62,21 +66,24 @@ export function requestHeaders(o: Pick<ScrapeOptions, 'headers' | 'location'>): 
 }
 
 /** Formats of a page; PDF conversion waits for a document slot, all within the request's remaining budget. */
-async function build(page: PageContent, requested: ScrapeOptions, ctx: Omit<AsyncBuildContext, 'timeoutMs'>, deadline: number): Promise<BuiltDocument> {
+export async function buildPage(page: PageContent, requested: ScrapeOptions, ctx: Omit<AsyncBuildContext, 'timeoutMs'>, deadline: number): Promise<BuiltDocument> {
   const o = withLlmInputs(requested, ctx.llm);
   const left = () => Math.max(1, deadline - Date.now());
   if (!needsPdfConversion(page, o)) return buildDocumentAsync(page, o, { ...ctx, timeoutMs: left() });
   return withDocumentSlot(left(), ctx.signal, (timeoutMs) => buildDocumentAsync(page, o, { ...ctx, timeoutMs }));
 }
 
-async function cachedPage(deps: PageDeps, req: PageRequest, key: string): Promise<CachedPage | null> {
-  const o = req.options;
+async function cachedPage(deps: PageDeps, req: PageRequest, key: string): Promise<CachedPageRead | null> {
+  const o = withLlmInputs(req.options, deps.llmAvailable);
+  // The stored outputs of the request's conversion options come along; the body only when they do not serve it.
+  const want = { variant: outputsVariant(o), formats: storedFormatsNeeded(o, req.collectLinks), needBody: cacheReadNeedsBody(o) };
   if (req.useCache === true) {
-    if (o.headers || o.actions?.length || effectiveMaxAge(o) <= 0) return null;
-    return findCachedPage(deps.db, key, { maxAgeMs: effectiveMaxAge(o) });
+    // Change tracking never reads the cache: it compares what the page says now.
+    if (o.headers || o.actions?.length || effectiveMaxAge(o) <= 0 || changeTrackingOf(o)) return null;
+    return findCachedPage(deps.db, key, { maxAgeMs: effectiveMaxAge(o) }, want);
   }
   if (!req.useCache) return null;
-  const hit = await findCachedPage(deps.db, key, { maxAgeMs: req.useCache.maxAgeMs, minAgeMs: req.useCache.minAgeMs });
+  const hit = await findCachedPage(deps.db, key, { maxAgeMs: req.useCache.maxAgeMs, minAgeMs: req.useCache.minAgeMs }, want);
   // The copy the API saw may have been replaced or expired since; cache-only requests then miss as the spec says.
   if (!hit && req.useCache.onMiss === 'lockdown') {
     throw new WdsError('NOT_FOUND', { code: ScrapeCodes.LOCKDOWN_CACHE_MISS, message: 'No cached copy of this page exists; lockdown mode makes no outbound request.' });
@@ -85,6 +92,18 @@ async function cachedPage(deps: PageDeps, req: PageRequest, key: string): Promis
     throw new WdsError('NOT_FOUND', { code: ScrapeCodes.NO_CACHED_DATA, message: 'No cached data matches minAge for this URL.' });
   }
   return hit;
+}
+
+/** A cache hit: served from its stored outputs, else converted (PDFs in a document slot) and the new outputs stored. */
+async function buildHit(deps: PageDeps, req: PageRequest, key: string, hit: CachedPageRead, deadline: number): Promise<BuiltDocument> {
+  const o = withLlmInputs(req.options, deps.llmAvailable);
+  const ctx = { scrapeId: req.scrapeId, engine: hit.engine, cache: { state: 'hit' as const, cachedAt: hit.fetchedAt }, collectLinks: req.collectLinks, signal: req.signal, llm: deps.llmAvailable };
+  if (hit.body && needsPdfConversion({ contentTypeHeader: hit.contentType, body: hit.body }, o)) {
+    return buildPage({ requestedUrl: req.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset }, req.options, ctx, deadline);
+  }
+  const { built, added } = await buildFromCache(req.url, hit, o, { ...ctx, timeoutMs: Math.max(1, deadline - Date.now()) });
+  if (added) await addCachedOutputs(deps.db, key, hit.fetchedAt, outputsVariant(o), added);
+  return built;
 }
 
 export async function scrapeOnePage(deps: PageDeps, req: PageRequest): Promise<PageResult> {
@@ -111,20 +130,16 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
   const started = Date.now();
   const deadline = started + o.timeout;
   const keyed = { ...o, url: req.url };
-  const hit = await cachedPage(deps, req, scrapeCacheKey(keyed));
+  const key = scrapeCacheKey(keyed);
+  const hit = await cachedPage(deps, req, key);
   if (req.useCache) cacheLookups.inc({ result: hit ? 'hit' : 'miss', source: 'worker' });
   if (hit) {
     state.engine = 'cache';
-    const built = await build(
-      { requestedUrl: req.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset },
-      o,
-      { scrapeId: req.scrapeId, engine: hit.engine, cache: { state: 'hit', cachedAt: hit.fetchedAt }, collectLinks: req.collectLinks, signal: req.signal, llm: deps.llmAvailable },
-      deadline,
-    );
-    return { ...built, statusCode: hit.statusCode };
+    return { ...(await buildHit(deps, req, key, hit, deadline)), statusCode: hit.statusCode };
   }
 
-  if (o.waitFor > 0) await (req.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(o.waitFor);
+  const waitFor = effectiveWaitFor(o);
+  if (waitFor > 0) await (req.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(waitFor);
   const page = await fetchPage({
     url: req.url,
     headers: requestHeaders(o),
@@ -141,10 +156,10 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
   const contentTypeHeader = page.headers['content-type'] ?? '';
   const content: PageContent = { requestedUrl: req.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentTypeHeader, body: page.body };
   if (escalateIf && (await escalateIf(content, Math.max(1, deadline - Date.now())))) return { needsBrowser: true, statusCode: page.statusCode };
-  const built = await build(content, o, { scrapeId: req.scrapeId, engine: 'http', cache: { state: 'miss' }, collectLinks: req.collectLinks, signal: req.signal, llm: deps.llmAvailable }, deadline);
+  const built = await buildPage(content, o, { scrapeId: req.scrapeId, engine: 'http', cache: { state: 'miss' }, collectLinks: req.collectLinks, signal: req.signal, llm: deps.llmAvailable }, deadline);
   // Server errors are transient by nature: never serve them from the cache.
   if (mayStoreInCache(o) && page.statusCode < 500) {
-    await storeCachedPage(deps.db, scrapeCacheKey(keyed), {
+    await storeCachedPage(deps.db, key, {
       url: req.url,
       finalUrl: page.finalUrl,
       statusCode: page.statusCode,
@@ -152,7 +167,11 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
       charset: built.charset,
       body: page.body,
       engine: 'http',
+      // What this conversion produced: a later hit with the same options is served from it.
+      outputs: built.outputs && { variant: outputsVariant(withLlmInputs(o, deps.llmAvailable)), formats: built.outputs },
     });
   }
-  return { ...built, statusCode: page.statusCode };
+  // Hashing the body costs only requests that track changes.
+  const fetched = changeTrackingOf(o) ? { bodyHash: hashBody(page.body), ...validatorsOf(page.headers) } : undefined;
+  return { ...built, statusCode: page.statusCode, ...(fetched ? { fetched } : {}) };
 }

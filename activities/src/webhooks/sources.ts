@@ -1,6 +1,7 @@
 import { agentWebhookEventOf, type AgentRunOptions, type WebhookEvent } from '@wds/contracts';
 import { documentByKey, latestAgentArtifact, loadAgentRun, type Db, type DueDelivery, type JobKind } from '@wds/db';
 import { loadJobOptions } from '../crawl/job-options';
+import { monitorWebhookRequest } from '../monitor/webhook-source';
 
 /** What a delivery sends: the JSON body (before signing) and the headers the job asked for. */
 export type WebhookRequest = { body: string; headers: Record<string, string> } | { drop: string };
@@ -52,4 +53,4 @@ const agentSource: WebhookSource = async (db, d) => {
   return { body: JSON.stringify(body), headers: hook.headers ?? {} };
 };
 
-export const WEBHOOK_SOURCES: Partial<Record<JobKind, WebhookSource>> = { crawl: crawlSource, batch: crawlSource, agent: agentSource };
+export const WEBHOOK_SOURCES: Partial<Record<JobKind, WebhookSource>> = { crawl: crawlSource, batch: crawlSource, agent: agentSource, monitor: monitorWebhookRequest };

@@ -13,6 +13,7 @@ import { loadApiEnv } from './env';
 import { fileRecorder } from './response-check';
 import { drainOnSignal } from './shutdown';
 import { connectTemporal } from './temporal';
+import { MONITOR_RUN_PLAN } from '@wds/workflows/monitor';
 
 const env = loadApiEnv();
 const log = createLogger({ name: 'api', level: env.LOG_LEVEL });
@@ -87,6 +88,7 @@ const app = await buildApp(
     publicUrl: env.WDS_PUBLIC_URL,
     parse: { maxUploadBytes: env.WDS_MAX_UPLOAD_BYTES, },
     agent: { plan: { stepsPerRun: env.WDS_AGENT_STEPS_PER_RUN, maxSteps: env.WDS_AGENT_MAX_STEPS }, publicUrl: env.WDS_PUBLIC_URL },
+    monitor: { minIntervalSeconds: env.WDS_MONITOR_MIN_INTERVAL_SECONDS, jitterMs: env.WDS_MONITOR_JITTER_MS, plan: MONITOR_RUN_PLAN },
     files: { store: fileStore, secret },
     responseCheck: env.WDS_RESPONSE_CHECK_FILE ? fileRecorder(env.WDS_RESPONSE_CHECK_FILE) : undefined,
   },

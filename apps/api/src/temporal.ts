@@ -13,7 +13,7 @@ import {
 } from '@temporalio/client';
 
 import { WdsError, isErrorKind } from '@wds/errors';
-import type { agentWorkflow, crawlParamsWorkflow, crawlWorkflow, extractWorkflow, mapWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
+import type { agentWorkflow, crawlParamsWorkflow, crawlWorkflow, extractWorkflow, mapWorkflow, monitorRunWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
 import type { AgentPlan } from '@wds/workflows/agent';
 import { TaskQueues, workflowIds } from '@wds/workflows/common';
 import type { CrawlPlan } from '@wds/workflows/crawl';
@@ -47,6 +47,8 @@ export interface Starters {
   startAgent(input: { runId: string; plan: AgentPlan }): Promise<void>;
   /** DELETE /v2/agent/{id}: asks the workflow to cancel (its cleanup writes the end). */
   cancelAgent(input: { runId: string }): Promise<void>;
+  /** POST /v2/monitor/{id}/run: starts the run of the check (idempotent per run id); fails after START_DEADLINE_MS. */
+  startMonitorRun(input: { runId: string; plan: CrawlPlan }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -149,6 +151,17 @@ export async function connectTemporal(
         .catch((e) => {
           if (!(e instanceof WorkflowNotFoundError)) throw e;
         });
+    },
+    async startMonitorRun({ runId, plan }) {
+      await startOnce(() =>
+        client.workflow.start<typeof monitorRunWorkflow>('monitorRunWorkflow', {
+          taskQueue: TaskQueues.control,
+          workflowId: workflowIds.monitorRun(runId),
+          args: [{ runId, plan }],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        }),
+      );
     },
     close: () => connection.close(),
   };

@@ -29,7 +29,7 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function startEmbedded(): Promise<{ child: ChildProcess; url: string; key: string; output(): string }> {
+async function startEmbedded(extra: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; key: string; output(): string }> {
   const env: Record<string, string | undefined> = {
     ...process.env,
     WDS_DATA_DIR: dataDir,
@@ -43,6 +43,7 @@ async function startEmbedded(): Promise<{ child: ChildProcess; url: string; key:
     WDS_TEMPORAL_METRICS_PORT: '0',
     // Chromium is not what this test is about; the embedded worker would start it otherwise.
     WDS_WORKER_QUEUES: 'wds-control,wds-fetch',
+    ...extra,
   };
   delete env.DATABASE_URL;
   delete env.TEMPORAL_ADDRESS;
@@ -141,5 +142,36 @@ test('npm start supervises: a SIGKILLed worker is restarted and scrapes work aga
       app.child.kill('SIGTERM');
       await exitOf(app.child);
     }
+  }
+});
+
+// Monitors across a restart: schedules seconds apart (WDS_MONITOR_MIN_INTERVAL_SECONDS lowers the
+// 5-minute floor for tests), ticking every second.
+const MONITOR_ENV = { WDS_MONITOR_MIN_INTERVAL_SECONDS: '1', WDS_MONITOR_TICK_MS: '1000', WDS_MONITOR_JITTER_MS: '0', WDS_STRANDED_JOB_SWEEP_MS: '500' };
+
+test('a restart of the embedded stack keeps a monitor\'s schedule firing', { timeout: 300_000 }, async () => {
+  const first = await startEmbedded(MONITOR_ENV);
+  let monitorId: string;
+  let before: number;
+  try {
+    const fc = new Firecrawl({ apiKey: first.key, apiUrl: first.url });
+    monitorId = (await fc.createMonitor({ name: 'across restarts', schedule: { text: 'every 2 seconds' }, targets: [{ type: 'scrape', urls: [site.url('/hello')] }] })).id;
+    const done = () => fc.listMonitorChecks(monitorId, { limit: 100 }).then((cs) => cs.filter((c) => c.trigger === 'scheduled' && c.status === 'completed'));
+    before = (await until(async () => ((await done()).length >= 2 ? await done() : null), 'two scheduled checks', { timeoutMs: 90_000, everyMs: 500 })).length;
+  } finally {
+    await stop(first);
+  }
+  const second = await startEmbedded(MONITOR_ENV);
+  try {
+    const fc = new Firecrawl({ apiKey: second.key, apiUrl: second.url });
+    const restartedAt = Date.now();
+    const after = await until(async () => {
+      const cs = (await fc.listMonitorChecks(monitorId, { limit: 100 })).filter((c) => c.trigger === 'scheduled' && c.status === 'completed' && Date.parse(c.startedAt!) > restartedAt);
+      return cs.length >= 2 ? cs : null;
+    }, 'scheduled checks after the restart', { timeoutMs: 90_000, everyMs: 500 });
+    assert.ok(after.length >= 2 && before >= 2);
+    assert.ok(after.every((c) => c.summary.same === 1), 'the checks compare with the version from before the restart');
+  } finally {
+    await stop(second);
   }
 });

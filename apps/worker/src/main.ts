@@ -1,5 +1,7 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
+import { Client, Connection } from '@temporalio/client';
+import { startMonitorUpkeep, startPageVersionPruner, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
+import { MONITOR_RUN_PLAN } from '@wds/workflows/monitor';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { llmEnvOf } from '@wds/config/common';
 import { createLlmClient, resolveLlmConfig } from '@wds/llm';
@@ -132,6 +134,37 @@ const agentSweeper = env.WDS_WORKER_QUEUES.includes('wds-control')
       onFailed: (jobId, reason) => log.warn({ jobId, reason }, 'stranded agent job failed'),
     })
   : null;
+// ...and prune change tracking's old page versions.
+const pruner = env.WDS_WORKER_QUEUES.includes('wds-control')
+  ? startPageVersionPruner({
+      db: dbh.db,
+      retentionDays: env.WDS_CHANGE_TRACKING_RETENTION_DAYS,
+      forgetDays: env.WDS_CHANGE_TRACKING_FORGET_DAYS,
+      onPruned: (r) => log.info(r, 'pruned page versions'),
+    })
+  : null;
+// ...and keep the monitors' tick Schedules in place (recreated from the monitors table when
+// missing, e.g. after a restore) and end monitor runs no workflow runs.
+const monitorClient = env.WDS_WORKER_QUEUES.includes('wds-control') ? await Connection.connect({ address: env.TEMPORAL_ADDRESS }) : null;
+const monitorUpkeep = monitorClient
+  ? startMonitorUpkeep({
+      db: dbh.db,
+      temporal: connection,
+      namespace: env.TEMPORAL_NAMESPACE,
+      graceMs: env.WDS_STRANDED_JOB_GRACE_MS,
+      everyMs: env.WDS_STRANDED_JOB_SWEEP_MS,
+      client: new Client({ connection: monitorClient, namespace: env.TEMPORAL_NAMESPACE }),
+      ticking: {
+        shards: env.WDS_MONITOR_SHARDS,
+        tickMs: env.WDS_MONITOR_TICK_MS,
+        maxChecksPerRun: env.WDS_MONITOR_CHECKS_PER_RUN,
+        catchupWindowMs: env.WDS_MONITOR_CATCHUP_WINDOW_MS,
+        plan: MONITOR_RUN_PLAN,
+      },
+      onFailed: (jobId, reason) => log.warn({ jobId, reason }, 'stranded monitor run ended'),
+      onError: (e) => log.warn({ err: e }, 'could not set up the monitor tick schedules (retried in a minute)'),
+    })
+  : null;
 // ...and index for search the pages stored before the index existed (once; resumable).
 const backfill = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SEARCH_INDEX && env.WDS_SEARCH_BACKFILL ? startSearchBackfill({ db: dbh.db, log }) : null;
 // SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for
@@ -163,6 +196,9 @@ try {
 await dispatcher?.stop();
 await sweeper?.stop();
 await agentSweeper?.stop();
+await pruner?.stop();
+await monitorUpkeep?.stop();
+await monitorClient?.close();
 await backfill?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
 await browser?.stop();

@@ -14,6 +14,8 @@ import {
   createCrawlLlmActivities,
   createLlmActivities,
   createMapActivities,
+  createMonitorControlActivities,
+  createMonitorFetchActivities,
   createParseActivities,
   createScrapeActivities,
   createStoreActivities,
@@ -67,6 +69,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createCrawlControlActivities({ db }),
           ...createExtractControlActivities({ db }),
           ...createAgentControlActivities({ db, tools: agentTools }),
+          ...createMonitorControlActivities({ db, jitterMs: env.WDS_MONITOR_JITTER_MS }),
           // For scrapes started with WDS_SCRAPE_FETCH=local, which fetch as local activities here
           // (converting on the transform threads when this process also serves wds-fetch, else inline).
           ...scrapeActivities(),
@@ -80,6 +83,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createCrawlActivities({ ...pageDeps, browserAvailable: res.browserAvailable }),
           ...createMapActivities({ ...pageDeps, sharedSearchIndex: env.WDS_SEARCH_SHARED_INDEX }),
           ...createExtractFetchActivities({ ...pageDeps, search }),
+          ...createMonitorFetchActivities(pageDeps),
           ...createParseActivities({ db }),
           ...createAgentFetchActivities({ ...pageDeps, search, browserAvailable: res.browserAvailable }),
         },

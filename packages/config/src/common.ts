@@ -77,6 +77,19 @@ export const commonEnvShape = {
   WDS_AGENT_STEPS_PER_RUN: envInt(200, 1, 1_000),
   /** Model steps an agent may take in all; the last may only call `finish`. */
   WDS_AGENT_MAX_STEPS: envInt(1_000, 1, 100_000),
+  // ---- Monitors (/v2/monitor; workflows/src/monitor) ----
+  /** Shortest interval a monitor's schedule may have (Firecrawl's 5 minutes); below 60, "every N seconds" and six-field crons are accepted (tests). */
+  WDS_MONITOR_MIN_INTERVAL_SECONDS: envInt(300, 1, 86_400),
+  /** The most a monitor's due time is spread past its cron time (a stable offset from its id, at most a tenth of its interval). API and workers must agree. */
+  WDS_MONITOR_JITTER_MS: envInt(60_000, 0, 3_600_000),
+  /** Worker: tick Schedules (shards); a tick of shard s claims monitors whose shard key % shards = s. */
+  WDS_MONITOR_SHARDS: envInt(1, 1, 256),
+  /** Worker: interval of each tick Schedule. */
+  WDS_MONITOR_TICK_MS: envInt(10_000, 1_000, 300_000),
+  /** Worker: checks one run (one workflow, its batches) holds at most; a tick with more due starts more runs. */
+  WDS_MONITOR_CHECKS_PER_RUN: envInt(1_000, 1, 100_000),
+  /** Worker: a monitor overdue by more than this (the deployment was down) is not run late; it moves on to its next due time. */
+  WDS_MONITOR_CATCHUP_WINDOW_MS: envInt(3_600_000, 0, 7 * 24 * 3_600_000),
 };
 
 /** WDS_AGENT_MODELS parsed: `name=model` pairs separated by commas (unknown names are ignored by the caller). */

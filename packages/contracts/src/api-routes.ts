@@ -5,6 +5,10 @@ import {
 } from './agent';
 import { batchScrapeRequestSchema, crawlParamsPreviewSchema, crawlRequestSchema, mapRequestSchema } from './crawl';
 import { crawlParamsPreviewResponseSchema, extractRequestSchema, extractStartedResponseSchema, extractStatusResponseSchema } from './extract';
+import {
+  monitorCheckDetailResponseSchema, monitorCheckListResponseSchema, monitorCreateRequestSchema, monitorDeletedResponseSchema,
+  monitorListResponseSchema, monitorResponseSchema, monitorRunRequestSchema, monitorRunResponseSchema, monitorUpdateRequestSchema,
+} from './monitor';
 import { parseOptionsSchema } from './parse';
 import {
   activeCrawlsResponseSchema, batchStartedResponseSchema, concurrencyCheckResponseSchema, creditUsageResponseSchema,
@@ -35,6 +39,9 @@ export const REQUEST_SCHEMAS = {
   SearchRequest: searchRequestSchema,
   ParseOptions: parseOptionsSchema,
   AgentRequest: agentRequestSchema,
+  MonitorCreateRequest: monitorCreateRequestSchema,
+  MonitorUpdateRequest: monitorUpdateRequestSchema,
+  MonitorRunRequest: monitorRunRequestSchema,
 } as const;
 
 export const RESPONSE_SCHEMAS = {
@@ -68,6 +75,12 @@ export const RESPONSE_SCHEMAS = {
   AgentTraceResponse: agentTraceResponseSchema,
   AgentSnapshotResponse: agentSnapshotResponseSchema,
   AgentThreadResponse: agentThreadResponseSchema,
+  MonitorResponse: monitorResponseSchema,
+  MonitorListResponse: monitorListResponseSchema,
+  MonitorDeletedResponse: monitorDeletedResponseSchema,
+  MonitorRunResponse: monitorRunResponseSchema,
+  MonitorCheckListResponse: monitorCheckListResponseSchema,
+  MonitorCheckDetailResponse: monitorCheckDetailResponseSchema,
   OpenApiDocument: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }),
 } as const;
 
@@ -81,12 +94,12 @@ export type RouteResponse =
   | { binary: string[]; description: string };
 
 export interface ApiRoute {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** The route as the API registers it (Fastify syntax: `:id`, `*`). */
   path: string;
   operationId: string;
   summary: string;
-  tag: 'Scraping' | 'Crawling' | 'Mapping' | 'Search' | 'Extraction' | 'Parsing' | 'Agent' | 'Account' | 'Operations';
+  tag: 'Scraping' | 'Crawling' | 'Mapping' | 'Search' | 'Extraction' | 'Parsing' | 'Agent' | 'Monitoring' | 'Account' | 'Operations';
   auth: 'bearer' | 'none' | 'signed-link';
   description?: string;
   body?: { json: RequestSchemaName | RequestSchemaName[] } | { multipart: { file: string; options: RequestSchemaName } };
@@ -223,6 +236,65 @@ function agentRoutes(): ApiRoute[] {
   ];
 }
 
+/** Monitors: the operations of Firecrawl's API reference and the JS SDK (createMonitor … getMonitorCheck). */
+function monitorRoutes(): ApiRoute[] {
+  const tag = 'Monitoring' as const;
+  const id = uuidParam('monitor');
+  const page = {
+    limit: { description: 'Items per page, 1–100 (default 25).', schema: { type: 'string', pattern: '^[0-9]{1,4}$' } },
+    offset: { description: 'Items to skip (default 0).', schema: { type: 'string', pattern: '^[0-9]{1,9}$' } },
+  };
+  return [
+    {
+      method: 'POST', path: '/v2/monitor', operationId: 'createMonitor', tag, auth: 'bearer',
+      summary: 'Create a monitor: targets checked on a schedule (cron or text, at least 5 minutes apart)', body: { json: 'MonitorCreateRequest' },
+      description: 'A schedule firing more often than every 5 minutes, an unknown timezone or schedule text, a search target without a goal: 400 with `details`. Email notifications: 400 FEATURE_NOT_AVAILABLE (not built).',
+      responses: { ...ok('MonitorResponse'), ...errors(...JSON_BODY, ...AUTHED) },
+    },
+    {
+      method: 'GET', path: '/v2/monitor', operationId: 'listMonitors', tag, auth: 'bearer',
+      summary: "The team's monitors, newest first", query: page,
+      responses: { ...ok('MonitorListResponse'), ...errors(400, ...AUTHED) },
+    },
+    {
+      method: 'GET', path: '/v2/monitor/:id', operationId: 'getMonitor', tag, auth: 'bearer', summary: 'A monitor', params: id,
+      responses: { ...ok('MonitorResponse'), ...errors(400, 404, ...AUTHED) },
+    },
+    {
+      method: 'PATCH', path: '/v2/monitor/:id', operationId: 'updateMonitor', tag, auth: 'bearer', params: id,
+      summary: 'Update a monitor; `status` pauses (`paused`) or resumes (`active`) it', body: { json: 'MonitorUpdateRequest' },
+      responses: { ...ok('MonitorResponse'), ...errors(...JSON_BODY, 404, ...AUTHED) },
+    },
+    {
+      method: 'DELETE', path: '/v2/monitor/:id', operationId: 'deleteMonitor', tag, auth: 'bearer', summary: 'Delete a monitor (a running check finishes)', params: id,
+      responses: { ...ok('MonitorDeletedResponse'), ...errors(...JSON_BODY, 404, ...AUTHED) },
+    },
+    {
+      method: 'POST', path: '/v2/monitor/:id/run', operationId: 'runMonitor', tag, auth: 'bearer', params: id, body: { json: 'MonitorRunRequest' },
+      summary: 'Run a check now',
+      description: '409 while a check of the monitor runs (`details.checkId` names it) or while the monitor is paused; 503 when the workflow service did not accept the check.',
+      responses: { ...ok('MonitorRunResponse'), ...errors(...JSON_BODY, 402, 404, 409, ...AUTHED, JOB_NOT_STARTED) },
+    },
+    {
+      method: 'GET', path: '/v2/monitor/:id/checks', operationId: 'listMonitorChecks', tag, auth: 'bearer', params: id,
+      summary: "A monitor's checks, newest first",
+      query: { ...page, status: { description: 'Only checks with this status.', schema: { type: 'string' } } },
+      responses: { ...ok('MonitorCheckListResponse'), ...errors(400, 404, ...AUTHED) },
+    },
+    {
+      method: 'GET', path: '/v2/monitor/:id/checks/:checkId', operationId: 'getMonitorCheck', tag, auth: 'bearer',
+      summary: 'A check with its page results (paginated: `next` is an absolute URL)',
+      params: { ...id, checkId: { description: 'The check id.', schema: { type: 'string', format: 'uuid' } } },
+      query: {
+        limit: page.limit,
+        skip: { description: 'Page results to skip (the `next` link sets it).', schema: { type: 'string', pattern: '^[0-9]{1,9}$' } },
+        status: { description: 'Only pages with this status: same, new, changed, removed, error.', schema: { type: 'string' } },
+      },
+      responses: { ...ok('MonitorCheckDetailResponse'), ...errors(400, 404, ...AUTHED) },
+    },
+  ];
+}
+
 export const API_ROUTES: ApiRoute[] = [
   {
     method: 'POST', path: '/v2/scrape', operationId: 'scrape', tag: 'Scraping', auth: 'bearer',
@@ -296,6 +368,7 @@ export const API_ROUTES: ApiRoute[] = [
     responses: { ...ok('ParseResponse'), ...errors(...JSON_BODY, 402, ...AUTHED, ...JOB_FAILURES) },
   },
   ...agentRoutes(),
+  ...monitorRoutes(),
   {
     method: 'GET', path: '/v2/team/credit-usage', operationId: 'getCreditUsage', tag: 'Account', auth: 'bearer',
     summary: "The team's remaining credits", responses: { ...ok('CreditUsageResponse'), ...errors(...AUTHED) },

@@ -25,5 +25,6 @@ export { backfillSearchBatch, backfillSearchIndex, resetSearchBackfill, searchBa
 export * from './search';
 export * from './agents';
 export * from './agent-reads';
+export * from './monitors';
 export * from './page-versions';
 export * from './page-versions-prune';

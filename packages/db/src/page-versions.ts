@@ -63,22 +63,43 @@ const toVersion = (r: Row): PageVersion => ({
  * absent from the map.
  */
 export async function pageHistories(db: Db, q: { teamId: string; tag: string; pages: PageRef[] }): Promise<Map<string, PageHistory>> {
+  const all = await pageHistoriesOf(db, q.pages.map((p) => ({ teamId: q.teamId, tag: q.tag, urlKey: p.urlKey, sourceKey: p.sourceKey })));
   const out = new Map<string, PageHistory>();
-  if (!q.pages.length) return out;
-  const keys = [...new Set(q.pages.map((p) => p.urlKey))];
-  const res = await db.execute<Row>(sql`
-    SELECT k.url_key, v.id, v.status, v.status_code, v.markdown_hash, v.content_hash, v.body_hash, v.etag, v.last_modified, v.json, v.json_key,
+  for (const p of q.pages) {
+    const h = all.get(historyKey(q.teamId, q.tag, p.urlKey));
+    if (h) out.set(p.urlKey, h);
+  }
+  return out;
+}
+
+/** The key of a page's history in pageHistoriesOf's answer. */
+export const historyKey = (teamId: string, tag: string, urlKey: string) => `${teamId}|${tag}|${urlKey}`;
+
+/**
+ * pageHistories across many (team, tag) histories in one query — a monitor batch holds pages
+ * of many monitors, each with its own tag. Keyed by historyKey.
+ */
+export async function pageHistoriesOf(db: Db, refs: { teamId: string; tag: string; urlKey: string; sourceKey: string }[]): Promise<Map<string, PageHistory>> {
+  const out = new Map<string, PageHistory>();
+  if (!refs.length) return out;
+  const key = (r: { teamId: string; tag: string; urlKey: string }) => historyKey(r.teamId, r.tag, r.urlKey);
+  const unique = [...new Map(refs.map((r) => [key(r), r])).values()];
+  const res = await db.execute<Row & { team_id: string; tag: string }>(sql`
+    SELECT k.team_id, k.tag, k.url_key, v.id, v.status, v.status_code, v.markdown_hash, v.content_hash, v.body_hash, v.etag, v.last_modified, v.json, v.json_key,
            v.source_key, v.last_source, v.first_seen_at, v.last_seen_at, v.prev_seen_at, v.check_status
-    FROM unnest(${sql.param(keys)}::text[]) AS k(url_key)
+    FROM unnest(${sql.param(unique.map((r) => r.teamId))}::uuid[], ${sql.param(unique.map((r) => r.tag))}::text[], ${sql.param(unique.map((r) => r.urlKey))}::text[]) AS k(team_id, tag, url_key)
     CROSS JOIN LATERAL (
-      SELECT * FROM page_versions WHERE team_id = ${q.teamId} AND tag = ${q.tag} AND url_key = k.url_key ORDER BY id DESC LIMIT 2
+      SELECT * FROM page_versions WHERE team_id = k.team_id AND tag = k.tag AND url_key = k.url_key ORDER BY id DESC LIMIT 2
     ) v`);
   const rows = new Map<string, PageVersion[]>();
-  for (const r of res.rows) rows.set(r.url_key, [...(rows.get(r.url_key) ?? []), toVersion(r)].sort((a, b) => b.id - a.id));
-  for (const p of q.pages) {
-    const [first, second] = rows.get(p.urlKey) ?? [];
+  for (const r of res.rows) {
+    const k = historyKey(r.team_id, r.tag, r.url_key);
+    rows.set(k, [...(rows.get(k) ?? []), toVersion(r)].sort((x, y) => y.id - x.id));
+  }
+  for (const r of refs) {
+    const [first, second] = rows.get(key(r)) ?? [];
     if (!first) continue;
-    out.set(p.urlKey, first.sourceKey === p.sourceKey ? { own: first, baseline: second ?? null } : { own: null, baseline: first });
+    out.set(key(r), first.sourceKey === r.sourceKey ? { own: first, baseline: second ?? null } : { own: null, baseline: first });
   }
   return out;
 }

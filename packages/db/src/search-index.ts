@@ -99,14 +99,10 @@ function plain(line: string): string {
     .trim();
 }
 
-/**
- * What the index keeps of a stored document, or null when it is not indexed: pages the target
- * answered with an error (4xx/5xx), and documents without a URL.
- */
-export function searchEntryOf(document: unknown): SearchEntry | null {
+/** Which index row a stored document would write, or null when it is not indexed (see searchEntryOf). */
+export function searchTargetOf(document: unknown): { url: URL; urlKey: string; storedAt: string | null } | null {
   if (!document || typeof document !== 'object') return null;
-  const d = document as { markdown?: unknown; metadata?: Record<string, unknown> };
-  const m = d.metadata ?? {};
+  const m = (document as { metadata?: Record<string, unknown> }).metadata ?? {};
   const status = typeof m.statusCode === 'number' ? m.statusCode : 200;
   if (status >= 400) return null;
   const raw = first(m.url) ?? first(m.sourceURL);
@@ -118,14 +114,27 @@ export function searchEntryOf(document: unknown): SearchEntry | null {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
   u.hash = '';
+  const cachedAt = m.cacheState === 'hit' ? first(m.cachedAt) : null;
+  return { url: u, urlKey: searchUrlKey(u), storedAt: cachedAt && !Number.isNaN(Date.parse(cachedAt)) ? new Date(cachedAt).toISOString() : null };
+}
+
+/**
+ * What the index keeps of a stored document, or null when it is not indexed: pages the target
+ * answered with an error (4xx/5xx), and documents without a URL.
+ */
+export function searchEntryOf(document: unknown): SearchEntry | null {
+  const target = searchTargetOf(document);
+  if (!target) return null;
+  const { url: u } = target;
+  const d = document as { markdown?: unknown; metadata?: Record<string, unknown> };
+  const m = d.metadata ?? {};
   const { headings, body } = typeof d.markdown === 'string' ? markdownToIndexText(d.markdown) : { headings: '', body: '' };
   const language = first(m.language);
   const published = first(m.publishedTime);
   const publishedAt = published && !Number.isNaN(Date.parse(published)) ? new Date(published).toISOString() : null;
-  const cachedAt = m.cacheState === 'hit' ? first(m.cachedAt) : null;
   const t = (s: string | null, max: number) => storableText(oneLine(s ?? '').slice(0, max));
   return {
-    urlKey: searchUrlKey(u),
+    urlKey: target.urlKey,
     url: u.href,
     host: u.hostname.toLowerCase().replace(/^www\./, ''),
     title: t(first(m.title) ?? first(m.ogTitle), 1_000),
@@ -137,7 +146,7 @@ export function searchEntryOf(document: unknown): SearchEntry | null {
     contentType: first(m.contentType),
     imageUrl: first(m.ogImage),
     publishedAt,
-    storedAt: cachedAt && !Number.isNaN(Date.parse(cachedAt)) ? new Date(cachedAt).toISOString() : null,
+    storedAt: target.storedAt,
   };
 }
 

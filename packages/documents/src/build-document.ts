@@ -7,7 +7,8 @@ import type { PdfMetadata, PdfPage, PdfPageBlocks } from './pdf/types';
 import { transformHtml, transformText } from '@wds/transform';
 import { transformHtmlAsync } from '@wds/transform';
 import type { TransformOptions, TransformResult } from '@wds/transform';
-import { addProduct, redactMarkdown, redactText } from './page-extras';
+import { addProduct, productOf, redactMarkdown, redactText, setProduct } from './page-extras';
+import type { PageOutputs } from './outputs';
 
 /** A fetched (or cached) page: the input of format building. */
 export interface PageContent {
@@ -87,9 +88,11 @@ export interface BuiltDocument {
   creditsUsed: number;
   /** Absolute links of the page, when ctx.collectLinks was set. */
   links?: string[];
+  /** HTML pages: what the conversion produced, to store with the page's cache entry (outputs.ts). */
+  outputs?: PageOutputs;
 }
 
-function serviceMetadata(page: PageContent, kind: BodyKind, mime: string, ctx: BuildContext): DocumentMetadata {
+function serviceMetadata(page: Omit<PageContent, 'body'>, kind: BodyKind, mime: string, ctx: BuildContext): DocumentMetadata {
   const metadata: DocumentMetadata = {
     sourceURL: page.requestedUrl,
     url: page.finalUrl,
@@ -150,18 +153,59 @@ function transformOptions(o: ScrapeOptions, want: Set<string>, ctx: BuildContext
 }
 
 function assemble(p: PreparedPage, result: TransformResult, ctx: BuildContext, o: ScrapeOptions, pageUrl: string): BuiltDocument {
-  const { want } = p;
-  // Page metadata first, so the service's own fields always win over a page's <meta> tags.
-  const doc: ScrapeDocument = { metadata: { ...result.metadata, ...p.metadata } };
-  if (want.has('markdown')) doc.markdown = result.markdown ?? '';
-  if (want.has('html')) doc.html = result.html ?? '';
-  if (want.has('rawHtml')) doc.rawHtml = p.text;
-  if (want.has('links')) doc.links = result.links ?? [];
-  if (want.has('images')) doc.images = result.images ?? [];
-  addProduct(doc, o, p.kind === 'html' ? p.text : null, pageUrl);
+  // Text pages are their own markdown: nothing worth storing beside the cached body.
+  const outputs = p.kind === 'html' ? outputsOf(p, result, pageUrl) : undefined;
+  const parts = outputs ?? { metadata: result.metadata, markdown: result.markdown, html: result.html, links: result.links, images: result.images, product: p.want.has('product') ? productOf(null, pageUrl) : undefined };
+  const built = documentOf(parts, p.metadata, p.text, p.want, o, ctx);
+  return { ...built, charset: p.charset, links: ctx.collectLinks ? (result.links ?? []) : undefined, outputs };
+}
+
+/** What the conversion produced that depends only on the page and the conversion options (see outputs.ts). */
+function outputsOf(p: PreparedPage, result: TransformResult, pageUrl: string): PageOutputs {
+  const out: PageOutputs = { metadata: result.metadata };
+  if (result.markdown !== undefined) out.markdown = result.markdown;
+  if (result.html !== undefined) out.html = result.html;
+  if (result.links !== undefined) out.links = result.links;
+  if (result.images !== undefined) out.images = result.images;
+  if (p.want.has('product')) out.product = productOf(p.text, pageUrl);
+  return out;
+}
+
+/**
+ * The request's document from the page's outputs: the formats it asks for, the service's
+ * metadata (winning over the page's own <meta> tags), redaction and credits. Shared by fresh
+ * conversions and cache hits served from stored outputs, so both answer the same.
+ */
+function documentOf(out: PageOutputs, service: DocumentMetadata, rawHtml: string | undefined, want: Set<string>, o: ScrapeOptions, ctx: BuildContext): { document: ScrapeDocument; creditsUsed: number } {
+  const doc: ScrapeDocument = { metadata: { ...out.metadata, ...service } };
+  if (want.has('markdown')) doc.markdown = out.markdown ?? '';
+  if (want.has('html')) doc.html = out.html ?? '';
+  if (want.has('rawHtml')) doc.rawHtml = rawHtml ?? '';
+  if (want.has('links')) doc.links = out.links ?? [];
+  if (want.has('images')) doc.images = out.images ?? [];
+  if (want.has('product')) setProduct(doc, out.product ?? productOf(null, ''));
   const creditsUsed = 1 + redactMarkdown(doc, o, ctx.scrapeId, 1, ctx.llm);
   doc.metadata.creditsUsed = creditsUsed;
-  return { document: doc, charset: p.charset, creditsUsed, links: ctx.collectLinks ? (result.links ?? []) : undefined };
+  return { document: doc, creditsUsed };
+}
+
+/** A cached HTML page (its body only when rawHtml is asked for) whose stored outputs cover the request. */
+export type CachedPageContent = Omit<PageContent, 'body'> & { body: Buffer | null };
+
+/**
+ * A cache hit served from the outputs stored with the entry: no parsing, no conversion. The
+ * caller checks `outputsCover` first; a request for rawHtml needs the body as well.
+ */
+export function documentFromOutputs(page: CachedPageContent, out: PageOutputs, o: ScrapeOptions, ctx: BuildContext): BuiltDocument {
+  const mime = mimeOf(page.contentTypeHeader);
+  const want = new Set(o.formats.map((f) => f.type));
+  let rawHtml: string | undefined;
+  if (want.has('rawHtml')) {
+    if (!page.body) throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: rawHtml from the cache needs the cached body' });
+    rawHtml = decodeBody(page.body, page.charset ? `${mime}; charset=${page.charset}` : page.contentTypeHeader).text;
+  }
+  const built = documentOf(out, serviceMetadata(page, 'html', mime, ctx), rawHtml, want, o, ctx);
+  return { ...built, charset: page.charset ?? null, links: ctx.collectLinks ? (out.links ?? []) : undefined };
 }
 
 const textResult = (text: string): TransformResult => ({ ...transformText(text), html: text, links: [], images: [] });

@@ -1,6 +1,6 @@
 import type { ScrapeDocument, ScrapeOptions } from '@wds/contracts';
 import { piiOptionsOf, redact, wantsModelPass } from '@wds/pii';
-import { extractProduct, NO_PRODUCT_WARNING } from '@wds/product';
+import { extractProduct, NO_PRODUCT_WARNING, type ProductResult } from '@wds/product';
 
 /**
  * The formats built from the page next to the conversion: `product` (from the raw HTML's
@@ -17,8 +17,14 @@ export const addWarning = (doc: ScrapeDocument, w: string) => {
 
 /** `product` of an HTML page; other pages have no structured data to read. */
 export function addProduct(doc: ScrapeDocument, o: Pick<ScrapeOptions, 'formats'>, html: string | null, pageUrl: string): void {
-  if (!o.formats.some((f) => f.type === 'product')) return;
-  const r = html === null ? { product: null, warning: NO_PRODUCT_WARNING } : extractProduct(html, pageUrl);
+  if (o.formats.some((f) => f.type === 'product')) setProduct(doc, productOf(html, pageUrl));
+}
+
+/** The product data of a page's HTML (null for pages that have none: PDFs, text). */
+export const productOf = (html: string | null, pageUrl: string): ProductResult =>
+  html === null ? { product: null, warning: NO_PRODUCT_WARNING } : extractProduct(html, pageUrl);
+
+export function setProduct(doc: ScrapeDocument, r: ProductResult): void {
   doc.product = r.product;
   if (r.warning) addWarning(doc, r.warning);
 }

@@ -120,6 +120,34 @@ export const creditsUsed = new client.Counter({
   registers: [registry],
 });
 
+/**
+ * Monitors (worker): checks by how they ended (completed, partial, failed — counted when they
+ * end — and skipped_overlap, skipped_no_credits — when their due time is claimed); pages by
+ * result and by how an unchanged one was proved (not_modified: a 304; same_body: identical
+ * bytes; converted: compared by markdown); the lag from a check's due time to its start.
+ * Labels are pre-set to 0 so a dashboard shows the series before the first check.
+ */
+export const monitorChecksEnded = new client.Counter({
+  name: 'wds_monitor_checks_total',
+  help: 'Monitor checks, by status (completed, partial, failed when they end; skipped_overlap, skipped_no_credits when due).',
+  labelNames: ['status'] as const,
+  registers: [registry],
+});
+export const monitorPagesChecked = new client.Counter({
+  name: 'wds_monitor_pages_total',
+  help: 'Monitor check pages, by result (same, new, changed, removed, error) and path (not_modified, same_body, converted, failed).',
+  labelNames: ['status', 'path'] as const,
+  registers: [registry],
+});
+export const monitorScheduleLag = new client.Histogram({
+  name: 'wds_monitor_schedule_lag_seconds',
+  help: "Seconds from a scheduled check's due time (cron + jitter) to its start.",
+  buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 900],
+  registers: [registry],
+});
+for (const status of ['completed', 'partial', 'failed', 'skipped_overlap', 'skipped_no_credits']) monitorChecksEnded.inc({ status }, 0);
+for (const status of ['same', 'changed']) monitorPagesChecked.inc({ status, path: 'converted' }, 0);
+
 /** Agent jobs (POST /v2/agent): runs by outcome and error code, model steps, tool calls. */
 export const agentRunsStarted = new client.Counter({
   name: 'wds_agent_runs_started_total',

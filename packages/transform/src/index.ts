@@ -1,6 +1,6 @@
 // HTML -> formats: clean, main content, markdown, metadata, links; on worker threads when configured.
 export type { TransformOptions, TransformResult, MetaValue } from './types';
-export { transformHtml, transformText } from './transform';
+export { transformHtml, transformText, TRANSFORM_VERSION } from './transform';
 export { configureTransformThreads, closeTransformThreads, transformHtmlAsync, looksClientRenderedAsync, transformThreadsSetting } from './transform-pool';
 export { parsePage, type Page } from './dom';
 export { loadHtml, cleanHtml, cleanDocument, cleanPage, serializeHtml, validateSelectors, type CleanOptions, type CleanResult } from './clean';

@@ -7,6 +7,14 @@ import { metadataOf } from './metadata';
 import { scanPage } from './scan';
 
 /**
+ * The version of what transformHtml produces for a given page and options. Cache entries keep
+ * the outputs of a conversion (page_cache.outputs) under it, so raise it with every change to
+ * the output: old entries are then converted again instead of served. transform-version.test.ts
+ * fails when the output of its reference pages changes while this stays the same.
+ */
+export const TRANSFORM_VERSION = 1;
+
+/**
  * One HTML page → the requested outputs. The document is parsed once (dom.ts): one walk of
  * the original tree gathers metadata, links and images (links are all the page's links, not
  * only the main content's), then the same tree is cleaned in place; the html format is its

@@ -181,6 +181,7 @@ export function jsonRoutes(target: string): RouteSpec[] {
     { method: 'POST', path: '/v2/crawl/params-preview', base: { url: target, prompt: 'find the docs' }, fields: ['url', 'prompt'] },
     { method: 'POST', path: '/v2/batch/scrape', base: { urls: [target, `${target}/2`], webhook, ignoreInvalidURLs: true, ...scrapeOptions }, fields: ['urls', 'webhook', 'ignoreInvalidURLs', 'maxConcurrency', 'appendToId', 'formats', 'headers', 'timeout'] },
     { method: 'POST', path: '/v2/map', base: { url: target, search: 'docs', sitemap: 'skip', limit: 10, timeout: 5_000, location: { country: 'US' } }, fields: ['url', 'search', 'sitemap', 'limit', 'timeout', 'location', 'includeSubdomains'] },
+    { method: 'POST', path: '/v2/monitor', base: { name: 'fuzz', schedule: { cron: '*/5 * * * *', timezone: 'UTC' }, targets: [{ type: 'scrape', urls: [target], scrapeOptions }], webhook: { ...webhook, events: ['monitor.page'] }, retentionDays: 7, goal: 'changes' }, fields: ['name', 'schedule', 'targets', 'webhook', 'retentionDays', 'goal', 'judgeEnabled', 'notification'] },
     { method: 'POST', path: '/v2/agent', base: { prompt: 'find the docs', urls: [target], schema: { type: 'object' }, maxCredits: 10, strictConstrainToURLs: true, model: 'spark-1-mini', webhook, origin: 'fuzz' }, fields: ['prompt', 'urls', 'schema', 'maxCredits', 'strictConstrainToURLs', 'model', 'effort', 'webhook', 'threadId', 'mode', 'exchange'] },
   ];
 }
@@ -189,8 +190,8 @@ const JSON_CT = 'application/json';
 const CONTENT_TYPES = ['application/json; charset=utf-8', 'application/json; charset=utf-16', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/xml', '', 'application/json, text/html', 'APPLICATION/JSON'];
 // Paths and headers as a client can send them: percent-encoded / latin1 (Node refuses the rest client-side).
 const ODD_IDS = ['00000000-0000-0000-0000-000000000000', 'not-a-uuid', '%00', '%ED%A0%80', '..%2F..%2Fetc', 'x'.repeat(2_000), '%F0%9F%98%80', '%FF'];
-const ODD_QUERIES = ['', '?skip=-1', '?skip=1e309', '?skip=abc', '?skip=%00', '?skip=99999999999999999999', '?skip=1&skip=2', '?x=%ED%A0%80', '?before=1e309', '?before=-5', '?before=1&before=2', '?before=99999999999999999999', '?liveView=%00'];
-const GET_ROUTES = ['/v2/scrape/:id', '/v2/crawl/:id', '/v2/crawl/:id/errors', '/v2/batch/scrape/:id', '/v2/batch/scrape/:id/errors', '/v2/crawl/active', '/v2/team/credit-usage', '/v2/team/queue-status', '/v2/concurrency-check', '/v2/agent', '/v2/agent/:id', '/v2/agent/:id/trace', '/v2/agent/:id/snapshots/:id', '/v2/agent/threads/:id'];
+const ODD_QUERIES = ['', '?skip=-1', '?skip=1e309', '?skip=abc', '?skip=%00', '?skip=99999999999999999999', '?skip=1&skip=2', '?x=%ED%A0%80', '?before=1e309', '?before=-5', '?before=1&before=2', '?before=99999999999999999999', '?liveView=%00', '?limit=1e309&offset=%00', '?limit=0', '?status=%00', '?limit=1&limit=2'];
+const GET_ROUTES = ['/v2/scrape/:id', '/v2/crawl/:id', '/v2/crawl/:id/errors', '/v2/batch/scrape/:id', '/v2/batch/scrape/:id/errors', '/v2/crawl/active', '/v2/team/credit-usage', '/v2/team/queue-status', '/v2/concurrency-check', '/v2/agent', '/v2/agent/:id', '/v2/agent/:id/trace', '/v2/agent/:id/snapshots/:id', '/v2/agent/threads/:id', '/v2/monitor', '/v2/monitor/:id', '/v2/monitor/:id/checks', '/v2/monitor/:id/checks/:id'];
 
 /** A multipart body for POST /v2/parse with a (possibly hostile) file name and options part. */
 function multipart(r: Rng): { label: string; headers: Record<string, string>; body: Buffer } {

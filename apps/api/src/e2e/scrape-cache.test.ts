@@ -131,3 +131,45 @@ test('4xx pages are cached, 5xx pages are not', async () => {
   assert.equal(again.metadata!.statusCode, 404);
   assert.equal(again.metadata!.cacheState, 'hit');
 });
+
+/** Marks one stored format of the entry's only (or given) outputs, so an answer carrying the mark was served from them. */
+async function markStored(url: string, format: string, mark: string) {
+  const r = await stack.db.pool.query(
+    `UPDATE page_cache SET outputs = jsonb_set(outputs, ARRAY[(SELECT min(k) FROM jsonb_object_keys(outputs) k), $2], to_jsonb($3::text)) WHERE url = $1 RETURNING (SELECT count(*)::int FROM jsonb_object_keys(outputs)) AS variants`,
+    [url, format, mark],
+  );
+  return r.rows[0]?.variants as number | undefined;
+}
+
+test('a hit is served from the formats stored with the entry; only formats never produced are converted', async () => {
+  const p = page('outputs');
+  const url = site.url(p);
+  const first = await fc.scrape(url, { formats: ['markdown'] });
+  assert.equal(await markStored(url, 'markdown', 'STORED MARKDOWN'), 1, 'the miss stored its outputs with the page');
+  const hit = await fc.scrape(url, { formats: ['markdown'] });
+  assert.equal(hit.markdown, 'STORED MARKDOWN', 'served from the stored outputs, not converted again');
+  assert.equal(hit.metadata!.title, first.metadata!.title);
+  assert.equal(hit.metadata!.cacheState, 'hit');
+
+  // html was never produced for this entry: the hit converts the body and stores what it made.
+  const both = await fc.scrape(url, { formats: ['markdown', 'html'] });
+  assert.equal(both.markdown, first.markdown);
+  assert.match(both.html!, /Cached outputs body/);
+  await markStored(url, 'html', '<p>STORED HTML</p>');
+  const again = await fc.scrape(url, { formats: ['html', 'rawHtml'] });
+  assert.equal(again.html, '<p>STORED HTML</p>');
+  assert.match(again.rawHtml!, /<title>outputs<\/title>/, 'rawHtml is the cached page itself');
+
+  // Other cleaning options never share outputs: converted, and kept as a second set.
+  const full = await fc.scrape(url, { formats: ['markdown'], onlyMainContent: false });
+  assert.doesNotMatch(full.markdown!, /STORED/);
+  const variants = await stack.db.pool.query(`SELECT (SELECT count(*)::int FROM jsonb_object_keys(outputs)) AS n FROM page_cache WHERE url = $1`, [url]);
+  assert.equal(variants.rows[0].n, 2);
+  assert.equal(site.hits(p), 1, 'all of it without an outbound request');
+
+  // A fresh fetch replaces the body, and the outputs with it.
+  const fresh = await fc.scrape(url, { formats: ['markdown'], maxAge: 0 });
+  assert.equal(fresh.markdown, first.markdown);
+  const after = await fc.scrape(url, { formats: ['markdown'] });
+  assert.equal(after.markdown, first.markdown, 'the marked outputs went with the old body');
+});

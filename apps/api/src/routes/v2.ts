@@ -5,6 +5,8 @@ import { extractController, extractStatusController, type ExtractConfig } from '
 import { activeCrawlsController, crawlController, paramsPreviewController, type CrawlConfig } from '../controllers/v2/crawl';
 import { jobControllers } from '../controllers/v2/jobs';
 import { mapController } from '../controllers/v2/map';
+import { monitorRoutes } from '../controllers/v2/monitor';
+import type { MonitorConfig } from '../controllers/v2/monitor-shared';
 import { parseRoutes, type ParseConfig } from '../controllers/v2/parse';
 import { scrapeController } from '../controllers/v2/scrape';
 import { searchController } from '../controllers/v2/search';
@@ -22,6 +24,7 @@ export interface RouteConfig extends CrawlConfig {
   parse: ParseConfig;
   extract: ExtractConfig;
   agent: AgentConfig;
+  monitor: MonitorConfig;
 }
 
 /** The v2 route table. Every route sits behind authentication. */
@@ -52,6 +55,7 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
   app.post('/search', searchController(deps, cfg, deps.search ?? new OwnIndexProvider(deps.db, { shared: deps.sharedIndex ?? false })));
   await app.register(parseRoutes(deps, cfg.parse));
   await app.register(agentRoutes(deps, cfg.agent));
+  await app.register(monitorRoutes(deps, { ...cfg.monitor, publicUrl: cfg.publicUrl }));
 
   const team = teamControllers(deps, limitsOf);
   app.get('/team/credit-usage', team.creditUsage);

@@ -1,7 +1,7 @@
-import { browserOnlyFeatures, effectiveMaxAge, needsLlm, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
-import { findCachedPage, type Db } from '@wds/db';
+import { browserOnlyFeatures, changeTrackingOf, effectiveMaxAge, needsLlm, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
+import { addCachedOutputs, findCachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
-import { buildDocumentAsync, needsPdfConversion } from '@wds/documents';
+import { buildFromCache, cacheReadNeedsBody, needsPdfConversion, outputsVariant, storedFormatsNeeded } from '@wds/documents';
 import { scrapeCacheKey } from '@wds/fetch';
 import { cacheLookups } from '@wds/metrics';
 import type { ScrapeCacheLookup } from '@wds/workflows/scrape';
@@ -24,9 +24,13 @@ export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: str
   // Screenshots, actions and profiles come from a live render and the cache holds only the page,
   // so such requests go to a fresh scrape — unless they asked for the cache only (lockdown/minAge).
   if (!isCacheOnly(o) && browserOnlyFeatures({ ...o, mobile: false }).length) return null;
+  // Change tracking compares what the page says now (Firecrawl: it bypasses the cache; maxAge is ignored).
+  if (changeTrackingOf(o)) return null;
   const maxAgeMs = o.minAge !== undefined && o.maxAge === undefined ? undefined : effectiveMaxAge(o);
   const consult = isCacheOnly(o) || (maxAgeMs ?? 1) > 0;
-  const hit = consult ? await findCachedPage(db, scrapeCacheKey(o), { maxAgeMs, minAgeMs: o.minAge }) : null;
+  const key = scrapeCacheKey(o);
+  const variant = outputsVariant(o);
+  const hit = consult ? await findCachedPage(db, key, { maxAgeMs, minAgeMs: o.minAge }, { variant, formats: storedFormatsNeeded(o), needBody: cacheReadNeedsBody(o) }) : null;
   if (consult) cacheLookups.inc({ result: hit ? 'hit' : 'miss', source: 'api' });
   if (!hit) {
     if (o.lockdown) {
@@ -37,14 +41,16 @@ export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: str
     }
     return null;
   }
-  const page = { requestedUrl: o.url, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset };
-  // PDF conversion and model calls belong on workers (the API never calls the model).
-  if (needsPdfConversion(page, o) || needsLlm(o, llmAvailable)) {
+  // PDF conversion and model calls belong on workers (the API never calls the model). Stored
+  // outputs exist for HTML pages only; without them the body was read and tells what the page is.
+  if (needsLlm(o, llmAvailable) || (hit.body && needsPdfConversion({ contentTypeHeader: hit.contentType, body: hit.body }, o))) {
     // The worker reads the same cache window itself; only ids and this small record travel.
     return { worker: { maxAgeMs, minAgeMs: o.minAge, onMiss: o.lockdown ? 'lockdown' : o.minAge !== undefined ? 'minAge' : 'fetch' } };
   }
-  // On a transform thread when the API has them (WDS_TRANSFORM_THREADS): the event loop stays free for other requests.
-  const built = await buildDocumentAsync(page, o, { scrapeId, engine: hit.engine, cache: { state: 'hit', cachedAt: hit.fetchedAt }, timeoutMs: o.timeout });
+  // Served from the entry's stored outputs when they hold the formats; else converted on a
+  // transform thread when the API has them (WDS_TRANSFORM_THREADS), and the new formats stored.
+  const { built, added } = await buildFromCache(o.url, hit, o, { scrapeId, engine: hit.engine, cache: { state: 'hit', cachedAt: hit.fetchedAt }, timeoutMs: o.timeout });
+  if (added) await addCachedOutputs(db, key, hit.fetchedAt, variant, added);
   // Only lockdown/minAge requests get here with `branding` (else it goes to a live render): the cache holds no styles.
   if (o.formats.some((f) => f.type === 'branding')) {
     built.document.branding = null;

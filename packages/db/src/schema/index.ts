@@ -12,4 +12,5 @@ export * from './extracts';
 export * from './search';
 export * from './llm';
 export * from './agents';
+export * from './monitors';
 export * from './changes';

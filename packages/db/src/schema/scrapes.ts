@@ -27,8 +27,10 @@ export const scrapeJobs = pgTable(
 
 /**
  * The page cache: the raw fetched page, keyed by URL plus every option that changes what
- * the target sends back (see cacheKey). Formats are rebuilt from it, so requests that differ
- * only in formats or cleaning options share one entry.
+ * the target sends back (see cacheKey), so requests that differ only in formats or cleaning
+ * options share one entry. `outputs` keeps what converting the page produced, by conversion
+ * options (@wds/documents outputsVariant → formats): a hit whose formats are there is served
+ * without converting; it is replaced with the body, so it always belongs to this body.
  */
 export const pageCache = pgTable(
   'page_cache',
@@ -43,6 +45,7 @@ export const pageCache = pgTable(
     body: bytea('body').notNull(),
     engine: text('engine').notNull(),
     fetchedAt: timestamp('fetched_at', { withTimezone: true }).notNull().defaultNow(),
+    outputs: jsonb('outputs').$type<Record<string, object>>(),
   },
   (t) => [index('page_cache_url_idx').on(t.url)],
 );

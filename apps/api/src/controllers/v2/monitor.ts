@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { checkPagesOf, monitorCreateRequestSchema, monitorUpdateRequestSchema, type MonitorTarget } from '@wds/contracts';
+import { averageIntervalSeconds, compileCron, nextDueAt, normalizeSchedule, spreadOf, type NormalizedSchedule, type ScheduleInput } from '@wds/contracts/monitor-schedule';
+import { insertMonitor, listTeamMonitors, updateTeamMonitor, type NewMonitor } from '@wds/db';
+import { WdsError } from '@wds/errors';
+import type { ApiDeps } from '../../deps';
+import { noteLogIds } from '../../logging';
+import { requireScope } from '../../middleware/auth';
+import { monitorCheckRoutes } from './monitor-checks';
+import { pageQuery, teamMonitor, type IdReq, type MonitorConfig } from './monitor-shared';
+import { monitorView } from './monitor-view';
+import { validateBody } from './validate';
+
+/**
+ * Monitors (POST/GET /v2/monitor, GET/PATCH/DELETE /v2/monitor/{id}; checks in
+ * monitor-checks.ts). The API validates and stores the monitor with its next due time; the
+ * workers' shared tick Schedules claim it when due. Reads are team-scoped: another team's
+ * monitor is "not found".
+ */
+const MONTH_SECONDS = 30 * 24 * 3600;
+
+export function monitorRoutes(deps: ApiDeps, cfg: MonitorConfig) {
+  return async (app: FastifyInstance) => {
+    app.post('/monitor', create(deps, cfg));
+    app.get('/monitor', list(deps));
+    app.get('/monitor/:id', get(deps));
+    app.patch('/monitor/:id', update(deps, cfg));
+    app.delete('/monitor/:id', remove(deps));
+    await app.register(monitorCheckRoutes(deps, cfg));
+  };
+}
+
+/** What this deployment cannot do yet, as 400 FEATURE_NOT_AVAILABLE naming the field. */
+function refuseUnbuilt(body: { targets?: MonitorTarget[] | undefined; notification?: { email?: { enabled?: boolean | undefined } | undefined } | null | undefined }) {
+  const details: { field: string; message: string }[] = [];
+  if (body.notification?.email?.enabled) details.push({ field: 'notification.email', message: 'email notifications are not available in this deployment (no mail delivery is built); use `webhook`' });
+  body.targets?.forEach((t, i) => {
+    if (t.type !== 'scrape') details.push({ field: `targets.${i}.type`, message: `'${t.type}' targets are not available in this deployment yet; use 'scrape' targets` });
+    const formats = (t.type === 'scrape' ? t.scrapeOptions?.formats : undefined) ?? [];
+    if (formats.some((f) => f.type === 'changeTracking' && (f as { modes?: string[] }).modes?.includes('json'))) {
+      details.push({ field: `targets.${i}.scrapeOptions.formats`, message: "changeTracking 'json' mode is not available for monitors yet; 'git-diff' is" });
+    }
+  });
+  if (details.length) throw new WdsError('FEATURE_NOT_AVAILABLE', { message: `Not available in this deployment: ${details.map((d) => d.message).join('; ')}.`, code: 'FEATURE_NOT_AVAILABLE', details });
+}
+
+function scheduleOf(s: ScheduleInput, monitorId: string, cfg: MonitorConfig): NormalizedSchedule {
+  const r = normalizeSchedule(s, monitorId, cfg.minIntervalSeconds);
+  if ('problems' in r) throw new WdsError('BAD_REQUEST', { details: r.problems.map((p) => ({ code: 'invalid_schedule', path: p.path, message: p.message })) });
+  return r.schedule;
+}
+
+/** The request's targets as it sent them (defaults left out), each with its id (given, or made stable from the monitor id and position). */
+function targetsOf(raw: unknown, monitorId: string): Record<string, unknown>[] {
+  return (raw as Record<string, unknown>[]).map((t, i) => ({ ...t, id: typeof t.id === 'string' ? t.id : uuidFrom(monitorId, i) }));
+}
+
+function uuidFrom(monitorId: string, i: number): string {
+  const h = (n: number) => spreadOf(monitorId, `target:${i}:${n}`, 0x10000).toString(16).padStart(4, '0');
+  return `${h(0)}${h(1)}-${h(2)}-4${h(3).slice(1)}-8${h(4).slice(1)}-${h(5)}${h(6)}${h(7)}`;
+}
+
+/** Credits a month: 1 per page per check (Firecrawl's scrape-monitor price), at the schedule's average rate. */
+function monthlyEstimate(schedule: NormalizedSchedule, targets: Record<string, unknown>[]): number | null {
+  const c = compileCron(schedule.cron);
+  if (typeof c === 'string') return null;
+  return Math.round((checkPagesOf(targets).length * MONTH_SECONDS) / averageIntervalSeconds(c));
+}
+
+function create(deps: ApiDeps, cfg: MonitorConfig) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    requireScope(req, 'monitor');
+    const body = validateBody(monitorCreateRequestSchema, req.body);
+    refuseUnbuilt(body);
+    const id = randomUUID();
+    noteLogIds(req, { jobId: id });
+    const schedule = scheduleOf(body.schedule, id, cfg);
+    const targets = targetsOf((req.body as { targets: unknown }).targets, id);
+    const zdr = !!req.auth.flags.zeroDataRetention;
+    const row = await insertMonitor(deps.db, {
+      id,
+      teamId: req.auth.teamId,
+      name: body.name,
+      schedule,
+      targets,
+      webhook: body.webhook ?? null,
+      notification: body.notification ?? null,
+      retentionDays: body.retentionDays ?? 30,
+      goal: body.goal ?? null,
+      judgeEnabled: body.judgeEnabled ?? !!body.goal?.trim(),
+      zeroDataRetention: zdr,
+      estimatedCreditsPerMonth: monthlyEstimate(schedule, targets),
+      shardKey: spreadOf(id, 'shard', 4096),
+      nextRunAt: nextDueAt(schedule, id, new Date(), cfg.jitterMs),
+    });
+    return reply.send({ success: true, data: monitorView(row) });
+  };
+}
+
+function list(deps: ApiDeps) {
+  return async (req: FastifyRequest<{ Querystring: Record<string, string | undefined> }>, reply: FastifyReply) => {
+    requireScope(req, 'monitor');
+    const { limit, offset } = pageQuery(req.query);
+    const rows = await listTeamMonitors(deps.db, req.auth.teamId, limit, offset);
+    return reply.send({ success: true, data: rows.map(monitorView) });
+  };
+}
+
+function get(deps: ApiDeps) {
+  return async (req: IdReq, reply: FastifyReply) => reply.send({ success: true, data: monitorView(await teamMonitor(deps, req)) });
+}
+
+function update(deps: ApiDeps, cfg: MonitorConfig) {
+  return async (req: IdReq, reply: FastifyReply) => {
+    const m = await teamMonitor(deps, req);
+    const body = validateBody(monitorUpdateRequestSchema, req.body);
+    refuseUnbuilt(body);
+    const set: Partial<NewMonitor> = {};
+    if (body.name !== undefined) set.name = body.name;
+    if (body.webhook !== undefined) set.webhook = body.webhook;
+    if (body.notification !== undefined) set.notification = body.notification;
+    if (body.retentionDays !== undefined) set.retentionDays = body.retentionDays;
+    if (body.goal !== undefined) set.goal = body.goal;
+    if (body.judgeEnabled !== undefined) set.judgeEnabled = body.judgeEnabled;
+    else if (body.goal !== undefined) set.judgeEnabled = !!body.goal?.trim();
+    const goal = body.goal !== undefined ? body.goal : m.goal;
+    const targets = body.targets ? targetsOf((req.body as { targets: unknown }).targets, m.id) : m.targets;
+    if (body.targets) set.targets = targets;
+    // The search-target goal rule holds for the monitor as it will be, not just the request.
+    if (targets.some((t) => t.type === 'search') && !goal?.trim() && (body.judgeEnabled ?? m.judgeEnabled) !== false) {
+      throw new WdsError('BAD_REQUEST', { details: [{ code: 'custom', path: ['goal'], message: 'a search target needs a non-empty goal (or judgeEnabled: false)' }] });
+    }
+    const schedule = body.schedule ? scheduleOf(scheduleUpdate(m.schedule, body.schedule), m.id, cfg) : m.schedule;
+    if (body.schedule) set.schedule = schedule;
+    if (body.schedule || body.targets) set.estimatedCreditsPerMonth = monthlyEstimate(schedule, targets);
+    const status = body.status ?? m.status;
+    if (body.status) set.status = body.status;
+    // Paused: never due. Resumed or rescheduled: due at the next firing from now.
+    if (status === 'paused') set.nextRunAt = null;
+    else if (body.schedule || (body.status === 'active' && m.status !== 'active')) set.nextRunAt = nextDueAt(schedule, m.id, new Date(), cfg.jitterMs);
+    const row = await updateTeamMonitor(deps.db, req.auth.teamId, m.id, set);
+    if (!row) throw new WdsError('NOT_FOUND', { message: 'Monitor not found' });
+    return reply.send({ success: true, data: monitorView(row) });
+  };
+}
+
+/** A schedule update: a new cron or text replaces the old one; a timezone alone keeps it. */
+function scheduleUpdate(old: NormalizedSchedule, s: ScheduleInput): ScheduleInput {
+  const timezone = s.timezone ?? old.timezone;
+  if (s.cron !== undefined || s.text !== undefined) return { cron: s.cron, text: s.text, timezone };
+  return old.text !== undefined ? { text: old.text, timezone } : { cron: old.cron, timezone };
+}
+
+function remove(deps: ApiDeps) {
+  return async (req: IdReq, reply: FastifyReply) => {
+    const m = await teamMonitor(deps, req);
+    // Soft: a check still running ends normally (and is billed); nothing schedules it again.
+    await updateTeamMonitor(deps.db, req.auth.teamId, m.id, { status: 'deleted', nextRunAt: null });
+    return reply.send({ success: true });
+  };
+}

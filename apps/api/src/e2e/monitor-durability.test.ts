@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import Firecrawl from '@mendable/firecrawl-js';
+import { Client, Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { sql } from 'drizzle-orm';
+import { namespaceFor, startStack, testInfra, type Stack } from '@wds/test-utils';
+import { page, startMonitorSite, type MonitorSite } from './monitor-site';
+
+// A worker SIGKILLed while it checks a monitor's pages: the check still ends once, with every
+// page checked once and billed once, on the worker that takes over.
+const PAGES = 120;
+let stack: Stack;
+let site: MonitorSite;
+
+before(async () => {
+  site = await startMonitorSite();
+  for (let i = 0; i < PAGES; i++) {
+    site.set(`/k/${i}`, page(`Page ${i}`, `text of page ${i}`));
+    site.delay(`/k/${i}`, 400);
+  }
+  stack = await startStack({ namespace: namespaceFor(import.meta.url), env: { WDS_STRANDED_JOB_SWEEP_MS: '1000' } });
+});
+after(async () => {
+  await stack?.stop();
+  await site?.close();
+});
+
+test('SIGKILL of the worker mid-check: the check ends once, each page checked and billed once', { timeout: 180_000 }, async () => {
+  const fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
+  const m = await fc.createMonitor({ name: 'kill', schedule: { text: 'every 30 minutes' }, targets: [{ type: 'scrape', urls: Array.from({ length: PAGES }, (_, i) => site.url(`/k/${i}`)) }] });
+  const check = await fc.runMonitor(m.id);
+
+  // Kill while a batch of pages is being fetched.
+  const connection = await Connection.connect({ address: testInfra().temporalAddress });
+  const runId = (await stack.db.db.execute<{ run_id: string }>(sql`SELECT run_id FROM monitor_checks WHERE id = ${check.id}`)).rows[0]!.run_id;
+  const handle = new Client({ connection, namespace: stack.namespace }).workflow.getHandle(`monitor-run-${runId}`);
+  const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+  let batchRunning = false;
+  for (let i = 0; i < 500 && !batchRunning; i++) {
+    batchRunning = !!(await handle.describe()).raw.pendingActivities?.some((a) => a.activityType?.name === 'checkMonitorPages' && a.state === STARTED);
+    if (!batchRunning) await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.ok(batchRunning, 'a batch was running when the worker was killed');
+  await new Promise((r) => setTimeout(r, 300));
+  stack.worker.child.kill('SIGKILL');
+  await stack.addWorker();
+
+  let done = await fc.getMonitorCheck(m.id, check.id);
+  for (let i = 0; i < 600 && done.status === 'running'; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    done = await fc.getMonitorCheck(m.id, check.id);
+  }
+  assert.equal(done.status, 'completed');
+  assert.deepEqual(done.summary, { totalPages: PAGES, same: 0, changed: 0, new: PAGES, removed: 0, error: 0 });
+  assert.equal(done.actualCredits, PAGES);
+  assert.equal(done.pages.length, PAGES);
+
+  const ledger = (await stack.db.db.execute<{ n: number; amount: number }>(sql`
+    SELECT count(*)::int AS n, coalesce(sum(amount), 0)::int AS amount FROM credit_ledger WHERE job_id = ${check.id}`)).rows[0]!;
+  assert.deepEqual(ledger, { n: 1, amount: PAGES }, 'billed once');
+  const versions = (await stack.db.db.execute<{ n: number; keys: number }>(sql`
+    SELECT count(*)::int AS n, count(DISTINCT url_key)::int AS keys FROM page_versions WHERE tag = ${`monitor:${m.id}`}`)).rows[0]!;
+  assert.deepEqual(versions, { n: PAGES, keys: PAGES }, 'one version per page');
+  const hist = await handle.fetchHistory();
+  const retried = hist.events?.filter((e) => e.activityTaskStartedEventAttributes && (e.activityTaskStartedEventAttributes.attempt ?? 1) > 1) ?? [];
+  assert.ok(retried.length > 0, 'a batch of the killed worker was retried by the other');
+  assert.equal((await fc.getMonitor(m.id)).currentCheckId, null, 'the slot is free again');
+  await connection.close();
+});
