@@ -1,6 +1,6 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { startMonitorUpkeep, startPageVersionPruner, startRetentionSweeper, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability, temporalQueueAvailability } from '@wds/activities';
+import { startMonitorMailer, startMonitorUpkeep, startPageVersionPruner, startRetentionSweeper, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability, temporalQueueAvailability } from '@wds/activities';
 import { TaskQueues } from '@wds/workflows/common';
 import { MONITOR_RUN_PLAN } from '@wds/workflows/monitor';
 import { ConfigError, exitOnConfigError } from '@wds/config';
@@ -206,6 +206,10 @@ const monitorUpkeep = monitorClient
       onError: (e) => log.warn({ err: e }, 'could not set up the monitor tick schedules (retried in a minute)'),
     })
   : null;
+// ...and send monitor email summaries through the operator's SMTP server.
+const mailer = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SMTP_URL
+  ? startMonitorMailer({ db: dbh.db, smtpUrl: env.WDS_SMTP_URL, from: env.WDS_SMTP_FROM, publicUrl: env.WDS_PUBLIC_URL })
+  : null;
 // ...and index for search the pages stored before the index existed (once; resumable).
 const backfill = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SEARCH_INDEX && env.WDS_SEARCH_BACKFILL ? startSearchBackfill({ db: dbh.db, log }) : null;
 // ...and delete what zero-data-retention requests left behind (packages/db retention.ts).
@@ -250,6 +254,7 @@ await agentSweeper?.stop();
 await pruner?.stop();
 await monitorUpkeep?.stop();
 await monitorClient?.close();
+await mailer?.stop();
 await backfill?.stop();
 await retention?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.

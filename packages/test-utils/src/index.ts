@@ -6,4 +6,5 @@ export * from './wait';
 export * from './tcp-proxy';
 export * from './fake-openai';
 export * from './fake-searxng';
+export * from './fake-smtp';
 export * from './retention-scan';
