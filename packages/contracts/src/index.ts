@@ -2,6 +2,7 @@ export * from './formats';
 export * from './actions';
 export * from './catalog';
 export * from './scrape';
+export * from './enterprise';
 export * from './document';
 export * from './validation';
 export * from './capabilities';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { toolContractSchema, toolDetailSchema } from './catalog';
 import { scrapeDocumentSchema } from './responses';
 import { scrapeOptionsSchema } from './scrape';
+import { threatProtectionSchema } from './enterprise';
 
 /**
  * POST /v2/search, as Firecrawl's v2 docs and `@mendable/firecrawl-js`'s `search()` define it.
@@ -57,7 +58,7 @@ export const searchRequestSchema = z
     highlights: z.boolean().default(true),
     enterprise: z.array(z.enum(['default', 'anon', 'zdr'])).max(3).optional(),
     scrapeOptions: scrapeOptionsSchema.optional(),
-    threatProtection: z.record(z.string(), z.unknown()).optional(),
+    threatProtection: threatProtectionSchema.optional(),
     domainTools: z.boolean().optional().describe('Tools matched to the domains of the web results and of URLs in the query; default on when sources include alexandria.'),
     toolDetail: toolDetailSchema.optional(),
     origin: z.string().max(200).optional(),

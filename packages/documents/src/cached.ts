@@ -1,6 +1,6 @@
 import type { ScrapeOptions } from '@wds/contracts';
 import { buildDocumentAsync, documentFromOutputs, type AsyncBuildContext, type BuiltDocument, type CachedPageContent } from './build-document';
-import { outputsCover, storedFormatsNeeded, type PageOutputs } from './outputs';
+import { cacheReadNeedsBody, outputsCover, storedFormatsNeeded, type PageOutputs } from './outputs';
 
 /** A cache entry as read with its stored outputs (@wds/db findCachedPage with `want`). */
 export interface CachedHit {
@@ -27,6 +27,3 @@ export async function buildFromCache(requestedUrl: string, hit: CachedHit, o: Sc
   const built = await buildDocumentAsync({ ...page, body: hit.body }, o, ctx);
   return { built, added: built.outputs };
 }
-
-/** Whether a cached page must be read with its body for this request (rawHtml is the body itself; attributes read it with the request's selectors). */
-export const cacheReadNeedsBody = (o: Pick<ScrapeOptions, 'formats'>) => o.formats.some((f) => f.type === 'rawHtml' || f.type === 'attributes');

@@ -1,4 +1,5 @@
-import { attributeSelectorsOf, type ScrapeDocument, type ScrapeOptions } from '@wds/contracts';
+import { attributeSelectorsOf, mediaWork, type ScrapeDocument, type ScrapeOptions } from '@wds/contracts';
+import { mediaSources, type MediaSources } from '@wds/media';
 import { piiOptionsOf, redact, wantsModelPass } from '@wds/pii';
 import { extractMenu, extractProduct, NO_MENU_WARNING, NO_PRODUCT_WARNING, type MenuResult, type ProductResult } from '@wds/product';
 import { extractAttributes } from '@wds/transform';
@@ -54,6 +55,21 @@ export function addHtmlFormats(doc: ScrapeDocument, o: Pick<ScrapeOptions, 'form
   addProduct(doc, o, html, pageUrl);
   if (o.formats.some((f) => f.type === 'menu')) setMenu(doc, menuOf(html, pageUrl));
   setAttributes(doc, o, html);
+}
+
+/**
+ * The audio and video formats: the media the page names (`<video>`, `<audio>`, og tags), kept in
+ * the draft document for the media step (wds-media), which replaces them with the formats' links.
+ * A page with no HTML (a PDF, text) names none.
+ */
+export function addMediaSources(doc: ScrapeDocument, o: Pick<ScrapeOptions, 'formats'>, html: string | null, pageUrl: string): void {
+  if (!mediaWork(o).length) return;
+  (doc as ScrapeDocument & MediaDraft).mediaSources = html === null ? { video: [], audio: [] } : mediaSources(html, pageUrl);
+}
+
+/** A draft document waiting for the media step: the page's media candidates (never in an answer). */
+export interface MediaDraft {
+  mediaSources?: MediaSources;
 }
 
 /**

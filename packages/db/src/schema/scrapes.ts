@@ -1,7 +1,11 @@
+import { sql } from 'drizzle-orm';
 import { customType, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { teams } from './teams';
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
+/** A scrape whose options ask that nothing of it be kept (zero data retention, lockdown). */
+export const KEEPS_NOTHING_SQL = sql.raw(`(options ->> 'zeroDataRetention' = 'true' OR options ->> 'lockdown' = 'true')`);
 
 /**
  * One row per scrape request. The API inserts it with the validated options; the worker's
@@ -22,7 +26,12 @@ export const scrapeJobs = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
-  (t) => [index('scrape_jobs_team_created_idx').on(t.teamId, t.createdAt)],
+  (t) => [
+    index('scrape_jobs_team_created_idx').on(t.teamId, t.createdAt),
+    // The rows a zero-data-retention or lockdown scrape leaves when its API died before deleting
+    // it: the control workers' retention sweep finds them by age (retention.ts).
+    index('scrape_jobs_keep_nothing_idx').on(t.createdAt).where(sql`${KEEPS_NOTHING_SQL}`),
+  ],
 );
 
 /**
