@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { customType, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { teams } from './teams';
 
@@ -21,8 +22,22 @@ export const scrapeJobs = pgTable(
     creditsUsed: integer('credits_used').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
+    /**
+     * `direct`: dispatched through Postgres to a fetch worker (scrape-queue.ts), which leases it;
+     * null: a Temporal workflow runs it (browser, model formats, WDS_SCRAPE_FETCH=queue/local).
+     */
+    dispatch: text('dispatch').$type<'direct'>(),
+    /** The worker holding a direct scrape (`host:pid:tag`) and until when; an expired lease is taken over. */
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    /** Direct scrapes: attempts started (a worker that dies mid-scrape costs one). */
+    attempts: integer('attempts').notNull().default(0),
   },
-  (t) => [index('scrape_jobs_team_created_idx').on(t.teamId, t.createdAt)],
+  (t) => [
+    index('scrape_jobs_team_created_idx').on(t.teamId, t.createdAt),
+    // What fetch workers sweep for: direct scrapes nobody holds (a lost notification, a dead worker).
+    index('scrape_jobs_direct_pending_idx').on(t.createdAt).where(sql`status = 'pending' AND dispatch = 'direct'`),
+  ],
 );
 
 /**
