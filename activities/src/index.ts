@@ -25,3 +25,4 @@ export {
 } from './agent/index';
 export { createMonitorControlActivities, createMonitorFetchActivities, ensureTickSchedules, startMonitorUpkeep, type MonitorTicking } from './monitor/index';
 export { deploymentSearch, type SearchHit, type WebSearch } from './search/web-search';
+export { startPageVersionPruner, type PageVersionPrunerOptions } from './changes/prune';

@@ -1,4 +1,4 @@
-import { mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
+import { effectiveWaitFor, mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
 import { loadScrapeJob, storeCachedPage } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browser';
@@ -74,7 +74,7 @@ export async function renderBrowserPage(deps: BrowserActivityDeps, req: BrowserP
       url: req.url,
       headers: o.headers,
       timeoutMs: Math.max(1, req.deadlineMs - Date.now()),
-      waitFor: o.waitFor,
+      waitFor: effectiveWaitFor(o),
       mobile: o.mobile,
       location: o.location,
       blockAds: o.blockAds,
@@ -152,7 +152,7 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
       await profile.save(r.storageState ?? { cookies: [], origins: [] });
       saved = true;
     }
-    return { jobId, statusCode: r.page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, r.page.document, r.page.creditsUsed, deps.llmAvailable)) };
+    return { jobId, statusCode: r.page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, r.page.document, r.page.creditsUsed, deps.llmAvailable, r.page.fetched)) };
   } finally {
     if (profile && !saved) await profile.release().catch(() => {});
     shown();

@@ -11,6 +11,7 @@ import { processBatch } from './batch';
 import { createRobotsCache } from './discovery';
 import { loadJobOptions } from './job-options';
 import { seedJob } from './seed';
+import { rememberSitePages } from '../changes/crawl-memory';
 
 /** Fetch-queue activities of crawl and batch jobs (they make outbound requests). */
 export function createCrawlActivities(deps: CrawlPageDeps): CrawlActivities {
@@ -25,7 +26,11 @@ export function createCrawlActivities(deps: CrawlPageDeps): CrawlActivities {
 export function createCrawlControlActivities(deps: Pick<PageDeps, 'db'>): CrawlControlActivities {
   return {
     async frontierState({ jobId }: JobRef): Promise<FrontierState> {
-      const [counts, status, llm] = await Promise.all([frontierCounts(deps.db, jobId), jobStatus(deps.db, jobId), llmBacklog(deps.db, jobId)]);
+      let [counts, status, llm] = await Promise.all([frontierCounts(deps.db, jobId), jobStatus(deps.db, jobId), llmBacklog(deps.db, jobId)]);
+      // Change tracking: the linked frontier is exhausted, so what the site had before and no page links to now comes next.
+      if (status === 'scraping' && counts.queued === 0 && counts.leased === 0 && !counts.browser && (await rememberSitePages(deps.db, jobId)) > 0) {
+        [counts, llm] = await Promise.all([frontierCounts(deps.db, jobId), llmBacklog(deps.db, jobId)]);
+      }
       // `llm` only when there is some, so jobs without LLM work report what they always did.
       return { ...counts, status: status ?? 'failed', ...(llm.pending ? { llm } : {}) };
     },

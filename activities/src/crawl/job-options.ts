@@ -12,6 +12,8 @@ export type StoredBatchOptions = ScrapeOptions & { webhook?: WebhookConfig | nul
 export interface LoadedJob {
   id: string;
   teamId: string;
+  /** The job keeps no page data (zero data retention): change tracking keeps hashes only. */
+  zeroDataRetention: boolean;
   kind: 'crawl' | 'batch';
   url: string | null;
   scrape: ScrapeOptions;
@@ -31,8 +33,8 @@ export async function loadJobOptions(db: Db, jobId: string): Promise<LoadedJob> 
   const opts = row.options as StoredCrawlOptions | StoredBatchOptions;
   const job: LoadedJob =
     row.kind === 'crawl'
-      ? { id: jobId, teamId: row.teamId, kind: 'crawl', url: row.url, scrape: (opts as StoredCrawlOptions).scrapeOptions, crawl: opts as StoredCrawlOptions, webhook: opts.webhook ?? null }
-      : { id: jobId, teamId: row.teamId, kind: 'batch', url: null, scrape: opts as StoredBatchOptions, crawl: null, webhook: opts.webhook ?? null };
+      ? { id: jobId, teamId: row.teamId, zeroDataRetention: row.zeroDataRetention, kind: 'crawl', url: row.url, scrape: (opts as StoredCrawlOptions).scrapeOptions, crawl: opts as StoredCrawlOptions, webhook: opts.webhook ?? null }
+      : { id: jobId, teamId: row.teamId, zeroDataRetention: row.zeroDataRetention, kind: 'batch', url: null, scrape: opts as StoredBatchOptions, crawl: null, webhook: opts.webhook ?? null };
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(jobId, job);
   return job;

@@ -1,4 +1,4 @@
-import { needsLlm } from '@wds/contracts';
+import { changeTrackingOf, needsLlm } from '@wds/contracts';
 import { failPage, finishPage, finishPageCountingLinks, handToBrowser, type ClaimedUrl, type FrontierEntry } from '@wds/db';
 import { crawlPageStored } from '@wds/metrics';
 import { createScope, type CrawlScope } from '@wds/crawl';
@@ -8,6 +8,7 @@ import { withInlineRetries } from '../frontier/page-retries';
 import type { BrowserAvailability } from '../browser/availability';
 import { clientRenderedPage } from '../browser/escalation';
 import { scrapeOrEscalate, type PageDeps, type PageResult } from '../scrape/pipeline';
+import { trackCrawlPage } from '../changes/track-document';
 import { webhookFor } from '../webhooks/emit';
 import type { createRobotsCache } from './discovery';
 import type { LoadedJob } from './job-options';
@@ -86,8 +87,14 @@ export async function storeCrawlPage(deps: PageDeps, job: LoadedJob, u: ClaimedU
       if (a.ok) links.push({ url: a.url, key: a.key, depth: a.depth, external: a.external });
     }
   }
+  // A page whose formats need the model is stored as pending LLM work: the LLM window ends it
+  // (and answers its changeTracking); otherwise changeTracking is answered here, and its version
+  // recorded by the statement storing the page.
   const pendingLlm = needsLlm(job.scrape);
-  const document = u.discoveryOnly ? undefined : { body: page.document, credits: page.creditsUsed, webhook: webhookFor(job, 'page'), pendingLlm };
+  const tracked = !u.discoveryOnly && !pendingLlm && changeTrackingOf(job.scrape) ? await trackCrawlPage(deps.db, job, u, page.document, { fetched: page.fetched }) : null;
+  const document = u.discoveryOnly
+    ? undefined
+    : { body: tracked?.document ?? page.document, credits: page.creditsUsed, webhook: webhookFor(job, 'page'), pendingLlm, versions: tracked?.writes };
   let stored: boolean;
   if (run) {
     const r = await finishPageCountingLinks(deps.db, job.id, u.key, { links, document });

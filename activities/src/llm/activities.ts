@@ -6,7 +6,8 @@ import { creditsUsed } from '@wds/metrics';
 import type { EnrichScrapeInput, LlmScrapeActivities, ScrapeWorkflowResult } from '@wds/workflows/scrape';
 import { asActivity } from '../failures';
 import { observeModelCall, withinDeadline } from './model-step';
-import { runPageFormats, withLlmFields } from './page-formats';
+import { runTrackedPageFormats, type TrackPage } from './tracked-formats';
+import { trackScrape } from '../scrape/finish';
 import { estimateStepTokens, withTokenBudget, type TokenBudget } from './token-budget';
 
 export interface LlmActivityDeps {
@@ -32,17 +33,18 @@ async function enrichScrape(deps: LlmActivityDeps, { jobId, deadlineMs }: Enrich
   if (!draft) throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: `Scrape job ${jobId} has no page to run the model over` });
   const o = job.options as ScrapeOptions;
   // A full token window throws before the deadline's clock matters: Temporal retries at the window's end.
+  const track: TrackPage = (doc, extract) => trackScrape(deps.db, jobId, o, doc, { extract });
   const r = await withDeadline(deadlineMs, o.timeout, (call) =>
     withTokenBudget(
       deps.tokens,
       () => estimateStepTokens(deps.client.config, o, draft.markdown ?? ''),
-      () => observeModelCall(deps.client.config.model, 'scrape', (x) => x.credits, () => runPageFormats(deps.client, o, draft, call)),
+      () => observeModelCall(deps.client.config.model, 'scrape', (x) => x.credits, () => runTrackedPageFormats(deps.client, o, draft, call, track)),
     ),
   );
   const total = job.creditsUsed + r.credits;
-  const doc = withLlmFields(draft, r, o);
+  const doc = r.document;
   doc.metadata = { ...doc.metadata, creditsUsed: total };
-  await completeScrapeJob(deps.db, jobId, doc, total);
+  await completeScrapeJob(deps.db, jobId, doc, total, r.writes);
   creditsUsed.inc({ kind: 'scrape' }, r.credits);
   return { jobId, statusCode: draft.metadata.statusCode };
 }

@@ -9,7 +9,8 @@ import { loadJobOptions, type LoadedJob } from '../crawl/job-options';
 import { asActivity } from '../failures';
 import { webhookFor } from '../webhooks/emit';
 import { observeModelCall } from './model-step';
-import { runPageFormats, withLlmFields } from './page-formats';
+import { runTrackedPageFormats, type TrackPage } from './tracked-formats';
+import { trackCrawlPage } from '../changes/track-document';
 import { estimateStepTokens, TokenLimitError, withTokenBudget, type TokenBudget } from './token-budget';
 
 export interface CrawlLlmDeps {
@@ -88,16 +89,17 @@ export async function runLlmBatch(deps: CrawlLlmDeps, input: LlmBatchInput): Pro
 async function enrichPage(deps: CrawlLlmDeps, job: LoadedJob, page: ClaimedLlmPage, owner: string, signal: AbortSignal): Promise<PageEnd> {
   const draft = page.document as ScrapeDocument;
   const o = job.scrape;
+  const track: TrackPage = (doc, extract) => trackCrawlPage(deps.db, job, page, doc, { extract });
   try {
     const r = await withTokenBudget(
       deps.tokens,
       () => estimateStepTokens(deps.client.config, o, draft.markdown ?? ''),
-      () => observeModelCall(deps.client.config.model, job.kind, (x) => x.credits, () => runPageFormats(deps.client, o, draft, { signal })),
+      () => observeModelCall(deps.client.config.model, job.kind, (x) => x.credits, () => runTrackedPageFormats(deps.client, o, draft, { signal }, track)),
     );
     const credits = page.credits + r.credits;
-    const doc = withLlmFields(draft, r, o);
+    const doc = r.document;
     doc.metadata = { ...doc.metadata, creditsUsed: credits };
-    const stored = await finishLlmPage(deps.db, job.id, page.key, { body: doc, credits, webhook: webhookFor(job, 'page') });
+    const stored = await finishLlmPage(deps.db, job.id, page.key, { body: doc, credits, webhook: webhookFor(job, 'page'), versions: r.writes });
     if (!stored) return { kind: 'skipped' }; // another attempt ended it, or the job ended
     crawlPageStored(job.kind, credits);
     return { kind: 'stored' };

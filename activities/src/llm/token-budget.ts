@@ -1,4 +1,4 @@
-import { llmWork, type ScrapeOptions } from '@wds/contracts';
+import { changeTrackingOf, llmWork, type ScrapeOptions } from '@wds/contracts';
 import { reserveLlmTokens, settleLlmTokens, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { llmTokenLimitWaits } from '@wds/metrics';
@@ -96,6 +96,9 @@ export function estimateStepTokens(config: Pick<LlmConfig, 'limits'>, o: Pick<Sc
   if (json?.checkPromptInjection) total += call(OUTPUT_TOKENS.injection);
   if (work.clean) total += call(pageTokens); // the cleaned copy is about as long as the page
   if (json) total += call(OUTPUT_TOKENS.json, `${json.prompt ?? ''}${json.schema ? JSON.stringify(json.schema) : ''}`);
+  // changeTracking json mode: the current page, and the previous version when its values must be read again (at most two).
+  const ct = changeTrackingOf(o);
+  if (work.changeTrackingJson && ct) total += 2 * call(OUTPUT_TOKENS.json, `${ct.prompt ?? ''}${ct.schema ? JSON.stringify(ct.schema) : ''}`);
   if (work.formats.includes('summary')) total += call(OUTPUT_TOKENS.summary);
   const question = o.formats.find((f) => f.type === 'question') as { question?: string } | undefined;
   if (question) total += call(OUTPUT_TOKENS.question, question.question ?? '');

@@ -90,7 +90,7 @@ export async function scrapeJobPage(deps: ScrapeActivityDeps, { jobId, engine, d
       page.creditsUsed = 5;
       page.document.metadata.creditsUsed = 5;
     }
-    const finished = await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed, deps.llmAvailable);
+    const finished = await finishScrapePage(deps.db, jobId, o, page.document, page.creditsUsed, deps.llmAvailable, page.fetched);
     creditsUsed.inc({ kind: 'scrape' }, page.creditsUsed);
     return { jobId, statusCode: page.statusCode, ...finished };
   } finally {

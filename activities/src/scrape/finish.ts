@@ -1,23 +1,39 @@
-import { needsLlm, type ScrapeOptions } from '@wds/contracts';
-import { completeScrapeJob, storeScrapeDraft, type Db } from '@wds/db';
+import { changeTrackingOf, needsLlm, type ScrapeDocument, type ScrapeOptions } from '@wds/contracts';
+import { completeScrapeJob, loadScrapeJob, storeScrapeDraft, type Db } from '@wds/db';
+import { WdsError } from '@wds/errors';
+import { trackDocument, type FetchValidators, type TrackDocumentInput } from '../changes/track-document';
+
+type FinishOptions = Pick<ScrapeOptions, 'formats' | 'onlyCleanContent' | 'redactPII' | 'zeroDataRetention' | 'lockdown'>;
 
 /**
  * The end of a scrape's page step (HTTP or browser): the job is completed, or, when the request
  * asks for model-made formats, its page is stored as a draft for the LLM step (wds-llm), which
- * completes it. Only the flag travels back through Temporal.
+ * completes it. Only the flag travels back through Temporal. The `changeTracking` format is
+ * answered by whichever step completes the job, and its version written by the same statement.
  */
 export async function finishScrapePage(
   db: Db,
   jobId: string,
-  o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent' | 'redactPII'>,
+  o: FinishOptions,
   document: unknown,
   credits: number,
   llmAvailable = false,
+  fetched?: FetchValidators,
 ): Promise<{ needsLlm?: true }> {
   if (needsLlm(o, llmAvailable)) {
+    // The LLM step records the version (without this fetch's validators: drafts carry documents only).
     await storeScrapeDraft(db, jobId, document, credits);
     return { needsLlm: true };
   }
-  await completeScrapeJob(db, jobId, document, credits);
+  const t = await trackScrape(db, jobId, o, document as ScrapeDocument, { fetched });
+  await completeScrapeJob(db, jobId, t.document, credits, t.writes);
   return {};
+}
+
+/** changeTracking for a scrape (a no-op without the format): its observation is `scrape:<id>`. */
+export async function trackScrape(db: Db, jobId: string, o: FinishOptions, document: ScrapeDocument, extra: Pick<TrackDocumentInput, 'fetched' | 'extract'>) {
+  if (!changeTrackingOf(o)) return { document, writes: [], modelCalls: 0 };
+  const job = await loadScrapeJob(db, jobId);
+  if (!job) throw new WdsError('NOT_FOUND', { message: `Scrape job ${jobId} not found` });
+  return trackDocument(db, { teamId: job.teamId, sourceKey: `scrape:${jobId}`, options: o, document, ...extra });
 }

@@ -1,4 +1,4 @@
-import { mayStoreInCache, effectiveMaxAge, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
+import { changeTrackingOf, effectiveMaxAge, effectiveWaitFor, mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
 import { addCachedOutputs, findCachedPage, storeCachedPage, type CachedPageRead, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { cacheLookups, startScrapeTimer } from '@wds/metrics';
@@ -6,6 +6,8 @@ import { buildDocumentAsync, buildFromCache, cacheReadNeedsBody, needsPdfConvers
 import { acceptLanguage, fetchPage, scrapeCacheKey } from '@wds/fetch';
 import type { ScrapeCacheLookup } from '@wds/workflows/scrape';
 import { withDocumentSlot } from '../parse/slots';
+import type { FetchValidators } from '../changes/track-document';
+import { hashBody, validatorsOf } from '@wds/changes';
 
 /**
  * One page, start to finish, as scrape and crawl activities share it: (cache) → fetch →
@@ -38,6 +40,8 @@ export interface PageRequest {
 
 export interface PageResult extends BuiltDocument {
   statusCode: number;
+  /** Change tracking only: the fetched body's hash and validators (absent for cache hits and renders). */
+  fetched?: FetchValidators;
 }
 
 /** The fetched page should be rendered by the browser instead (see `escalateIf`); nothing was built or cached. */
@@ -74,7 +78,8 @@ async function cachedPage(deps: PageDeps, req: PageRequest, key: string): Promis
   // The stored outputs of the request's conversion options come along; the body only when they do not serve it.
   const want = { variant: outputsVariant(o), formats: storedFormatsNeeded(o, req.collectLinks), needBody: cacheReadNeedsBody(o) };
   if (req.useCache === true) {
-    if (o.headers || o.actions?.length || effectiveMaxAge(o) <= 0) return null;
+    // Change tracking never reads the cache: it compares what the page says now.
+    if (o.headers || o.actions?.length || effectiveMaxAge(o) <= 0 || changeTrackingOf(o)) return null;
     return findCachedPage(deps.db, key, { maxAgeMs: effectiveMaxAge(o) }, want);
   }
   if (!req.useCache) return null;
@@ -133,7 +138,8 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
     return { ...(await buildHit(deps, req, key, hit, deadline)), statusCode: hit.statusCode };
   }
 
-  if (o.waitFor > 0) await (req.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(o.waitFor);
+  const waitFor = effectiveWaitFor(o);
+  if (waitFor > 0) await (req.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(waitFor);
   const page = await fetchPage({
     url: req.url,
     headers: requestHeaders(o),
@@ -165,5 +171,7 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
       outputs: built.outputs && { variant: outputsVariant(withLlmInputs(o, deps.llmAvailable)), formats: built.outputs },
     });
   }
-  return { ...built, statusCode: page.statusCode };
+  // Hashing the body costs only requests that track changes.
+  const fetched = changeTrackingOf(o) ? { bodyHash: hashBody(page.body), ...validatorsOf(page.headers) } : undefined;
+  return { ...built, statusCode: page.statusCode, ...(fetched ? { fetched } : {}) };
 }

@@ -73,6 +73,10 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
          */
         WDS_STRANDED_JOB_GRACE_MS: envInt(30_000, 1_000, 3_600_000),
         WDS_STRANDED_JOB_SWEEP_MS: envInt(15_000, 100, 3_600_000),
+        /** Change tracking: a page version replaced by a newer one is kept this many days after the newer one appeared (control workers prune hourly). */
+        WDS_CHANGE_TRACKING_RETENTION_DAYS: envInt(30, 1, 36_500),
+        /** Change tracking: a page nobody scraped with the format for this many days is forgotten (its next scrape is `new`). */
+        WDS_CHANGE_TRACKING_FORGET_DAYS: envInt(180, 1, 36_500),
         /** Control workers index, in the background at start, pages stored before the search index existed (when WDS_SEARCH_INDEX is on). */
         WDS_SEARCH_BACKFILL: envBool(true),
         /** Model steps this worker runs at once (its wds-llm slots); each waits on the provider. */

@@ -1,6 +1,6 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { startMonitorUpkeep, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
+import { startMonitorUpkeep, startPageVersionPruner, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
 import { MONITOR_RUN_PLAN } from '@wds/workflows/monitor';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { llmEnvOf } from '@wds/config/common';
@@ -135,6 +135,15 @@ const agentSweeper = env.WDS_WORKER_QUEUES.includes('wds-control')
       onFailed: (jobId, reason) => log.warn({ jobId, reason }, 'stranded agent job failed'),
     })
   : null;
+// ...and prune change tracking's old page versions.
+const pruner = env.WDS_WORKER_QUEUES.includes('wds-control')
+  ? startPageVersionPruner({
+      db: dbh.db,
+      retentionDays: env.WDS_CHANGE_TRACKING_RETENTION_DAYS,
+      forgetDays: env.WDS_CHANGE_TRACKING_FORGET_DAYS,
+      onPruned: (r) => log.info(r, 'pruned page versions'),
+    })
+  : null;
 // ...and keep the monitors' tick Schedules in place (recreated from the monitors table when
 // missing, e.g. after a restore) and end monitor runs no workflow runs.
 const monitorClient = env.WDS_WORKER_QUEUES.includes('wds-control') ? await Connection.connect({ address: env.TEMPORAL_ADDRESS }) : null;
@@ -204,6 +213,7 @@ await (directDrained ?? direct?.drain(0));
 await dispatcher?.stop();
 await sweeper?.stop();
 await agentSweeper?.stop();
+await pruner?.stop();
 await monitorUpkeep?.stop();
 await monitorClient?.close();
 await backfill?.stop();

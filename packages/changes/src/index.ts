@@ -4,4 +4,4 @@ export { jsonChanges, type JsonChanges } from './json-diff';
 export { classifyFetch, type FetchClass, type FetchedPage } from './classify';
 export { decide, previousScrapeAt, type Decision, type Observation } from './compare';
 export { conditionalHeaders, sameBody, validatorsOf } from './conditional';
-export { prepareTracking, trackPages, siteOfKey, type ChangeMode, type PageObservation, type PageTracking, type TrackOptions } from './track';
+export { prepareTracking, trackPages, siteOfKey, pageKeyOf, type ChangeMode, type PageObservation, type PageTracking, type TrackOptions } from './track';

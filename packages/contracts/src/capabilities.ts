@@ -1,3 +1,4 @@
+import { changeTrackingJson } from './change-tracking';
 import type { FormatType } from './formats';
 import type { ScrapeOptions } from './scrape';
 
@@ -6,7 +7,6 @@ import type { ScrapeOptions } from './scrape';
  * here, gets a clear 400 naming it instead of a silently empty field.
  */
 const FORMAT_NEEDS: Partial<Record<FormatType, string>> = {
-  changeTracking: 'change tracking storage',
   attributes: 'the attributes extractor',
   menu: 'the menu extractor',
   audio: 'media extraction',
@@ -32,10 +32,13 @@ export interface Unavailable {
   message: string;
 }
 
-/** The LLM work a request asks for: its model-made formats, and the onlyCleanContent pass. */
-export function llmWork(o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'>): { formats: LlmFormatType[]; clean: boolean } {
+/**
+ * The LLM work a request asks for: its model-made formats, the onlyCleanContent pass, and
+ * changeTracking's json mode (an extraction per new or changed page).
+ */
+export function llmWork(o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'>): { formats: LlmFormatType[]; clean: boolean; changeTrackingJson: boolean } {
   const formats = o.formats.map((f) => f.type).filter((t): t is LlmFormatType => (LLM_FORMATS as readonly string[]).includes(t));
-  return { formats, clean: !!o.onlyCleanContent };
+  return { formats, clean: !!o.onlyCleanContent, changeTrackingJson: changeTrackingJson(o) };
 }
 
 /**
@@ -51,7 +54,7 @@ export function optionalLlmWork(o: Pick<ScrapeOptions, 'formats'> & { redactPII?
 /** Whether the page goes through the model step; `llmAvailable` adds the optional work (optionalLlmWork). */
 export const needsLlm = (o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'> & { redactPII?: ScrapeOptions['redactPII'] }, llmAvailable = false) => {
   const w = llmWork(o);
-  if (w.formats.length > 0 || w.clean) return true;
+  if (w.formats.length > 0 || w.clean || w.changeTrackingJson) return true;
   if (!llmAvailable) return false;
   const x = optionalLlmWork(o);
   return x.pii || x.personality;
@@ -78,6 +81,7 @@ export function unavailableFeatures(o: ScrapeOptions, deployment: Deployment = N
   if (!llm.ok) {
     for (const t of llmWork(o).formats) out.push({ field: 'formats', message: `Format '${t}' is not available in this deployment: ${llm.message}.` });
     if (o.onlyCleanContent) out.push({ field: 'onlyCleanContent', message: `'onlyCleanContent' is not available in this deployment: ${llm.message}.` });
+    if (changeTrackingJson(o)) out.push({ field: 'formats', message: `changeTracking's json mode is not available in this deployment: ${llm.message}.` });
   }
   return out;
 }

@@ -72,4 +72,6 @@ export const formatEntry = z.union([formatString, formatObject]).transform((f) =
 export const formatsSchema = z.array(formatEntry).max(32);
 
 export type FormatObject = z.output<typeof formatEntry>;
+/** A changeTracking entry (the bare string `changeTracking` reads as one with no options). */
+export type ChangeTrackingFormat = z.output<typeof changeTrackingFormat>;
 export type FormatType = FormatObject['type'];

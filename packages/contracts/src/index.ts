@@ -13,4 +13,5 @@ export * from './agent';
 export * from './responses';
 export * from './api-routes';
 export * from './openapi';
+export * from './change-tracking';
 export * from './monitor';

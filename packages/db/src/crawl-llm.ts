@@ -3,6 +3,7 @@ import { KEEPS_NO_DATA, pageStoredCtes } from './crawl-pages';
 import type { Db } from './client';
 import type { EventWebhook } from './events';
 import { pickOnce } from './pick';
+import { pageVersionCtes, type VersionWrite } from './page-versions';
 import { storable, storableText } from './text';
 
 /**
@@ -26,6 +27,8 @@ export interface ClaimedLlmPage {
   /** Ms since the first retryable failure of its model step (null: it has not failed yet): the patience for provider failures counts from it. */
   failingMs: number | null;
   lastError: string | null;
+  /** Reached only from memory of earlier crawls (change tracking's visibility `hidden`). */
+  hidden: boolean;
 }
 
 /**
@@ -36,17 +39,18 @@ export interface ClaimedLlmPage {
  */
 export async function claimLlmPages(db: Db, jobId: string, owner: string, n: number, leaseMs: number, opts: { retakeOwn: boolean }): Promise<ClaimedLlmPage[]> {
   const mine = opts.retakeOwn ? sql`OR lease_owner = ${owner}` : sql``;
-  const r = await db.execute<{ url_key: string; document: unknown; credits: number; attempts: number; failing_ms: number | null; last_error: string | null; seq: string }>(sql`
+  const r = await db.execute<{ url_key: string; document: unknown; credits: number; attempts: number; failing_ms: number | null; last_error: string | null; seq: string; hidden: boolean | null }>(sql`
     UPDATE crawl_llm_pages p SET lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = p.attempts + 1
     WHERE p.job_id = ${jobId} AND p.url_key = ANY(${pickOnce(sql`
       SELECT url_key FROM crawl_llm_pages
       WHERE job_id = ${jobId} AND (lease_until IS NULL OR lease_until < now() ${mine})
       ORDER BY seq LIMIT ${n} FOR UPDATE SKIP LOCKED`)})
     RETURNING p.url_key, p.document, p.credits, p.attempts, p.last_error, p.seq,
-              (EXTRACT(EPOCH FROM now() - p.failing_since) * 1000)::int AS failing_ms`);
+              (EXTRACT(EPOCH FROM now() - p.failing_since) * 1000)::int AS failing_ms,
+              (SELECT u.hidden FROM crawl_urls u WHERE u.job_id = p.job_id AND u.url_key = p.url_key) AS hidden`);
   return r.rows
     .sort((a, b) => Number(a.seq) - Number(b.seq))
-    .map((x) => ({ key: x.url_key, document: x.document, credits: x.credits, attempts: x.attempts, failingMs: x.failing_ms, lastError: x.last_error }));
+    .map((x) => ({ key: x.url_key, document: x.document, credits: x.credits, attempts: x.attempts, failingMs: x.failing_ms, lastError: x.last_error, hidden: !!x.hidden }));
 }
 
 export interface EnrichedPage {
@@ -54,6 +58,8 @@ export interface EnrichedPage {
   /** The page's credits and its formats' credits together. */
   credits: number;
   webhook?: EventWebhook | null;
+  /** Change tracking: the page's version, recorded only when this statement stores the document. */
+  versions?: VersionWrite[];
 }
 
 /**
@@ -79,7 +85,7 @@ export async function finishLlmPage(db: Db, jobId: string, key: string, page: En
     ), done AS (
       UPDATE crawl_urls SET status = 'done', done_at = now(), lease_owner = NULL, lease_until = NULL
       WHERE job_id = ${jobId} AND url_key = ${key} AND EXISTS (SELECT 1 FROM pending)
-    ), ${pageStoredCtes(jobId, key, page.webhook, page.body)}
+    ), ${pageStoredCtes(jobId, key, page.webhook, page.body)}${pageVersionCtes(page.versions ?? [], sql`EXISTS (SELECT 1 FROM doc)`)}
     SELECT (SELECT count(*) FROM doc)::int AS stored, set_config('synchronous_commit', 'off', true) AS async_commit`);
   return (res.rows[0]?.stored ?? 0) > 0;
 }

@@ -5,6 +5,7 @@ import { eventCtes, type EventWebhook } from './events';
 import { chargeCtes, boundedKey } from './ledger';
 import { frontierInsert, type FrontierEntry } from './frontier';
 import { searchIndexCte } from './search-index';
+import { pageVersionCtes, type VersionWrite } from './page-versions';
 
 /** Storing a fetched page of a crawl or batch job: one statement per page, idempotent per (job, URL key). */
 
@@ -22,6 +23,8 @@ export interface FinishedPage {
      * `llm`. No charge and no event here.
      */
     pendingLlm?: boolean;
+    /** Change tracking: the page's version, recorded only when this statement stores the document. */
+    versions?: VersionWrite[];
   };
 }
 
@@ -106,7 +109,7 @@ async function storePage(db: Db, jobId: string, key: string, page: FinishedPage,
       UPDATE crawl_urls SET done_at = now(), lease_owner = NULL, lease_until = NULL,
         status = CASE WHEN EXISTS (SELECT 1 FROM draft) OR EXISTS (SELECT 1 FROM crawl_llm_pages WHERE job_id = ${jobId} AND url_key = ${key}) THEN 'llm' ELSE 'done' END
       WHERE job_id = ${jobId} AND url_key = ${key}
-    ), ${pageStoredCtes(jobId, key, d?.webhook, pending ? undefined : d?.body)}
+    ), ${pageStoredCtes(jobId, key, d?.webhook, pending ? undefined : d?.body)}${pageVersionCtes(pending ? [] : (d?.versions ?? []), sql`EXISTS (SELECT 1 FROM doc)`)}
     SELECT (SELECT count(*) FROM doc)::int + (SELECT count(*) FROM draft)::int AS stored,${countLinks ? sql` (SELECT count(*) FROM links)::int AS links_added,` : sql``}
       set_config('synchronous_commit', 'off', true) AS async_commit`);
   return { stored: (res.rows[0]?.stored ?? 0) > 0, linksAdded: res.rows[0]?.links_added ?? 0 };

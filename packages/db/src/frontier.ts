@@ -45,6 +45,20 @@ export function frontierInsert(jobId: string, entries: FrontierEntry[], returnin
     ON CONFLICT DO NOTHING${returning ? sql` RETURNING 1` : sql``}`;
 }
 
+/**
+ * Change tracking in a crawl: URLs known from earlier crawls of the site that this crawl has not
+ * reached through links, added once its linked frontier is exhausted, marked `hidden` (a URL
+ * already in the frontier keeps its row: it was linked). Returns how many were added.
+ */
+export async function enqueueRememberedUrls(db: Db, jobId: string, entries: { url: string; key: string }[]): Promise<number> {
+  if (!entries.length) return 0;
+  const res = await db.execute(sql`
+    INSERT INTO crawl_urls (job_id, url_key, url, depth, external, hidden)
+    SELECT ${jobId}, t.k, t.u, 1, false, true FROM unnest(${sql.param(entries.map((e) => e.key))}::text[], ${sql.param(entries.map((e) => e.url))}::text[]) AS t(k, u)
+    ON CONFLICT DO NOTHING`);
+  return res.rowCount ?? 0;
+}
+
 export interface ClaimedUrl {
   url: string;
   key: string;
@@ -52,6 +66,8 @@ export interface ClaimedUrl {
   external: boolean;
   discoveryOnly: boolean;
   pageId: string;
+  /** Reached only from memory of earlier crawls (change tracking's visibility `hidden`). */
+  hidden: boolean;
 }
 
 /**
@@ -67,7 +83,7 @@ export interface ClaimedUrl {
  * for a claim and the two can never deadlock.
  */
 export async function claimUrls(db: Db, jobId: string, owner: string, n: number, leaseMs: number, opts: { retakeOwn: boolean }): Promise<ClaimedUrl[]> {
-  type Row = { url: string; url_key: string; depth: number; external: boolean; discovery_only: boolean; page_id: string; seq: string };
+  type Row = { url: string; url_key: string; depth: number; external: boolean; discovery_only: boolean; page_id: string; hidden: boolean; seq: string };
   // RETURNING follows the physical order: frontier order (seq) is restored here.
   const bySeq = (a: Row, b: Row) => Number(a.seq) - Number(b.seq);
   return db.transaction(async (tx) => {
@@ -81,7 +97,7 @@ export async function claimUrls(db: Db, jobId: string, owner: string, n: number,
         await tx.execute<Row>(sql`
           UPDATE crawl_urls c SET status = 'leased', lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = c.attempts + 1
           WHERE c.job_id = ${jobId} AND c.url_key = ANY(${pickOnce(pick)})
-          RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id, c.seq`)
+          RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id, c.hidden, c.seq`)
       ).rows.sort(bySeq);
     const rows = await lease(sql`
       SELECT url_key FROM crawl_urls
@@ -97,7 +113,7 @@ export async function claimUrls(db: Db, jobId: string, owner: string, n: number,
         rows.push(...fresh);
       }
     }
-    return rows.map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id }));
+    return rows.map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id, hidden: r.hidden }));
   });
 }
 

@@ -5,6 +5,7 @@ import { chargeCtes } from './ledger';
 import { SCRAPE_DONE_CHANNEL } from './scrape-done';
 import { storable } from './text';
 import { searchIndexCte } from './search-index';
+import { pageVersionCtes, type VersionWrite } from './page-versions';
 import { hitSearchIndexCte } from './search-copies';
 
 export async function insertScrapeJob(db: Db, row: { id: string; teamId: string; url: string | null; options: unknown }) {
@@ -28,16 +29,17 @@ export async function loadTeamScrape(db: Db, teamId: string, id: string) {
 /**
  * Idempotent: a retried activity rewrites the same row, and its credits are charged to the
  * ledger once (key scrape:<id>), in the same statement, which also indexes the page for search
- * unless the scrape keeps no URL (zero data retention, lockdown). The waiting API hears of it on
+ * unless the scrape keeps no URL (zero data retention, lockdown), and records the page's change-tracking
+ * version (`versions`, page-versions.ts). The waiting API hears of it on
  * SCRAPE_DONE_CHANNEL when the row commits (a NOTIFY in the same statement).
  */
-export async function completeScrapeJob(db: Db, id: string, document: unknown, creditsUsed: number) {
+export async function completeScrapeJob(db: Db, id: string, document: unknown, creditsUsed: number, versions: VersionWrite[] = []) {
   await db.execute(sql`
     WITH done AS (
       UPDATE ${scrapeJobs} SET status = 'completed', document = ${JSON.stringify(storable(document))}::jsonb, credits_used = ${creditsUsed}, completed_at = now(), error = NULL
       WHERE id = ${id} RETURNING id, team_id, url
     ), ${chargeCtes(sql`SELECT team_id, id, 'scrape', ${creditsUsed}::int, ${scrapeCreditKey(id)}::text FROM done`)}
-    ${searchIndexCte(sql`SELECT team_id FROM done WHERE url IS NOT NULL`, document)}
+    ${searchIndexCte(sql`SELECT team_id FROM done WHERE url IS NOT NULL`, document)}${pageVersionCtes(versions, sql`EXISTS (SELECT 1 FROM done)`)}
     SELECT pg_notify(${SCRAPE_DONE_CHANNEL}, done.id::text) FROM done`);
 }
 

@@ -5,6 +5,8 @@ import type { Usage } from './usage';
  * - scrape/crawl/batch page: 1 credit (base, billed by the scrape path, not here);
  * - `json` format: +4 per page;
  * - `question` and `highlights` formats: +4 per page *per format*;
+ * - `changeTracking` json mode: +4 per page on which the model ran (Firecrawl: "JSON mode … costs 5 credits
+ *   per page", the page's own credit included; a `same` page runs no model and costs nothing extra);
  * - `checkPromptInjection`: +4 per page when the check ran over the whole content; a scrape that
  *   fails after the check ran (including the 403 for a detected injection) is billed 5 in total
  *   instead of 0;
@@ -20,6 +22,7 @@ export const LLM_CREDITS = {
   SUMMARY: 4,
   CLEAN_CONTENT: 4,
   PROMPT_INJECTION_CHECK: 4,
+  CHANGE_TRACKING_JSON: 4,
   /** Total for a scrape that failed after the injection check ran. */
   FAILED_AFTER_INJECTION_CHECK: 5,
   EXTRACT_TOKENS_PER_CREDIT: 15,

@@ -1,4 +1,4 @@
-import { browserOnlyFeatures, effectiveMaxAge, needsLlm, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
+import { browserOnlyFeatures, changeTrackingOf, effectiveMaxAge, needsLlm, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
 import { addCachedOutputs, findCachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { buildFromCache, cacheReadNeedsBody, needsPdfConversion, outputsVariant, storedFormatsNeeded } from '@wds/documents';
@@ -24,6 +24,8 @@ export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: str
   // Screenshots, actions and profiles come from a live render and the cache holds only the page,
   // so such requests go to a fresh scrape — unless they asked for the cache only (lockdown/minAge).
   if (!isCacheOnly(o) && browserOnlyFeatures({ ...o, mobile: false }).length) return null;
+  // Change tracking compares what the page says now (Firecrawl: it bypasses the cache; maxAge is ignored).
+  if (changeTrackingOf(o)) return null;
   const maxAgeMs = o.minAge !== undefined && o.maxAge === undefined ? undefined : effectiveMaxAge(o);
   const consult = isCacheOnly(o) || (maxAgeMs ?? 1) > 0;
   const key = scrapeCacheKey(o);

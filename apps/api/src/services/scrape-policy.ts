@@ -1,4 +1,4 @@
-import { browserOnlyFeatures, NO_LLM, unavailableFeatures, type Deployment, type ScrapeOptions } from '@wds/contracts';
+import { browserOnlyFeatures, changeTrackingIssues, changeTrackingOf, NO_LLM, unavailableFeatures, type Deployment, type ScrapeOptions } from '@wds/contracts';
 import type { AuthedKey } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { compileUserSchema } from '@wds/llm';
@@ -58,6 +58,10 @@ function checkLlmRequest(o: PolicyInput): void {
     const schema = (f as { schema?: unknown }).schema;
     if (f.type === 'json' && schema !== undefined) compileUserSchema(schema);
   }
+  const tracking = changeTrackingIssues(o);
+  if (tracking.length) throw new WdsError('BAD_REQUEST', { details: tracking });
+  const ct = changeTrackingOf(o);
+  if (ct?.modes?.includes('json') && ct.schema !== undefined) compileUserSchema(ct.schema);
   if (o.onlyCleanContent && o.zeroDataRetention) {
     throw new WdsError('BAD_REQUEST', { details: [{ code: 'unsupported', path: ['onlyCleanContent'], message: 'onlyCleanContent is not supported with zeroDataRetention: the page would be sent to the cleaning model' }] });
   }
