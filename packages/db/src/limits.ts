@@ -47,7 +47,7 @@ export async function countRequest(db: Db, teamId: string, cls: LimitClass): Pro
       ON CONFLICT (team_id, limit_class, window_start) DO UPDATE SET count = rate_windows.count + 1
       RETURNING count, ceil(extract(epoch FROM (window_start + interval '1 minute' - now())))::int AS left
     )
-    SELECT count, left, set_config('synchronous_commit', 'off', true) AS async_commit FROM c`);
+    SELECT c.count, c.left, set_config('synchronous_commit', 'off', true) AS async_commit FROM c`);
   const row = r.rows[0]!;
   await pruneRateWindows(db);
   return { count: Number(row.count), retryAfterSeconds: Math.max(1, Number(row.left)) };
