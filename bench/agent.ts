@@ -2,6 +2,7 @@ import { loadavg } from 'node:os';
 import { Client, Connection } from '@temporalio/client';
 import { connectDb } from '@wds/db';
 import { html, startFakeOpenAI, startFixtureSite, type FakeChatRequest } from '@wds/test-utils';
+import { profileNodeArgs, profileWindow } from './profile';
 import { startBenchStack } from './stack';
 import { cpuByPid, cpuUsedBetween, percentile, round, writeResult } from './stats';
 
@@ -35,6 +36,7 @@ export async function runAgentBench() {
     },
   });
   const stack = await startBenchStack({
+    nodeArgs: profileNodeArgs(),
     env: {
       OPENAI_BASE_URL: model.baseUrl,
       OPENAI_API_KEY: 'sk-bench-not-a-secret',
@@ -47,6 +49,7 @@ export async function runAgentBench() {
   try {
     const load = loadavg();
     const cpu0 = cpuByPid(stack.roles);
+    const prof = await profileWindow({ api: stack.api, worker: stack.worker });
     const t0 = performance.now();
     const ids = await Promise.all(
       Array.from({ length: AGENTS }, async (_, a) => {
@@ -70,6 +73,7 @@ export async function runAgentBench() {
     }
     const wallSeconds = (performance.now() - t0) / 1000;
     const cpu = cpuUsedBetween(cpu0, cpuByPid(stack.roles));
+    await prof.stop();
 
     // Per step, from the transcript rows (created_at is each writing transaction's start).
     const rows = await dbh.pool.query<{ run_id: string; step: number; role: string; key: string; at: Date; result: { latencyMs?: number; ms?: number } | null }>(

@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { stopChild } from '@wds/launch';
 import { promptText, startFakeOpenAI, type FakeOpenAI } from '@wds/test-utils';
+import { workflowPhases } from './phases';
+import { profileNodeArgs, profileWindow } from './profile';
 import { startBenchStack } from './stack';
 import { cpuByPid, cpuUsedBetween, round, summary, writeResult } from './stats';
 
@@ -50,6 +53,17 @@ async function startSite(): Promise<{ child: ChildProcess; origin: string }> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** CPU seconds of a process's main thread (a Node event loop: its ceiling is one core). */
+function mainThreadCpu(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 export async function runLlmBench() {
   const load: { atStart: number[]; atEnd?: number[] } = { atStart: loadavg().map((x) => round(x)) };
   let over = 0;
@@ -69,19 +83,23 @@ export async function runLlmBench() {
   const site = await startSite();
   const stack = await startBenchStack({
     temporalInMemory: process.env.BENCH_TEMPORAL_MEMORY === '1',
+    nodeArgs: profileNodeArgs(),
     env: { OPENAI_BASE_URL: fake.baseUrl, OPENAI_API_KEY: 'sk-bench-not-a-secret', MODEL_NAME: 'fake-model', WDS_LLM_CONCURRENCY: String(CAP), WDS_LLM_TIMEOUT_MS: '60000' },
   });
   const roles = { ...stack.roles, site: site.child.pid!, bench: process.pid };
   let page = 0;
   const nextUrl = () => `${site.origin}/p/${page++}`;
   const errors: Record<string, number> = {};
-  const scrape = async (body: Record<string, unknown>, check?: (data: any, url: string) => boolean) => {
+  // The scrape ids of the json scrapes answered (a burst's, for where its time went).
+  let jsonIds: string[] = [];
+  const scrape = async (body: Record<string, unknown>, check?: (data: any, url: string) => boolean, ids?: string[]) => {
     const url = nextUrl();
     try {
       const r = await fetch(`${stack.base}/v2/scrape`, { method: 'POST', headers: stack.headers, body: JSON.stringify({ url, maxAge: 0, timeout: 120_000, ...body }) });
-      const j = (await r.json()) as { data?: unknown; error?: string };
+      const j = (await r.json()) as { data?: { metadata?: { scrapeId?: string } }; error?: string };
       if (r.status !== 200) throw new Error(`${r.status} ${j.error ?? ''}`.trim());
       if (check && !check(j.data, url)) throw new Error('wrong document');
+      if (ids && j.data?.metadata?.scrapeId) ids.push(j.data.metadata.scrapeId);
       return true;
     } catch (e) {
       const k = (e as Error).message.slice(0, 80);
@@ -89,7 +107,7 @@ export async function runLlmBench() {
       return false;
     }
   };
-  const json = () => scrape({ formats: [{ type: 'json', schema }] }, (d, url) => d?.json?.title === `Page ${url.split('/').pop()}`);
+  const json = () => scrape({ formats: [{ type: 'json', schema }] }, (d, url) => d?.json?.title === `Page ${url.split('/').pop()}`, jsonIds);
   const plain = () => scrape({ formats: ['markdown'] }, (d) => typeof d?.markdown === 'string');
 
   try {
@@ -122,12 +140,17 @@ export async function runLlmBench() {
       }),
     );
     const between = (t0: number, t1: number) => plainDone.filter((t) => t > t0 && t <= t1).length;
-    interface Window { kind: 'A' | 'B'; ms: number; plainPerSec: number; cpuCores: Record<string, number>; burst?: { completionMs: number; failed: number; modelCalls: number; maxInFlight: number } }
+    interface Window { kind: 'A' | 'B'; ms: number; plainPerSec: number; cpuCores: Record<string, number>; burst?: { completionMs: number; failed: number; modelCalls: number; maxInFlight: number; meanInFlight: number; firstAtCapMs: number | null; phases: Awaited<ReturnType<typeof workflowPhases>> } }
     const windows: Window[] = [];
-    const windowCpu = (before: ReturnType<typeof cpuByPid>, ms: number) =>
-      Object.fromEntries(Object.entries(cpuUsedBetween(before, cpuByPid(roles))).map(([k, v]) => [k, round(v / (ms / 1000))]));
+    // Per process group in cores, and the worker's and API's main threads apart (`worker.main`, `api.main`).
+    const mains = () => ({ 'worker.main': mainThreadCpu(stack.worker.child.pid!), 'api.main': mainThreadCpu(stack.api.child.pid!) });
+    const windowCpu = (before: { pids: ReturnType<typeof cpuByPid>; mains: ReturnType<typeof mains> }, ms: number) => ({
+      ...Object.fromEntries(Object.entries(cpuUsedBetween(before.pids, cpuByPid(roles))).map(([k, v]) => [k, round(v / (ms / 1000))])),
+      ...Object.fromEntries(Object.entries(mains()).map(([k, v]) => [k, round((v - before.mains[k as keyof typeof before.mains]) / (ms / 1000))])),
+    });
+    const cpuNow = () => ({ pids: cpuByPid(roles), mains: mains() });
     const baseline = async () => {
-      const cpu = cpuByPid(roles);
+      const cpu = cpuNow();
       const t0 = performance.now();
       await sleep(BASELINE_MS);
       const t1 = performance.now();
@@ -135,16 +158,29 @@ export async function runLlmBench() {
     };
     const burst = async () => {
       fake.reset();
-      const cpu = cpuByPid(roles);
+      jsonIds = [];
+      const cpu = cpuNow();
+      // BENCH_PROFILE_WINDOW: the API's and worker's main threads over the first burst.
+      const prof = windows.some((w) => w.kind === 'B') ? { stop: async () => {} } : await profileWindow({ api: stack.api, worker: stack.worker });
       const t0 = performance.now();
+      const epoch0 = Date.now();
+      // The provider's calls in flight, sampled: how well the burst kept the cap busy.
+      const inFlight: number[] = [];
+      const sampler = setInterval(() => inFlight.push(fake.inFlight), 50);
       const ok = await Promise.all(Array.from({ length: N }, () => json()));
       const t1 = performance.now();
+      clearInterval(sampler);
+      const firstFull = inFlight.findIndex((x) => x >= CAP);
+      const cpuCores = windowCpu(cpu, t1 - t0);
+      await prof.stop();
+      // Read from the histories after the window (its CPU is not the burst's).
+      const phases = await workflowPhases(stack.temporalAddress, jsonIds.map((id) => `scrape-${id}`), epoch0, epoch0 + (t1 - t0));
       windows.push({
         kind: 'B',
         ms: round(t1 - t0),
         plainPerSec: round(between(t0, t1) / ((t1 - t0) / 1000)),
-        cpuCores: windowCpu(cpu, t1 - t0),
-        burst: { completionMs: round(t1 - t0), failed: ok.filter((x) => !x).length, modelCalls: fake.chatRequests().length, maxInFlight: fake.maxInFlight },
+        cpuCores,
+        burst: { completionMs: round(t1 - t0), failed: ok.filter((x) => !x).length, modelCalls: fake.chatRequests().length, maxInFlight: fake.maxInFlight, meanInFlight: round(inFlight.reduce((a, b) => a + b, 0) / Math.max(1, inFlight.length)), firstAtCapMs: firstFull < 0 ? null : firstFull * 50, phases },
       });
     };
     await sleep(2_000); // the plain loop settles

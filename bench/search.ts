@@ -3,7 +3,7 @@ import { spawnApp, stopChild, type AppProcess } from '@wds/launch';
 import { startSite, startSiteCrawl } from './crawl';
 import { makeCorpus, makePage, makeQueries } from './search-corpus';
 import { startBenchStack, type BenchStack } from './stack';
-import { round, summary, writeResult } from './stats';
+import { cpuByPid, cpuUsedBetween, round, summary, writeResult } from './stats';
 
 /**
  * Issue 16: the own search index at scale, and what indexing costs a crawl.
@@ -23,19 +23,28 @@ const PAGES = Number(process.env.BENCH_SEARCH_PAGES ?? 100_000);
 const QUERIES = Number(process.env.BENCH_SEARCH_QUERIES ?? 1000);
 const SKIP = (process.env.BENCH_SEARCH_SKIP ?? '').split(',');
 
-async function crawlOnce(stack: BenchStack, origin: string, pages: number): Promise<number> {
+/** One crawl: pages/s, and CPU ms per page of each process group (where indexing's cost lands). */
+async function crawlOnce(stack: BenchStack, worker: AppProcess, origin: string, pages: number): Promise<{ pagesPerSec: number; cpuMsPerPage: Record<string, number> }> {
+  const roles = { ...stack.roles, worker: worker.child.pid! };
+  const cpu0 = cpuByPid(roles);
   const t0 = performance.now();
   const { id, headers } = await startSiteCrawl(stack, origin, pages, 20);
   for (;;) {
     const s = (await (await fetch(`${stack.base}/v2/crawl/${id}?skip=1000000`, { headers })).json()) as { status: string; completed: number };
-    if (s.status !== 'scraping') return round(s.completed / ((performance.now() - t0) / 1000), 1);
+    if (s.status !== 'scraping') {
+      const cpu = cpuUsedBetween(cpu0, cpuByPid(roles));
+      return {
+        pagesPerSec: round(s.completed / ((performance.now() - t0) / 1000), 1),
+        cpuMsPerPage: Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, round((v * 1000) / s.completed, 2)])),
+      };
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 /** Crawls with the worker's indexing off and on, alternating, in the same stack. */
 async function crawlPhase(stack: BenchStack) {
-  const runs: { indexing: boolean; pagesPerSec: number }[] = [];
+  const runs: { indexing: boolean; pagesPerSec: number; cpuMsPerPage: Record<string, number> }[] = [];
   let worker: AppProcess = stack.worker;
   for (const indexing of [false, true, false, true]) {
     // A fresh site process per crawl: URLs differ (its port), so no crawl reuses another's cache or frontier.
@@ -43,7 +52,7 @@ async function crawlPhase(stack: BenchStack) {
     try {
       await stopChild(worker.child);
       worker = await spawnApp('worker', { ...stack.env, WDS_SEARCH_INDEX: String(indexing) });
-      runs.push({ indexing, pagesPerSec: await crawlOnce(stack, site.origin, CRAWL_PAGES) });
+      runs.push({ indexing, ...(await crawlOnce(stack, worker, site.origin, CRAWL_PAGES)) });
     } finally {
       await stopChild(site.child);
     }

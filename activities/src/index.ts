@@ -25,4 +25,8 @@ export {
 } from './agent/index';
 export { createMonitorControlActivities, createMonitorFetchActivities, ensureTickSchedules, startMonitorUpkeep, type MonitorTicking } from './monitor/index';
 export { deploymentSearch, type SearchHit, type WebSearch } from './search/web-search';
+export { createInteractControlActivities } from './interact/control';
+export { createInteractLlmActivities } from './interact/llm';
+export { createInteractReplayActivities, createInteractSessionActivities, type InteractBrowserDeps } from './interact/session';
+export { createPageKeeper, type InteractSessions, type PageKeeper, type SessionMeta } from './interact/park';
 export { startPageVersionPruner, type PageVersionPrunerOptions } from './changes/prune';

@@ -23,6 +23,8 @@ export const workflowIds = {
   crawlParams: (previewId: string) => `crawl-params-${previewId}`,
   agent: (runId: string) => `agent-${runId}`,
   monitorRun: (runId: string) => `monitor-run-${runId}`,
+  /** One interact session of a scrape at a time (a new run once the previous one ended). */
+  interact: (scrapeId: string) => `interact-${scrapeId}`,
 };
 
 export interface JobRef {
@@ -49,5 +51,5 @@ export interface RecordFailureInput {
  */
 export const NON_RETRYABLE_KINDS = [
   'BAD_REQUEST', 'INVALID_URL', 'FEATURE_NOT_AVAILABLE', 'UNAUTHORIZED', 'PAYMENT_REQUIRED', 'FORBIDDEN',
-  'URL_BLOCKED', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'UNPROCESSABLE',
+  'URL_BLOCKED', 'NOT_FOUND', 'CONFLICT', 'GONE', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'UNPROCESSABLE',
 ] as const;

@@ -8,3 +8,4 @@ export { extractWorkflow } from './extract/workflow';
 export { crawlParamsWorkflow } from './crawl-params/workflow';
 export { agentWorkflow } from './agent/workflow';
 export { monitorTickWorkflow, monitorRunWorkflow } from './monitor/workflow';
+export { interactWorkflow } from './interact/workflow';

@@ -21,6 +21,28 @@ export function toChat(row: AgentMessageRow): ChatMessage {
   return { role: row.role, content: row.content ?? '' };
 }
 
+/** Tokens of a chat message list with nothing in it (the framing every count starts from). */
+const EMPTY = countMessageTokens([]);
+const contentOf = (m: ChatMessage) => m.content ?? JSON.stringify(m.toolCalls ?? []);
+
+/**
+ * Tokens of stored rows, per process: rows never change once written, and every step reads the
+ * last TRANSCRIPT_STEPS steps' rows again; encoding them each time was about a tenth of the
+ * worker's CPU per step. Keyed by run and row sequence; the oldest are forgotten first.
+ */
+const rowTokens = new Map<string, number>();
+const ROW_TOKENS_KEPT = 20_000;
+function tokensOfRow(r: AgentMessageRow, m: ChatMessage): number {
+  const key = `${r.runId}:${r.seq}`;
+  let n = rowTokens.get(key);
+  if (n === undefined) {
+    n = countMessageTokens([{ content: contentOf(m) }]) - EMPTY;
+    if (rowTokens.size >= ROW_TOKENS_KEPT) rowTokens.delete(rowTokens.keys().next().value!);
+    rowTokens.set(key, n);
+  }
+  return n;
+}
+
 /**
  * Fits the transcript into `limits.contextWindow` less the reply and the tool specs: whole steps
  * are dropped oldest first (an assistant turn never loses the results of its calls), and if the
@@ -29,12 +51,13 @@ export function toChat(row: AgentMessageRow): ChatMessage {
 export function fitTranscript(rows: AgentMessageRow[], limits: ModelLimits, reserved: number): { messages: ChatMessage[]; tokens: number } {
   const budget = Math.floor(limits.contextWindow * (1 - CONTEXT_MARGIN)) - reserved;
   const head = rows.filter((r) => r.step === 0).map(toChat);
-  const steps = new Map<number, ChatMessage[]>();
-  for (const r of rows) if (r.step > 0) steps.set(r.step, [...(steps.get(r.step) ?? []), toChat(r)]);
-  const groups = [...steps.keys()].sort((a, b) => a - b).map((k) => steps.get(k)!);
-  const size = (ms: ChatMessage[]) => countMessageTokens(ms.map((m) => ({ content: m.content ?? JSON.stringify(m.toolCalls ?? []) })));
-  // Each group is counted once (encoding is the costly part of a step's bookkeeping).
-  const sizes = groups.map(size);
+  const steps = new Map<number, AgentMessageRow[]>();
+  for (const r of rows) if (r.step > 0) steps.set(r.step, [...(steps.get(r.step) ?? []), r]);
+  const stepRows = [...steps.keys()].sort((a, b) => a - b).map((k) => steps.get(k)!);
+  const groups = stepRows.map((g) => g.map(toChat));
+  const size = (ms: ChatMessage[]) => countMessageTokens(ms.map((m) => ({ content: contentOf(m) })));
+  // A group's count is its rows' (cached) counts on the common framing: the same as counting it whole.
+  const sizes = stepRows.map((g, i) => EMPTY + g.reduce((n, r, j) => n + tokensOfRow(r, groups[i]![j]!), 0));
   let total = size(head) + sizes.reduce((n, g) => n + g, 0);
   while (total > budget && groups.length > 1) {
     groups.shift();

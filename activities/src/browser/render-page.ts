@@ -1,7 +1,7 @@
 import { effectiveWaitFor, mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
 import { loadScrapeJob, storeCachedPage } from '@wds/db';
 import { WdsError } from '@wds/errors';
-import type { RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browser';
+import type { LivePage, RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browser';
 import { buildDocumentAsync, outputsVariant, type BuiltScrapeDocument, type PageContent } from '@wds/documents';
 import { scrapeCacheKey } from '@wds/fetch';
 import type { FileStore } from '@wds/storage';
@@ -9,6 +9,7 @@ import type { RenderPageInput, RenderPageResult } from '@wds/workflows/scrape';
 import { finishScrapePage } from '../scrape/finish';
 import { hideUrlFromLogs } from '../log-privacy';
 import { scrapeOnePage, type PageDeps, type PageResult } from '../scrape/pipeline';
+import { mayKeepPage, type PageKeeper } from '../interact/park';
 import { storeActionResults, storeScreenshot, type DocumentActions } from './files';
 import { openProfile, type ProfileSession } from './profile';
 
@@ -16,9 +17,35 @@ import { openProfile, type ProfileSession } from './profile';
 export interface BrowserActivityDeps extends PageDeps {
   renderer: { render(req: RenderRequest): Promise<RenderResult> };
   files: FileStore;
+  /** Interact: the worker keeps each scrape's rendered page for a first interaction (../interact/park.ts). */
+  interact?: PageKeeper;
 }
 
 export type BrowserDocument = BuiltScrapeDocument & { screenshot?: string; actions?: DocumentActions };
+
+/**
+ * The render a page's request asks for (the page, its emulation and actions): scrape jobs, crawl
+ * pages and an interact session's replay of a scrape. The caller adds what it captures.
+ */
+export function scrapeRenderRequest(
+  o: ScrapeOptions & { url: string },
+  r: { timeoutMs: number; allowPrivateNetwork: boolean; storageState?: unknown; signal?: AbortSignal },
+): RenderRequest {
+  return {
+    url: o.url,
+    headers: o.headers,
+    timeoutMs: r.timeoutMs,
+    waitFor: effectiveWaitFor(o),
+    mobile: o.mobile,
+    location: o.location,
+    blockAds: o.blockAds,
+    skipTlsVerification: o.skipTlsVerification,
+    allowPrivateNetwork: r.allowPrivateNetwork,
+    actions: o.actions,
+    storageState: r.storageState,
+    signal: r.signal,
+  };
+}
 
 /** The `screenshot` format's options, if requested (spec: string or object form). */
 function screenshotOptions(o: ScrapeOptions): ScreenshotOptions | undefined {
@@ -49,6 +76,8 @@ export interface BrowserPageRequest {
   /** A profile's browser state to load, and whether to return the state at the end (a saving session). */
   storageState?: unknown;
   captureStorageState?: boolean;
+  /** Keep the rendered page open (interact): `live` is then the caller's to park or close. */
+  keepPage?: boolean;
 }
 
 export interface BrowserPageResult {
@@ -56,6 +85,8 @@ export interface BrowserPageResult {
   /** False when the URL was a download and the HTTP engine answered instead (no browser state then). */
   rendered: boolean;
   storageState?: unknown;
+  /** The page, still open (`keepPage`). */
+  live?: LivePage;
 }
 
 /**
@@ -71,21 +102,11 @@ export async function renderBrowserPage(deps: BrowserActivityDeps, req: BrowserP
   let r: RenderResult;
   try {
     r = await deps.renderer.render({
-      url: req.url,
-      headers: o.headers,
-      timeoutMs: Math.max(1, req.deadlineMs - Date.now()),
-      waitFor: effectiveWaitFor(o),
-      mobile: o.mobile,
-      location: o.location,
-      blockAds: o.blockAds,
-      skipTlsVerification: o.skipTlsVerification,
-      allowPrivateNetwork: deps.allowPrivateNetwork,
-      actions: o.actions,
+      ...scrapeRenderRequest({ ...o, url: req.url }, { timeoutMs: Math.max(1, req.deadlineMs - Date.now()), allowPrivateNetwork: deps.allowPrivateNetwork, storageState: req.storageState, signal: req.signal }),
       screenshot,
-      storageState: req.storageState,
       captureStorageState: req.captureStorageState,
       branding,
-      signal: req.signal,
+      keepPage: req.keepPage,
     });
   } catch (e) {
     if (e instanceof WdsError && e.code === 'SCRAPE_BROWSER_DOWNLOAD' && !o.actions?.length && !screenshot && !branding) {
@@ -95,6 +116,17 @@ export async function renderBrowserPage(deps: BrowserActivityDeps, req: BrowserP
     throw e;
   }
 
+  try {
+    return { ...(await pageFromRender(deps, req, r, branding)), live: r.page };
+  } catch (e) {
+    void r.page?.close();
+    throw e;
+  }
+}
+
+/** The rendered DOM → formats, files as signed links, the cache entry. */
+async function pageFromRender(deps: BrowserActivityDeps, req: BrowserPageRequest, r: RenderResult, branding: boolean): Promise<BrowserPageResult> {
+  const o = req.options;
   const page = renderedPage(req.url, r);
   const built = await buildDocumentAsync(page, withLlmInputs(o, deps.llmAvailable), {
     scrapeId: req.scrapeId,
@@ -145,16 +177,24 @@ export async function renderScrapeJob(deps: BrowserActivityDeps, input: RenderPa
   const shown = hideUrlFromLogs(o);
   let profile: ProfileSession | undefined;
   let saved = false;
+  let kept: LivePage | undefined;
   try {
     profile = o.profile ? await openProfile(deps.db, { teamId: job.teamId, profile: o.profile, owner: jobId, budgetMs }) : undefined;
-    const r = await renderBrowserPage(deps, { url: o.url, options: o, scrapeId: jobId, deadlineMs: input.deadlineMs, signal, storageState: profile?.state, captureStorageState: profile?.saving });
+    const keepPage = !!deps.interact && mayKeepPage(o);
+    const r = await renderBrowserPage(deps, { url: o.url, options: o, scrapeId: jobId, deadlineMs: input.deadlineMs, signal, storageState: profile?.state, captureStorageState: profile?.saving, keepPage });
+    kept = r.live;
     if (profile?.saving && r.rendered) {
       await profile.save(r.storageState ?? { cookies: [], origins: [] });
       saved = true;
     }
-    return { jobId, statusCode: r.page.statusCode, ...(await finishScrapePage(deps.db, jobId, o, r.page.document, r.page.creditsUsed, deps.llmAvailable, r.page.fetched)) };
+    const finished = await finishScrapePage(deps.db, jobId, o, r.page.document, r.page.creditsUsed, deps.llmAvailable, r.page.fetched);
+    if (kept && deps.interact) await deps.interact.park({ scrapeId: jobId, teamId: job.teamId, page: kept, profile: o.profile });
+    kept = undefined;
+    return { jobId, statusCode: r.page.statusCode, ...finished };
   } finally {
     if (profile && !saved) await profile.release().catch(() => {});
+    // A page kept for interact whose scrape did not complete is not worth keeping.
+    if (kept) void kept.close();
     shown();
   }
 }

@@ -17,8 +17,10 @@ const MAX_REMEMBERED = 10_000;
  */
 export async function rememberSitePages(db: Db, jobId: string): Promise<number> {
   const job = await loadJobOptions(db, jobId);
+  // Kind first: the frontier rows of extract jobs keep no scrape options to look into.
+  if (job.kind !== 'crawl' || !job.url || !job.crawl || job.zeroDataRetention) return 0;
   const ct = changeTrackingOf(job.scrape);
-  if (job.kind !== 'crawl' || !ct || !job.url || !job.crawl || job.zeroDataRetention) return 0;
+  if (!ct) return 0;
   const known = await knownSitePages(db, { teamId: job.teamId, tag: ct.tag ?? '', site: siteOfKey(pageKeyOf(job.url)), limit: MAX_REMEMBERED });
   if (!known.length) return 0;
   const scope = createScope(job.url, job.crawl);

@@ -61,6 +61,8 @@ export function loadApiEnv(source: Record<string, string | undefined> = process.
          * wds-fetch (`queue`) or a local activity of the control worker (`local`).
          */
         WDS_SCRAPE_FETCH: z.enum(['direct', 'queue', 'local']).default('direct'),
+        /** Hours after a scrape during which POST /v2/scrape/{id}/interact may replay it (later: 410). */
+        WDS_INTERACT_WINDOW_HOURS: envInt(24, 1, 24 * 365),
         /** Tests only: check every response against the OpenAPI document and append mismatches to this file. */
         WDS_RESPONSE_CHECK_FILE: z.string().min(1).optional(),
       },

@@ -9,11 +9,14 @@ import {
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
   WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WithStartWorkflowOperation,
   type Workflow,
 } from '@temporalio/client';
 
 import { WdsError, isErrorKind } from '@wds/errors';
-import type { agentWorkflow, crawlParamsWorkflow, crawlWorkflow, extractWorkflow, mapWorkflow, monitorRunWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
+import type { agentWorkflow, crawlParamsWorkflow, crawlWorkflow, extractWorkflow, interactWorkflow, mapWorkflow, monitorRunWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
+import { interactUpdate, stopInteractUpdate, type InteractCallInput, type InteractStopResult } from '@wds/workflows/interact';
 import type { AgentPlan } from '@wds/workflows/agent';
 import { TaskQueues, workflowIds } from '@wds/workflows/common';
 import type { CrawlPlan } from '@wds/workflows/crawl';
@@ -49,6 +52,13 @@ export interface Starters {
   cancelAgent(input: { runId: string }): Promise<void>;
   /** POST /v2/monitor/{id}/run: starts the run of the check (idempotent per run id); fails after START_DEADLINE_MS. */
   startMonitorRun(input: { runId: string; plan: CrawlPlan }): Promise<void>;
+  /**
+   * POST /v2/scrape/{id}/interact: one call in the scrape's session, starting the session's
+   * workflow if none runs; waits for the call's end within `budgetMs`.
+   */
+  interact(input: { scrapeId: string; teamId: string; idleMs: number; call: InteractCallInput; budgetMs: number }): Promise<void>;
+  /** DELETE /v2/scrape/{id}/interact: ends the running session; null when none runs. */
+  stopInteract(input: { scrapeId: string }): Promise<InteractStopResult | null>;
   close(): Promise<void>;
 }
 
@@ -163,6 +173,41 @@ export async function connectTemporal(
         }),
       );
     },
+    async interact({ scrapeId, teamId, idleMs, call, budgetMs }) {
+      const workflowId = workflowIds.interact(scrapeId);
+      const attempt = () =>
+        client.workflow.executeUpdateWithStart(interactUpdate, {
+          args: [call],
+          startWorkflowOperation: new WithStartWorkflowOperation<typeof interactWorkflow>('interactWorkflow', {
+            taskQueue: TaskQueues.control,
+            workflowId,
+            args: [{ scrapeId, teamId, idleMs }],
+            // One session per scrape at a time; a new one once the last has ended.
+            workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+            workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+          }),
+        });
+      const t0 = Date.now();
+      try {
+        await withinMs(attempt(), budgetMs, 'the interact call did not finish');
+      } catch (e) {
+        // The session was ending as the call came: once it has, the call opens a new one.
+        if (updateFailureCode(e) !== 'SESSION_ENDING') throw asInteractError(e);
+        await withinMs(client.workflow.getHandle(workflowId).result(), 30_000, 'the ending session did not close').catch(() => {});
+        await withinMs(attempt(), Math.max(1_000, budgetMs - (Date.now() - t0)), 'the interact call did not finish').catch((e2) => {
+          throw asInteractError(e2);
+        });
+      }
+    },
+    async stopInteract({ scrapeId }) {
+      try {
+        // Closing saves a profile and bills: seconds; a minute means the session's workers are not answering.
+        return await withinMs(client.workflow.getHandle(workflowIds.interact(scrapeId)).executeUpdate(stopInteractUpdate), 60_000, 'the session did not finish stopping');
+      } catch (e) {
+        if (e instanceof WorkflowNotFoundError || /already completed|not found/i.test((e as Error).message ?? '')) return null;
+        throw asInteractError(e);
+      }
+    },
     close: () => connection.close(),
   };
   return { client, connection, starters };
@@ -197,11 +242,26 @@ async function awaitResult<T>(p: Promise<T>, budgetMs: number, what: string): Pr
   }
 }
 
+/** The `code` of a failed update's ApplicationFailure (e.g. SESSION_BUSY), if it is one. */
+function updateFailureCode(e: unknown): string | undefined {
+  const cause = e instanceof WorkflowUpdateFailedError ? e.cause : undefined;
+  if (!(cause instanceof ApplicationFailure)) return undefined;
+  return (cause.details?.[0] as { code?: string } | undefined)?.code ?? undefined;
+}
+
+/** An interact call's failure as the API answers it; the client's own deadline is a 504 (the call may still finish in the session). */
+function asInteractError(e: unknown): WdsError {
+  if (e instanceof Error && /did not finish[a-z ]* within \d+ ms/.test(e.message)) {
+    return new WdsError('GATEWAY_TIMEOUT', { code: 'INTERACT_TIMEOUT', message: `Gateway Timeout: ${e.message}; the session may still be running it` });
+  }
+  return failureToWdsError(e);
+}
+
 /** Rebuilds the WdsError an activity threw from the Temporal failure chain. */
 export function failureToWdsError(e: unknown): WdsError {
   if (e instanceof WdsError) return e;
   let cause: unknown = e;
-  if (cause instanceof WorkflowFailedError) cause = cause.cause;
+  if (cause instanceof WorkflowFailedError || cause instanceof WorkflowUpdateFailedError) cause = cause.cause;
   if (cause instanceof ActivityFailure) cause = cause.cause;
   if (cause instanceof ApplicationFailure && isErrorKind(cause.type)) {
     const [detail] = (cause.details ?? []) as { code?: string; details?: unknown }[];

@@ -61,6 +61,10 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_BROWSER_LAUNCH_ARGS: launchArgsVar,
         /** Chromium's sandbox: auto = on unless the worker runs as root (Chromium refuses it to root), on (root is an error), off. */
         WDS_BROWSER_SANDBOX: z.enum(['auto', 'on', 'off']).default('auto'),
+        /** Interact sessions one browser worker holds at once (their pages stay open between calls); beyond it a new session is 503. */
+        WDS_INTERACT_SESSIONS: envInt(8, 1, 1_000),
+        /** Scrapes' rendered pages a browser worker keeps for a first interaction (least recently used go first); 0 = none (interact replays). */
+        WDS_INTERACT_PARKED_PAGES: envInt(4, 0, 1_000),
         /** Port of this worker's GET /metrics (prom-client); 0 picks a free one (printed at start). */
         WDS_METRICS_PORT: envInt(9464, 0, 65535),
         /** Port of the Temporal SDK's Prometheus exporter (its own metrics); 0 turns it off. */

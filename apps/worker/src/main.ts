@@ -7,14 +7,15 @@ import { llmEnvOf } from '@wds/config/common';
 import { createLlmClient, resolveLlmConfig } from '@wds/llm';
 import { connectDb, migrateDb, setSearchIndexing } from '@wds/db';
 import { announce, createLogger } from '@wds/log';
-import { collectProcessMetrics, observeBrowserPool, serveMetrics } from '@wds/metrics';
+import { collectProcessMetrics, observeBrowserPool, observeBrowserSessions, serveMetrics } from '@wds/metrics';
 import { warmPdfWorker } from '@wds/documents';
 import { configureHostOverrides, parseHostOverrides } from '@wds/fetch';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
 import { loadWorkerEnv } from './env';
 import { browserPages, createBrowserResources } from './browser';
 import { coreLogFilter, TemporalPinoLogger } from './logging';
-import { queueOptions } from './queues';
+import { createInteractResources } from './interact';
+import { queueOptions, sessionQueueOptions } from './queues';
 import { startSearchBackfill } from './search-backfill';
 import { workflowBundleOption } from './workflow-bundle';
 import { serveDirectScrapes } from './direct';
@@ -66,11 +67,13 @@ if (env.WDS_WORKER_QUEUES.some((q) => q === 'wds-fetch' || q === 'wds-browser'))
   configureTransformThreads(transformThreadsSetting(env.WDS_TRANSFORM_THREADS));
 }
 // Browser workers own one Chromium pool; nothing browser-related is loaded or started otherwise.
-let browser: Awaited<ReturnType<typeof createBrowserResources>> | undefined;
+let browser: (Awaited<ReturnType<typeof createBrowserResources>> & { interact: Awaited<ReturnType<typeof createInteractResources>> }) | undefined;
 if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
   try {
-    browser = await createBrowserResources(env, hostOverrides, log);
+    const rendering = await createBrowserResources(env, hostOverrides, log);
+    browser = { ...rendering, interact: await createInteractResources(env, dbh.db, log) };
     observeBrowserPool(browser.pool, browserPages(env));
+    observeBrowserSessions(browser.interact.sessions);
   } catch (e) {
     // Like a queue without activities: said once, the other queues are still served.
     // The error's message says what is missing and how to get it (e.g. no Chromium: which package, or CHROMIUM_PATH).
@@ -99,6 +102,19 @@ for (const queue of env.WDS_WORKER_QUEUES) {
       shutdownGraceTime: env.WDS_SHUTDOWN_GRACE_MS,
       shutdownForceTime: env.WDS_SHUTDOWN_GRACE_MS + FORCE_AFTER_GRACE_MS,
       ...opts,
+    }),
+  );
+}
+// Browser workers also serve their own queue: interact calls about the pages they hold.
+const sessionQueue = sessionQueueOptions(env, resources);
+if (sessionQueue) {
+  workers.push(
+    await Worker.create({
+      connection,
+      namespace: env.TEMPORAL_NAMESPACE,
+      shutdownGraceTime: env.WDS_SHUTDOWN_GRACE_MS,
+      shutdownForceTime: env.WDS_SHUTDOWN_GRACE_MS + FORCE_AFTER_GRACE_MS,
+      ...sessionQueue,
     }),
   );
 }
@@ -218,6 +234,7 @@ await monitorUpkeep?.stop();
 await monitorClient?.close();
 await backfill?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
+await browser?.interact.stop();
 await browser?.stop();
 await closeTransformThreads();
 await connection.close();

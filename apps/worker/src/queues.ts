@@ -12,6 +12,10 @@ import {
   createExtractFetchActivities,
   createExtractLlmActivities,
   createCrawlLlmActivities,
+  createInteractControlActivities,
+  createInteractLlmActivities,
+  createInteractReplayActivities,
+  createInteractSessionActivities,
   createLlmActivities,
   createMapActivities,
   createMonitorControlActivities,
@@ -34,6 +38,7 @@ import { type TaskQueue, TaskQueues } from '@wds/workflows/common';
 import type { WorkerOptions } from '@temporalio/worker';
 import { browserPages } from './browser';
 import type { WorkerEnv } from './env';
+import type { InteractResources } from './interact';
 
 const require = createRequire(import.meta.url);
 
@@ -43,7 +48,7 @@ export interface QueueResources {
   /** Asks Temporal whether a worker polls wds-browser (fetch queue: engine choice). */
   browserAvailable: BrowserAvailability;
   /** Only when this process serves wds-browser. */
-  browser?: { pool: BrowserPool; files: FileStore };
+  browser?: { pool: BrowserPool; files: FileStore; interact: InteractResources };
   /** Only when an LLM is configured (OPENAI_API_KEY / OPENAI_BASE_URL / OLLAMA_BASE_URL). */
   llm?: LlmClient;
   /** An LLM is configured for the deployment (whether or not this process serves wds-llm): single scrapes get the optional model work. */
@@ -70,6 +75,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createExtractControlActivities({ db }),
           ...createAgentControlActivities({ db, tools: agentTools }),
           ...createMonitorControlActivities({ db, jitterMs: env.WDS_MONITOR_JITTER_MS }),
+          ...createInteractControlActivities({ db }),
           // For scrapes started with WDS_SCRAPE_FETCH=local, which fetch as local activities here
           // (converting on the transform threads when this process also serves wds-fetch, else inline).
           ...scrapeActivities(),
@@ -93,11 +99,12 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
       if (!res.browser) return null;
       return {
         activities: {
-          ...createBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files, llmAvailable: res.llmConfigured }),
+          ...createBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files, llmAvailable: res.llmConfigured, interact: res.browser.interact.keeper }),
           // Crawl and batch pages: one page per activity, so these slots are the pool's pages too.
           // No llmAvailable: their model work runs in the job's LLM window, as for HTTP pages.
           ...createCrawlBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files }),
           ...createAgentBrowserActivities({ ...pageDeps, renderer: res.browser.pool }),
+          ...createInteractReplayActivities(interactDeps(res.browser, pageDeps)),
         },
         // One activity per pool page: a render never queues inside the worker, so tasks this
         // worker cannot start stay in Temporal for another browser worker.
@@ -114,6 +121,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createExtractLlmActivities({ db, client: res.llm }),
           ...createCrawlLlmActivities({ db, client: res.llm, tokens, pagePatienceMs: env.WDS_LLM_PAGE_PATIENCE_MS }),
           ...createAgentLlmActivities({ db, client: res.llm, tools: { search: !!search, browser: true }, modelFor: (name) => agentModels[name] }),
+          ...createInteractLlmActivities({ db, client: res.llm }),
         },
         // Model calls wait on the provider, not on this process: the slots bound what one worker
         // asks of the provider at once, and the task queue's rate (shared by every worker, enforced
@@ -125,4 +133,22 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
     default:
       return null;
   }
+}
+
+function interactDeps(browser: NonNullable<QueueResources['browser']>, pageDeps: { db: Db; allowPrivateNetwork: boolean }) {
+  const { queue, sessions, engine } = browser.interact;
+  return { db: pageDeps.db, allowPrivateNetwork: pageDeps.allowPrivateNetwork, renderer: browser.pool, sessions, queue, engine };
+}
+
+/**
+ * The worker's own queue (browser workers only): the interact calls about the pages this process
+ * holds. As many slots as sessions it may hold (each runs one call at a time).
+ */
+export function sessionQueueOptions(env: WorkerEnv, res: QueueResources): (Omit<WorkerOptions, 'connection' | 'namespace'> & { taskQueue: string }) | null {
+  if (!res.browser) return null;
+  return {
+    taskQueue: res.browser.interact.queue,
+    activities: { ...createInteractSessionActivities(interactDeps(res.browser, { db: res.db, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK })) },
+    maxConcurrentActivityTaskExecutions: env.WDS_INTERACT_SESSIONS * 2,
+  };
 }

@@ -17,3 +17,7 @@ export { COOKIE_BANNER_SELECTORS } from './consent';
 export { COUNTRY_TIMEZONE, localeSettings } from './emulation';
 export { BrowserCodes } from './errors';
 export { brandingFromObservations, type BrandingProfile, type BrandingObservations } from './branding';
+export { LivePage, pageGoneError } from './interact/live-page';
+export { runInteraction, KILLED_EXIT_CODE, type InteractionRequest, type InteractionResult } from './interact/run-code';
+export { SessionStore, sessionsFullError, type SessionEnd, type SessionStoreOptions, type StoredPage } from './interact/sessions';
+export { snapshotPage, type PageSnapshot } from './interact/snapshot';

@@ -75,6 +75,14 @@ export class PageWatch {
     return undefined;
   }
 
+  /**
+   * Forgets a refused main-frame navigation, before a live page navigates again (interact): a
+   * render fails on the first one, a session goes on after it.
+   */
+  resetMainFrameBlock(): void {
+    this.mainFrameBlock = undefined;
+  }
+
   /** The main frame must show an http(s) (or about:) document that the SSRF proxy let through. */
   checkMainFrame(): void {
     if (this.mainFrameBlock) throw blockError(this.mainFrameBlock);

@@ -19,6 +19,8 @@ import { isForbiddenAddress } from '@wds/fetch';
 import { userAgents } from './emulation';
 import { abortReason, BrowserCodes, browserCrashedError, playwrightMessage, poolClosedError, renderTimeoutError } from './errors';
 import { resolveChromiumExecutable } from './executable';
+import { LivePage } from './interact/live-page';
+import type { OpenPage } from './open-page';
 import { browserEnv, chromiumSandbox, isSandboxFailure } from './launch';
 import { defaultResolve, type Resolve } from './network';
 import { PolicyProxy, type ProxyPolicy } from './proxy';
@@ -74,6 +76,8 @@ interface BrowserHandle {
   /** Renders assigned to this browser since launch. */
   served: number;
   active: Set<RenderJob>;
+  /** Pages kept open after their render (interact sessions): they end with this browser. */
+  pages: Set<LivePage>;
   retiring: boolean;
   dead: boolean;
   /** Closed on purpose (recycle, pool close): a disconnect is not a crash. */
@@ -197,6 +201,7 @@ export class BrowserPool {
       queued: this.slots.queued,
       browsers: this.handles.filter((h) => h.browser?.isConnected() && !h.dead).length,
       pagesServed: this.served,
+      livePages: this.handles.reduce((n, h) => n + h.pages.size, 0),
     };
   }
 
@@ -251,6 +256,7 @@ export class BrowserPool {
         proxy: (policy) => this.proxyFor(policy),
         onHung: () => this.kill(h),
         browserDead: () => h.dead,
+        keep: (s) => this.keepPage(h, s),
       }, timings);
       timings.totalMs = performance.now() - start;
       return result;
@@ -282,10 +288,26 @@ export class BrowserPool {
     for (const h of handles) {
       h.closing = true;
       for (const j of h.active) j.fail(err);
+      for (const p of h.pages) p.markGone(err);
     }
-    await Promise.all([...this.closingContexts]);
+    await Promise.all([...this.closingContexts, ...handles.flatMap((h) => [...h.pages].map((p) => p.close()))]);
     await Promise.all(handles.map((h) => this.closeBrowser(h)));
     await Promise.all([...this.proxies.values()].map((p) => p.close()));
+  }
+
+  /** A render's page handed over to the caller (`keepPage`): tracked with its browser until it is closed. */
+  private keepPage(h: BrowserHandle, s: OpenPage): LivePage {
+    const live = new LivePage(s.context, s.page, s.watch, {
+      contextTimeoutMs: this.opts.contextTimeoutMs,
+      onHung: () => this.kill(h),
+      release: (p) => {
+        h.pages.delete(p);
+        this.maybeRetire(h);
+      },
+    });
+    h.pages.add(live);
+    if (h.dead) live.markGone(browserCrashedError('the browser exited during the render'));
+    return live;
   }
 
   private async proxyFor(policy: ProxyPolicy): Promise<PolicyProxy> {
@@ -363,6 +385,7 @@ export class BrowserPool {
       ready: undefined as unknown as Promise<Browser>,
       served: 0,
       active: new Set(),
+      pages: new Set(),
       retiring: false,
       dead: false,
       closing: false,
@@ -413,6 +436,7 @@ export class BrowserPool {
     if (!h.closing) {
       const err = browserCrashedError(wasDead ? 'the browser stopped answering and was killed' : 'the browser process exited during the render');
       for (const j of h.active) j.fail(err);
+      for (const p of h.pages) p.markGone(err);
     }
     killGroup(h.pid);
   }
@@ -423,13 +447,14 @@ export class BrowserPool {
     h.dead = true;
     const err = browserCrashedError('the browser stopped answering and was killed');
     for (const j of h.active) j.fail(err);
+    for (const p of h.pages) p.markGone(err);
     this.handles = this.handles.filter((x) => x !== h);
     killGroup(h.pid);
     if (!h.pid) h.browser?.close().catch(() => {});
   }
 
   private maybeRetire(h: BrowserHandle): void {
-    if (!h.retiring || h.dead || h.active.size > 0) return;
+    if (!h.retiring || h.dead || h.active.size > 0 || h.pages.size > 0) return;
     h.closing = true;
     h.dead = true;
     this.handles = this.handles.filter((x) => x !== h);

@@ -4,6 +4,8 @@
  */
 import type { Browser, BrowserContext } from 'playwright-core';
 import { browserCrashedError } from './errors';
+import type { LivePage } from './interact/live-page';
+import type { OpenPage } from './open-page';
 import type { PolicyProxy, ProxyPolicy } from './proxy';
 
 /** Playwright calls get this much beyond the render's deadline, so the deadline always fires first. */
@@ -21,6 +23,8 @@ export class RenderJob {
   closed?: Promise<void>;
   /** What the render is doing now (named in timeout errors). */
   phase = 'queue';
+  /** The page handed over after the render (`keepPage`): its context is not closed with the render. */
+  kept?: LivePage;
 
   constructor(readonly deadline: number) {
     this.failed = new Promise<never>((_, rej) => {
@@ -64,6 +68,8 @@ export interface RenderDeps {
   onHung(): void;
   /** Whether the browser this render runs on has died. */
   browserDead(): boolean;
+  /** Hands the render's open page over to the caller (`keepPage`); the pool tracks it with its browser. */
+  keep(s: OpenPage): LivePage;
 }
 
 /** A bounded wait on a browser operation; on expiry the browser is declared hung. */

@@ -50,6 +50,8 @@ export async function runRender(job: RenderJob, req: RenderRequest, url: URL, de
     // The job fails from outside (deadline, abort, crash) while a step may still be waiting.
     return await Promise.race([renderSteps(job, req, url, deps, timings), job.failed]);
   } catch (e) {
+    // Failed from outside after the page was handed over: the caller never gets it.
+    void job.kept?.close();
     throw await renderFailure(e, job, req, deps);
   } finally {
     endRender(job, deps);
@@ -74,7 +76,9 @@ async function renderSteps(job: RenderJob, req: RenderRequest, url: URL, deps: R
     const list = req.actions;
     actions = await step('actions', 'actionsMs', () => runActions(actionHost(job, s, deps), list));
   }
-  return step('capture', 'captureMs', () => capture(job, req, s, { navResponse, staticHtml }, actions, timings));
+  const result = await step('capture', 'captureMs', () => capture(job, req, s, { navResponse, staticHtml }, actions, timings));
+  if (req.keepPage) result.page = job.kept = deps.keep(s);
+  return result;
 }
 
 async function timed<T>(job: RenderJob, timings: RenderTimings, phase: string, timing: keyof RenderTimings, run: () => Promise<T>): Promise<T> {
@@ -149,9 +153,12 @@ async function renderFailure(e: unknown, job: RenderJob, req: RenderRequest, dep
   });
 }
 
-/** The render is over: its context is closed in the background (the result does not wait for the renderer's teardown). */
+/**
+ * The render is over: its context is closed in the background (the result does not wait for the
+ * renderer's teardown), unless its page was handed over (`keepPage`).
+ */
 function endRender(job: RenderJob, deps: RenderDeps): void {
   job.done = true;
   const ctx = job.context;
-  if (ctx && !deps.browserDead()) job.closed = bounded(ctx.close(), deps.contextTimeoutMs, deps.onHung).catch(() => {});
+  if (ctx && !job.kept && !deps.browserDead()) job.closed = bounded(ctx.close(), deps.contextTimeoutMs, deps.onHung).catch(() => {});
 }

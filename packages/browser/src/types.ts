@@ -1,6 +1,7 @@
 /** Public shapes of the browser engine. */
 import type { Action } from '@wds/contracts';
 import type { BrandingProfile } from './branding';
+import type { LivePage } from './interact/live-page';
 
 export interface BrowserPoolOptions {
   /** Chromium binary; default: see resolveChromiumExecutable (CHROMIUM_PATH, Debian paths, PATH). */
@@ -40,6 +41,8 @@ export interface PoolStats {
   browsers: number;
   /** Renders that got a page since the pool was created. */
   pagesServed: number;
+  /** Pages kept open after their render (`keepPage`: interact sessions), holding no render slot. */
+  livePages: number;
 }
 
 export interface ScreenshotOptions {
@@ -72,6 +75,11 @@ export interface RenderRequest {
   captureStorageState?: boolean;
   /** Observe the page's brand styles after the render (the `branding` format, branding.ts). */
   branding?: boolean;
+  /**
+   * Keep the page open after the render and return it as `result.page` (an interact session):
+   * the caller must close it. It holds no render slot once the render has returned.
+   */
+  keepPage?: boolean;
   signal?: AbortSignal;
 }
 
@@ -125,4 +133,6 @@ export interface RenderResult {
   /** Requests aborted by the ad block list / by the SSRF guard. */
   blocked: { ads: number; ssrf: number };
   timings: RenderTimings;
+  /** The page, still open (`keepPage`). */
+  page?: LivePage;
 }

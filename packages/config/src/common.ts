@@ -40,6 +40,12 @@ export const commonEnvShape = {
   WDS_FILE_SIGNING_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Lifetime of file links in seconds (spec: screenshots expire after 24 hours). */
   WDS_FILE_URL_TTL_SECONDS: envInt(86_400, 1, 365 * 86_400),
+  /**
+   * Interact: a session (and a scrape's page kept for a first interaction) ends after this many
+   * seconds without a call. The API gives it to each session; browser workers close pages idle
+   * this long (sessions a minute later, if their workflow's close never came).
+   */
+  WDS_INTERACT_IDLE_SECONDS: envInt(300, 1, 86_400),
   /** Raw queue list; the worker validates it (worker env.ts), `npm start` passes it on or picks its own default. */
   WDS_WORKER_QUEUES: envStr(),
   // ---- LLM provider (Firecrawl's self-host names, so its users migrate unchanged; see packages/llm) ----

@@ -9,6 +9,7 @@ import {
   monitorCheckDetailResponseSchema, monitorCheckListResponseSchema, monitorCreateRequestSchema, monitorDeletedResponseSchema,
   monitorListResponseSchema, monitorResponseSchema, monitorRunRequestSchema, monitorRunResponseSchema, monitorUpdateRequestSchema,
 } from './monitor';
+import { interactRequestSchema, interactResponseSchema, interactStopResponseSchema } from './interact';
 import { parseOptionsSchema } from './parse';
 import {
   activeCrawlsResponseSchema, batchStartedResponseSchema, concurrencyCheckResponseSchema, creditUsageResponseSchema,
@@ -42,6 +43,7 @@ export const REQUEST_SCHEMAS = {
   MonitorCreateRequest: monitorCreateRequestSchema,
   MonitorUpdateRequest: monitorUpdateRequestSchema,
   MonitorRunRequest: monitorRunRequestSchema,
+  InteractRequest: interactRequestSchema,
 } as const;
 
 export const RESPONSE_SCHEMAS = {
@@ -81,6 +83,8 @@ export const RESPONSE_SCHEMAS = {
   MonitorRunResponse: monitorRunResponseSchema,
   MonitorCheckListResponse: monitorCheckListResponseSchema,
   MonitorCheckDetailResponse: monitorCheckDetailResponseSchema,
+  InteractResponse: interactResponseSchema,
+  InteractStopResponse: interactStopResponseSchema,
   OpenApiDocument: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }),
 } as const;
 
@@ -121,7 +125,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: 'Not Found.',
   408: 'Request Timeout: the job did not finish within its `timeout`.',
   409: 'Conflict: the resource state forbids the operation.',
-  410: 'Gone: the file link has expired.',
+  410: 'Gone: the file link has expired, the scrape is past its interact window, or the interact session has ended.',
   413: 'Payload Too Large.',
   415: 'Unsupported Media Type.',
   422: 'Unprocessable Entity: the content cannot be converted (corrupt or too complex).',
@@ -309,6 +313,24 @@ export const API_ROUTES: ApiRoute[] = [
     summary: "The stored result of one of the team's scrapes", params: uuidParam('scrape'),
     description: 'A failed scrape answers with the status and error body it failed with.',
     responses: { ...ok('ScrapeStatusResponse'), ...errors(400, 413, 415, ...AUTHED, ...JOB_FAILURES) },
+  },
+  {
+    method: 'POST', path: '/v2/scrape/:id/interact', operationId: 'interactWithScrape', tag: 'Scraping', auth: 'bearer',
+    summary: 'Run Playwright code or a prompt on the live page of a scrape', params: uuidParam('scrape'), body: { json: 'InteractRequest' },
+    description:
+      'The first call continues from the page the scrape rendered if its browser worker still holds it, else replays the scrape ' +
+      '(its stored request) in a new browser session; later calls reuse that session until DELETE or the idle timeout. ' +
+      'The code\'s own exception or timeout is a 200 with `success: false`. 403: a zero-data-retention or lockdown scrape (nothing to replay); ' +
+      '404: no such scrape for this team (another team\'s scrape id too); 409: the session is running another call, the scrape is still running, ' +
+      'or its profile has another saving session; 410: the scrape is older than the interact window; 429: the team\'s concurrency limit is held; ' +
+      '502: the page crashed or its browser worker went away (the next call replays); 503: no browser worker.',
+    responses: { ...ok('InteractResponse'), ...errors(...JSON_BODY, 402, 404, 408, 409, 410, ...AUTHED, 502, 503, 504) },
+  },
+  {
+    method: 'DELETE', path: '/v2/scrape/:id/interact', operationId: 'stopInteraction', tag: 'Scraping', auth: 'bearer',
+    summary: 'End the interact session of a scrape (saving its profile when `saveChanges`)', params: uuidParam('scrape'),
+    description: '404: no such scrape, or it never had a session; 410: its session has already ended (idle timeout, worker gone).',
+    responses: { ...ok('InteractStopResponse'), ...errors(...JSON_BODY, 404, 409, 410, ...AUTHED, 502, 503, 504) },
   },
   {
     method: 'POST', path: '/v2/crawl', operationId: 'crawl', tag: 'Crawling', auth: 'bearer',

@@ -10,6 +10,7 @@ export * from './parse';
 export * from './extract';
 export * from './search';
 export * from './agent';
+export * from './interact';
 export * from './responses';
 export * from './api-routes';
 export * from './openapi';

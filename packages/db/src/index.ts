@@ -31,3 +31,4 @@ export * from './agent-reads';
 export * from './monitors';
 export * from './page-versions';
 export * from './page-versions-prune';
+export * from './interact';

@@ -73,14 +73,18 @@ export function searchUrlKey(u: URL): string {
 const first = (v: unknown): string | null => (typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : null);
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-/** Markdown → the text that is indexed: headings apart (weighted above the body), links, images and markup reduced to their words. */
+/**
+ * Markdown → the text that is indexed: headings apart (weighted above the body), links, images and
+ * markup reduced to their words. It runs on the worker's main thread for every stored page, so each
+ * rewrite is tried only on lines that hold its marker (a page's lines mostly hold none).
+ */
 export function markdownToIndexText(markdown: string): { headings: string; body: string } {
   const headings: string[] = [];
   const body: string[] = [];
   let size = 0;
   for (const line of markdown.split('\n')) {
     if (size > MAX_INDEXED_CHARS) break;
-    const h = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    const h = mayBeHeading(line) ? HEADING.exec(line) : null;
     const text = plain(h ? h[1]! : line);
     if (!text) continue;
     (h ? headings : body).push(text);
@@ -89,14 +93,24 @@ export function markdownToIndexText(markdown: string): { headings: string; body:
   return { headings: headings.join('\n').slice(0, 10_000), body: body.join('\n').slice(0, MAX_INDEXED_CHARS) };
 }
 
+const HEADING = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
+/** A `#` within the line's first four characters (HEADING needs one there). */
+const mayBeHeading = (line: string) => {
+  const i = line.indexOf('#');
+  return i >= 0 && i <= 3;
+};
+/** Quotes and list marks at the line's start, emphasis, code, strike-through and table marks anywhere, rules. */
+const MARKUP = /^\s*(?:>\s*)+|^\s*(?:[-*+]|\d+[.)])\s+|[*`~|]+|^\s*-{3,}\s*$/g;
+
 function plain(line: string): string {
-  return line
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1') // images: their alt text
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1') // links: their text
-    .replace(/<[^>]{1,200}>/g, ' ') // stray tags
-    .replace(/^\s*(?:>\s*)+|^\s*(?:[-*+]|\d+[.)])\s+|[*`~|]+|^\s*-{3,}\s*$/g, ' ') // quotes, list marks, emphasis, tables, rules
-    .replace(/\s+/g, ' ')
-    .trim();
+  let t = line;
+  if (t.includes('](')) {
+    t = t.replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1'); // images: their alt text
+    t = t.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1'); // links: their text
+  }
+  if (t.includes('<')) t = t.replace(/<[^>]{1,200}>/g, ' '); // stray tags
+  t = t.replace(MARKUP, ' ');
+  return t.replace(/\s+/g, ' ').trim();
 }
 
 /** Which index row a stored document would write, or null when it is not indexed (see searchEntryOf). */

@@ -15,6 +15,7 @@ export const ERROR_KINDS = {
   NOT_FOUND: { status: 404, error: 'Not Found', retryable: false },
   REQUEST_TIMEOUT: { status: 408, error: 'Request Timeout', retryable: true },
   CONFLICT: { status: 409, error: 'Conflict', retryable: false },
+  GONE: { status: 410, error: 'Gone', retryable: false },
   PAYLOAD_TOO_LARGE: { status: 413, error: 'Payload Too Large', retryable: false },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, error: 'Unsupported Media Type', retryable: false },
   UNPROCESSABLE: { status: 422, error: 'Unprocessable Entity', retryable: false },

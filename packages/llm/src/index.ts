@@ -26,3 +26,5 @@ export { addUsage, emptyUsage } from './usage';
 export type { Usage } from './usage';
 export { askJson, crawlOptionsFromInstruction, chooseAmongValues } from './tasks';
 export type { AskJsonInput, AskJsonResult, CrawlOptionsInput, CrawlOptionsResult, ValueConflict, ChooseValuesInput } from './tasks';
+export { interactCodeFromPrompt } from './interact';
+export type { InteractCodeInput, InteractPageView } from './interact';

@@ -226,6 +226,32 @@ export function observeBrowserPool(pool: PoolStatsSource, capacity: number): voi
   poolSource = { pool, capacity };
 }
 
+/** Interact sessions' pages this browser worker holds (read from its session store at every scrape). */
+let sessionSource: { stats(): { live: number; parked: number } } | null = null;
+new client.Gauge({
+  name: 'wds_browser_sessions',
+  help: 'Pages a browser worker holds for interact: live = in an interact session, parked = a scrape\'s page kept for a first interaction.',
+  labelNames: ['state'] as const,
+  registers: [registry],
+  collect() {
+    // Processes without a browser export zeros, like the pool gauges.
+    const s = sessionSource?.stats() ?? { live: 0, parked: 0 };
+    this.set({ state: 'live' }, s.live);
+    this.set({ state: 'parked' }, s.parked);
+  },
+});
+export const interactCalls = new client.Counter({
+  name: 'wds_interact_calls_total',
+  help: 'Interact calls answered by the API, by mode (code, prompt) and outcome (success: the code ran to its end; failed: it threw or timed out; error: no answer, e.g. 409/410/502).',
+  labelNames: ['mode', 'outcome'] as const,
+  registers: [registry],
+});
+
+/** Reads this process's interact session store at every scrape of /metrics. */
+export function observeBrowserSessions(source: { stats(): { live: number; parked: number } }): void {
+  sessionSource = source;
+}
+
 /** Time a page scrape: call the returned function with the outcome and engine actually used. */
 export function startScrapeTimer(): (engine: Engine, outcome: 'success' | 'error') => void {
   const t0 = performance.now();

@@ -182,6 +182,7 @@ export function jsonRoutes(target: string): RouteSpec[] {
     { method: 'POST', path: '/v2/batch/scrape', base: { urls: [target, `${target}/2`], webhook, ignoreInvalidURLs: true, ...scrapeOptions }, fields: ['urls', 'webhook', 'ignoreInvalidURLs', 'maxConcurrency', 'appendToId', 'formats', 'headers', 'timeout'] },
     { method: 'POST', path: '/v2/map', base: { url: target, search: 'docs', sitemap: 'skip', limit: 10, timeout: 5_000, location: { country: 'US' } }, fields: ['url', 'search', 'sitemap', 'limit', 'timeout', 'location', 'includeSubdomains'] },
     { method: 'POST', path: '/v2/monitor', base: { name: 'fuzz', schedule: { cron: '*/5 * * * *', timezone: 'UTC' }, targets: [{ type: 'scrape', urls: [target], scrapeOptions }], webhook: { ...webhook, events: ['monitor.page'] }, retentionDays: 7, goal: 'changes' }, fields: ['name', 'schedule', 'targets', 'webhook', 'retentionDays', 'goal', 'judgeEnabled', 'notification'] },
+    { method: 'POST', path: '/v2/scrape/00000000-0000-4000-8000-000000000000/interact', base: { code: 'await page.title()', prompt: 'click it', language: 'node', timeout: 5, origin: 'fuzz' }, fields: ['code', 'prompt', 'language', 'timeout', 'origin'] },
     { method: 'POST', path: '/v2/agent', base: { prompt: 'find the docs', urls: [target], schema: { type: 'object' }, maxCredits: 10, strictConstrainToURLs: true, model: 'spark-1-mini', webhook, origin: 'fuzz' }, fields: ['prompt', 'urls', 'schema', 'maxCredits', 'strictConstrainToURLs', 'model', 'effort', 'webhook', 'threadId', 'mode', 'exchange'] },
   ];
 }

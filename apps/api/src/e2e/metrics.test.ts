@@ -44,6 +44,8 @@ before(async () => {
   assert.equal((await call(stack, 'POST', '/v2/scrape', { url: site.url('/page') })).status, 200);
   assert.equal((await call(stack, 'POST', '/v2/scrape', { url: site.url('/page') })).status, 200);
   assert.equal((await call(stack, 'POST', '/v2/scrape', { url: 'not a url' })).status, 400);
+  // An interact call on no scrape: counted as an error (no browser worker needed).
+  assert.equal((await call(stack, 'POST', `/v2/scrape/${crypto.randomUUID()}/interact`, { code: '1' })).status, 404);
   const crawl = await call(stack, 'POST', '/v2/crawl', { url: site.url('/'), limit: 3, sitemap: 'skip' });
   assert.equal(crawl.status, 200, crawl.text);
   for (let i = 0; i < 120; i++) {

@@ -93,6 +93,9 @@ describe('validation', () => {
       assert.equal(r.json.success, false);
       assert.ok(Array.isArray(r.json.details) && r.json.details.length, `${what} names the field`);
     }
+    // List paging: digits only (an empty or signed value is not 0).
+    for (const q of ['offset=', 'offset=-1', 'limit=', 'limit=1e1', 'limit=101']) assert.equal((await call(stack, 'GET', `/v2/monitor?${q}`)).status, 400, q);
+    assert.equal((await call(stack, 'GET', '/v2/monitor?offset=0&limit=100')).status, 200);
   });
 
   test('email notifications are refused as not built', async () => {

@@ -17,6 +17,8 @@ const JOB_CLASS: Record<string, LimitClass> = {
   '/v2/extract': 'crawl',
   // Agent jobs: rated as `other`, but a team whose credits are used up gets 402 before a run starts.
   '/v2/agent': 'other',
+  // Interact calls bill browser minutes: 402 once credits are used up. A session's concurrency slot is taken by its controller.
+  '/v2/scrape/:id/interact': 'other',
 };
 
 export function limitClassOf(method: string, route: string | undefined): LimitClass {

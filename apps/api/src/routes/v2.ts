@@ -7,6 +7,7 @@ import { jobControllers } from '../controllers/v2/jobs';
 import { mapController } from '../controllers/v2/map';
 import { monitorRoutes } from '../controllers/v2/monitor';
 import type { MonitorConfig } from '../controllers/v2/monitor-shared';
+import { interactControllers, type InteractConfig } from '../controllers/v2/interact';
 import { parseRoutes, type ParseConfig } from '../controllers/v2/parse';
 import { scrapeController } from '../controllers/v2/scrape';
 import { searchController } from '../controllers/v2/search';
@@ -24,6 +25,7 @@ export interface RouteConfig extends CrawlConfig {
   extract: ExtractConfig;
   agent: AgentConfig;
   monitor: MonitorConfig;
+  interact: InteractConfig;
 }
 
 /** The v2 route table. Every route sits behind authentication. */
@@ -32,6 +34,9 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
   app.addHook('onRequest', admitRequests(deps.db, cfg.limits, limitsOf));
   app.post('/scrape', scrapeController(deps));
   app.get('/scrape/:id', scrapeStatusController(deps));
+  const interact = interactControllers(deps, cfg.interact, limitsOf);
+  app.post('/scrape/:id/interact', interact.run);
+  app.delete('/scrape/:id/interact', interact.stop);
 
   const crawl = jobControllers(deps, 'crawl', { pageBytes: cfg.statusPageBytes, publicUrl: cfg.publicUrl });
   app.post('/crawl', crawlController(deps, cfg));

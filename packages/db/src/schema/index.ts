@@ -14,3 +14,4 @@ export * from './llm';
 export * from './agents';
 export * from './monitors';
 export * from './changes';
+export * from './interact';

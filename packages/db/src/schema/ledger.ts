@@ -3,7 +3,7 @@ import { bigint, bigserial, check, index, integer, pgTable, primaryKey, smallint
 import { teams } from './teams';
 
 /** Every kind of job that bills credits (the ledger's `job_kind`). */
-export type JobKind = 'scrape' | 'crawl' | 'batch' | 'parse' | 'map' | 'search' | 'extract' | 'agent' | 'monitor';
+export type JobKind = 'scrape' | 'crawl' | 'batch' | 'parse' | 'map' | 'search' | 'extract' | 'agent' | 'monitor' | 'interact';
 
 /**
  * reservation: credits set aside against a cap before work whose cost is not known yet;

@@ -31,8 +31,9 @@ export async function teamMonitor(deps: ApiDeps, req: IdReq): Promise<MonitorRow
 /** `limit` (1–100, default 25) and `offset` (≥ 0) of a list. */
 export function pageQuery(q: Record<string, string | undefined>, offsetName: 'offset' | 'skip' = 'offset'): { limit: number; offset: number } {
   const num = (name: string, v: string | undefined, min: number, max: number, dflt: number) => {
-    if (v === undefined || v === '') return dflt;
-    const n = Number(v);
+    if (v === undefined) return dflt;
+    // Digits only, as the OpenAPI pattern says: Number('') is 0 and Number(' 1e2') 100.
+    const n = /^[0-9]{1,10}$/.test(v) ? Number(v) : NaN;
     if (!Number.isInteger(n) || n < min || n > max) throw new WdsError('BAD_REQUEST', { details: [{ code: 'invalid_value', path: [name], message: `${name} must be an integer from ${min} to ${max}` }] });
     return n;
   };
