@@ -18,7 +18,6 @@ const AGENTS = Number(process.env.BENCH_AGENTS ?? 100);
 const STEPS = Number(process.env.BENCH_AGENT_STEPS ?? 20);
 const MODEL_MS = Number(process.env.BENCH_AGENT_MODEL_MS ?? 200);
 
-const stepOf = (r: FakeChatRequest) => r.messages.filter((m) => m.role === 'assistant').length + 1;
 const agentOf = (r: FakeChatRequest) => Number(/agent (\d+)/.exec(String(r.messages.find((m) => m.role === 'user')?.content ?? ''))?.[1] ?? 0);
 
 export async function runAgentBench() {
@@ -26,11 +25,15 @@ export async function runAgentBench() {
   for (let a = 0; a < AGENTS; a++) {
     for (let s = 1; s < STEPS; s++) site.route(`/a${a}/p${s}`, html(`<html><head><title>Agent ${a} page ${s}</title></head><body><main><h1>Page ${s}</h1><p>${'Some text about products. '.repeat(40)}</p></main></body></html>`));
   }
+  // Model calls per agent: its step. (Counting the transcript's assistant turns would stop at the
+  // transcript window the agent sends, and no agent would ever finish.)
+  const calls = new Map<number, number>();
   const model = await startFakeOpenAI({
     delayMs: MODEL_MS,
     handler: (r) => {
-      const step = stepOf(r);
       const a = agentOf(r);
+      const step = (calls.get(a) ?? 0) + 1;
+      calls.set(a, step);
       if (step >= STEPS) return { toolCalls: [{ name: 'finish', arguments: { data: { agent: a, steps: step } } }] };
       return { toolCalls: [{ name: 'scrape', arguments: { url: site.url(`/a${a}/p${step}`) } }] };
     },

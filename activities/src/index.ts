@@ -23,7 +23,9 @@ export {
   createAgentBrowserActivities,
   startStrandedAgentSweeper,
 } from './agent/index';
-export { createMonitorControlActivities, createMonitorFetchActivities, ensureTickSchedules, startMonitorUpkeep, type MonitorTicking } from './monitor/index';
+export {
+  createMonitorControlActivities, createMonitorFetchActivities, createMonitorLlmActivities, ensureTickSchedules, startMonitorMailer, startMonitorUpkeep, type MonitorTicking,
+} from './monitor/index';
 export { deploymentSearch, type SearchHit, type WebSearch } from './search/web-search';
 export { createInteractControlActivities } from './interact/control';
 export { createInteractLlmActivities } from './interact/llm';

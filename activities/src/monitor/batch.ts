@@ -1,20 +1,43 @@
 import { Context } from '@temporalio/activity';
 import { prepareTracking, type PageObservation, type PageTracking } from '@wds/changes';
-import { scrapeOptionsSchema, type ScrapeOptions } from '@wds/contracts';
 import {
-  claimCheckPages, endFinishedChecks, historyKey, monitorsById, pageHistoriesOf, storeCheckPageResults,
-  type CheckPageResult, type Db, type LeasedCheckPage, type MonitorRow, type PageHistory, type VersionWrite,
+  claimCheckPages, endFinishedChecks, historyKey, holdForModel, monitorsById, pageHistoriesOf, storeCheckPageResults,
+  type CheckPageResult, type Db, type HeldPage, type LeasedCheckPage, type PageHistory, type VersionWrite,
 } from '@wds/db';
 import { monitorPagesChecked } from '@wds/metrics';
 import type { ProcessBatchInput, ProcessBatchResult } from '@wds/workflows/crawl';
 import type { PageDeps } from '../scrape/pipeline';
 import { announceCheckPages, announceEndedChecks } from './events';
 import { observePage, type Observed } from './observe';
+import { comparedOf, idOf, pageMetadata, resultOf } from './results';
+import { needsModel, targetSetup, type TargetSetup } from './setup';
 
 const HEARTBEAT_MS = 1_000;
 /** Long enough that a slow page never loses its lease mid-fetch (a page's timeout is at most 5 minutes). */
 const LEASE_MS = 6 * 60_000;
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+export interface MonitorPageDeps extends PageDeps {
+  /** An LLM is configured: pages whose changes need the model (json mode, the goal judge) wait for the run's LLM window. */
+  llmAvailable: boolean;
+}
+
+/** What a page held for the model step carries (`pending`): its observation and what the fetch cost. */
+export interface PendingModelWork {
+  observation: PageObservation;
+  /** The page's own credits still to charge (a fetched page's; 0 for a crawled page, which its crawl billed). */
+  credits: number;
+  title?: string;
+  /** A search result to judge: what the search said of it. */
+  search?: SearchPending;
+}
+
+export interface SearchPending {
+  title?: string;
+  description?: string;
+  query?: string;
+  /** The result was seen before, but judged under another goal: judged again, its version's verdict updated. */
+  seenVersionId?: number;
+}
 
 /**
  * One batch of a monitor run (wds-fetch): lease up to `batchSize` check pages, read the
@@ -22,15 +45,19 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
  * first: observe.ts), decide the few whose bytes changed through the change-tracking engine,
  * then store every result, its version write and the end of every check whose pages are all in,
  * in two statements. Unchanged pages cost a fetch, a hash and their share of those statements.
+ * Pages whose changes need the model (json mode, the goal judge; search results to judge) are
+ * handed to the run's LLM window instead (./model.ts).
  */
-export async function checkMonitorPages(deps: PageDeps, input: ProcessBatchInput): Promise<ProcessBatchResult> {
+export async function checkMonitorPages(deps: MonitorPageDeps, input: ProcessBatchInput): Promise<ProcessBatchResult> {
   const ctx = Context.current();
   const owner = `${ctx.info.workflowExecution?.runId ?? ctx.info.workflowType}:${ctx.info.activityId}`;
   const pages = await claimCheckPages(deps.db, input.jobId, owner, input.batchSize, LEASE_MS, { retakeOwn: ctx.info.attempt > 1 });
   if (!pages.length) return { claimed: 0, succeeded: 0, failed: 0, stopped: false };
   const monitors = await monitorsById(deps.db, [...new Set(pages.map((p) => p.monitorId))]);
-  const pageSetups = pages.map((p) => setupOf(monitors.get(p.monitorId), p));
-  const histories = await pageHistoriesOf(deps.db, pages.map((p, i) => ({ teamId: p.teamId, tag: pageSetups[i]!.tag, urlKey: p.urlKey, sourceKey: p.pageId })));
+  const setups = pages.map((p) => targetSetup(monitors.get(p.monitorId), p.monitorId, p.targetId));
+  const compared = pages.flatMap((p, i) => (p.kind === 'search' ? [] : [{ teamId: p.teamId, tag: setups[i]!.tag, urlKey: p.urlKey, sourceKey: p.pageId }]));
+  const histories = await pageHistoriesOf(deps.db, compared);
+  const baselineOf = (i: number) => (pages[i]!.kind === 'search' ? null : (histories.get(keyOf(pages[i]!, setups[i]!)) ?? null));
 
   const abort = new AbortController();
   ctx.cancellationSignal.addEventListener('abort', () => abort.abort());
@@ -39,7 +66,7 @@ export async function checkMonitorPages(deps: PageDeps, input: ProcessBatchInput
   let observed: Observed[];
   try {
     observed = await mapLimit(pages, Math.max(1, input.concurrency), async (p, i) => {
-      const r = await observePage(deps, { url: p.url, pageId: p.pageId, options: pageSetups[i]!.options, baseline: histories.get(keyOf(p, pageSetups[i]!.tag))?.baseline ?? null, signal: abort.signal });
+      const r = await observePage(deps, { url: p.url, pageId: p.pageId, options: setups[i]!.options, baseline: baselineOf(i)?.baseline ?? null, signal: abort.signal, hidden: p.kind === 'hidden' });
       done++;
       return r;
     });
@@ -48,45 +75,20 @@ export async function checkMonitorPages(deps: PageDeps, input: ProcessBatchInput
   }
   if (abort.signal.aborted) return { claimed: pages.length, succeeded: 0, failed: 0, stopped: true };
 
-  const results = await decideAll(deps.db, pages, pageSetups, observed, histories);
-  await storeCheckPageResults(deps.db, results.map((r) => r.result), results.flatMap((r) => (r.write ? [r.write] : [])));
-  for (const r of results) monitorPagesChecked.inc({ status: r.result.status, path: r.path });
-  await announceCheckPages(deps.db, pages, results.map((r) => r.result), monitors);
+  const d = await decideAll(deps, pages, setups, observed, baselineOf);
+  await storeCheckPageResults(deps.db, d.results.map((r) => r.result), d.results.flatMap((r) => (r.write ? [r.write] : [])));
+  await holdForModel(deps.db, d.held);
+  for (const r of d.results) monitorPagesChecked.inc({ status: r.result.status, path: r.path });
+  const stored = new Set(d.results.map((r) => `${r.result.checkId}|${r.result.targetId}|${r.result.urlKey}`));
+  const storedPages = pages.filter((p) => stored.has(`${p.checkId}|${p.targetId}|${p.urlKey}`));
+  await announceCheckPages(deps.db, storedPages, monitors);
   const ended = await endFinishedChecks(deps.db, [...new Set(pages.map((p) => p.checkId))]);
   await announceEndedChecks(deps.db, ended, monitors);
-  const failed = results.filter((r) => r.result.status === 'error').length;
-  return { claimed: pages.length, succeeded: pages.length - failed, failed, stopped: false };
+  const failed = d.results.filter((r) => r.result.status === 'error').length;
+  return { claimed: pages.length, succeeded: pages.length - failed, failed, stopped: false, ...(d.held.length ? { llmQueued: d.held.length } : {}) };
 }
 
-interface Setup {
-  options: ScrapeOptions;
-  tag: string;
-  keepContent: boolean;
-}
-
-/** Parsed options by monitor version and target (a monitor's options change only with its row). */
-const setupCache = new Map<string, Setup>();
-
-/** A page's scrape options (the target's, fresh: monitors never read the cache) and its history's tag: the monitor's own. */
-function setupOf(m: MonitorRow | undefined, p: LeasedCheckPage): Setup {
-  const key = `${p.monitorId}|${m?.updatedAt.getTime()}|${p.targetId}`;
-  let s = setupCache.get(key);
-  if (!s) {
-    if (setupCache.size > 20_000) setupCache.clear();
-    s = parseSetup(m, p);
-    setupCache.set(key, s);
-  }
-  return s;
-}
-
-function parseSetup(m: MonitorRow | undefined, p: LeasedCheckPage): Setup {
-  const target = m?.targets.find((t) => t.id === p.targetId) as { scrapeOptions?: Record<string, unknown> } | undefined;
-  const options = scrapeOptionsSchema.parse({ ...(target?.scrapeOptions ?? {}), maxAge: 0 });
-  const ct = options.formats.find((f) => f.type === 'changeTracking') as { tag?: string | null } | undefined;
-  return { options, tag: `monitor:${p.monitorId}${ct?.tag ? `:${ct.tag}` : ''}`, keepContent: !(m?.zeroDataRetention || options.zeroDataRetention) };
-}
-
-const keyOf = (p: { teamId: string; urlKey: string }, tag: string) => historyKey(p.teamId, tag, p.urlKey);
+const keyOf = (p: { teamId: string; urlKey: string }, s: TargetSetup) => historyKey(p.teamId, s.tag, p.urlKey);
 
 interface Decided {
   result: CheckPageResult;
@@ -96,53 +98,81 @@ interface Decided {
 
 /**
  * Unchanged pages are decided here (a sighting of the version they matched); the rest go
- * through the change-tracking engine, grouped by history (team and tag), which compares the
- * markdown, builds the diff and the version write.
+ * through the change-tracking engine, grouped by history (team, tag and modes), which compares
+ * the markdown, builds the diff and the version write. A page whose change needs the model, and
+ * every search result fetched for the judge, is held for the model step instead.
  */
-async function decideAll(db: Db, pages: LeasedCheckPage[], setups: Setup[], observed: Observed[], histories: Map<string, PageHistory>): Promise<Decided[]> {
-  const out: Decided[] = new Array(pages.length);
+async function decideAll(
+  deps: MonitorPageDeps, pages: LeasedCheckPage[], setups: TargetSetup[], observed: Observed[], historyOf: (i: number) => PageHistory | null,
+): Promise<{ results: Decided[]; held: HeldPage[] }> {
+  const results: Decided[] = [];
+  const held: HeldPage[] = [];
   const groups = new Map<string, number[]>();
   pages.forEach((p, i) => {
     const o = observed[i]!;
-    const baseline = histories.get(keyOf(p, setups[i]!.tag))?.baseline;
-    if (o.observation.kind === 'unchanged' && baseline?.status === 'ok') {
-      const ob = o.observation;
-      out[i] = {
-        path: o.path,
-        result: resultOf(p, 'same', ob.statusCode, null, idOf(baseline.sourceKey), idOf(baseline.sourceKey), o, null),
-        write: { kind: 'seen', teamId: p.teamId, versionId: baseline.id, sourceKey: p.pageId, checkStatus: 'ok', statusCode: ob.statusCode === 304 ? null : ob.statusCode, bodyHash: ob.bodyHash ?? null, etag: ob.etag ?? null, lastModified: ob.lastModified ?? null },
-      };
+    const s = setups[i]!;
+    if (p.kind === 'search') {
+      const r = searchFetched(p, o);
+      if ('hold' in r) held.push({ checkId: p.checkId, targetId: p.targetId, urlKey: p.urlKey, pending: r.hold });
+      else results.push(r);
       return;
     }
-    const g = `${p.teamId}|${setups[i]!.tag}|${setups[i]!.keepContent}`;
+    const baseline = historyOf(i)?.baseline;
+    if (o.observation.kind === 'unchanged' && baseline?.status === 'ok') {
+      const ob = o.observation;
+      results.push({
+        path: o.path,
+        result: resultOf(p, { status: 'same', statusCode: ob.statusCode, previous: idOf(baseline.sourceKey), current: idOf(baseline.sourceKey), metadata: pageMetadata(o, p.kind === 'hidden'), snapshot: s.json ? { json: baseline.json ?? null } : null, credits: Math.max(1, o.credits) }),
+        write: { kind: 'seen', teamId: p.teamId, versionId: baseline.id, sourceKey: p.pageId, checkStatus: 'ok', statusCode: ob.statusCode === 304 ? null : ob.statusCode, bodyHash: ob.bodyHash ?? null, etag: ob.etag ?? null, lastModified: ob.lastModified ?? null },
+      });
+      return;
+    }
+    const g = `${p.teamId}|${s.tag}|${s.keepContent}|${s.modes.join(',')}`;
     groups.set(g, [...(groups.get(g) ?? []), i]);
   });
   for (const idx of groups.values()) {
-    const first = idx[0]!;
-    const tracked = await prepareTracking(db, { teamId: pages[first]!.teamId, tag: setups[first]!.tag, modes: ['git-diff'], keepContent: setups[first]!.keepContent }, idx.map((i) => observed[i]!.observation as PageObservation));
-    idx.forEach((i, j) => (out[i] = fromTracking(pages[i]!, observed[i]!, tracked[j]!, histories.get(keyOf(pages[i]!, setups[i]!.tag))?.baseline?.sourceKey ?? null)));
+    const s = setups[idx[0]!]!;
+    // The markdown decides here; json mode's extraction waits for the model step (so does the judge).
+    const modes = s.modes.filter((m) => m !== 'json');
+    const tracked = await prepareTracking(deps.db, { teamId: pages[idx[0]!]!.teamId, tag: s.tag, modes, keepContent: s.keepContent }, idx.map((i) => observed[i]!.observation as PageObservation));
+    idx.forEach((i, j) => {
+      const t = tracked[j]!;
+      const p = pages[i]!;
+      if (needsModel(s, t.outcome, deps.llmAvailable)) {
+        const o = observed[i]!;
+        const work: PendingModelWork = { observation: o.observation, credits: Math.max(1, o.credits), ...(o.title ? { title: o.title } : {}) };
+        held.push({ checkId: p.checkId, targetId: p.targetId, urlKey: p.urlKey, pending: work });
+        return;
+      }
+      results.push(fromTracking(p, observed[i]!, t, s, historyOf(i)));
+    });
   }
-  return out;
+  return { results, held };
 }
 
-function fromTracking(p: LeasedCheckPage, o: Observed, t: PageTracking, baselineSource: string | null): Decided {
+/** A tracked page's result (here, in the model step and in a crawl target's collection). */
+export function fromTracking(p: LeasedCheckPage | (Pick<LeasedCheckPage, 'checkId' | 'targetId' | 'urlKey' | 'pageId'> & { kind: LeasedCheckPage['kind'] }), o: Pick<Observed, 'observation' | 'title' | 'credits' | 'path'>, t: PageTracking, s: TargetSetup, h: PageHistory | null, extra: { judgment?: unknown; modelCredits?: number; baseCredits?: number } = {}): Decided {
   const statusCode = 'statusCode' in o.observation ? (o.observation.statusCode ?? null) : null;
-  if (t.outcome === 'failed') return { path: 'failed', result: resultOf(p, 'error', statusCode, t.failure ?? 'the page could not be fetched', idOf(baselineSource), null, { ...o, credits: 0 }, null), write: t.write };
-  const diff = t.outcome === 'changed' && t.changeTracking?.diff ? (t.changeTracking.diff as unknown) : null;
+  const baselineSource = h?.baseline?.sourceKey ?? null;
+  const metadata = pageMetadata(o, p.kind === 'hidden');
+  if (t.outcome === 'failed') {
+    return { path: 'failed', result: resultOf(p, { status: 'error', statusCode, error: t.failure ?? 'the page could not be fetched', previous: idOf(baselineSource), current: null, metadata, credits: 0 }), write: t.write };
+  }
+  const c = comparedOf(t, s.modes, h?.baseline?.json);
   const current = t.outcome === 'same' ? idOf(baselineSource) : p.pageId;
-  return { path: o.path, result: resultOf(p, t.outcome, statusCode, null, idOf(baselineSource), current, o, diff), write: t.write };
+  const credits = (extra.baseCredits ?? Math.max(1, o.credits)) + (extra.modelCredits ?? 0);
+  return { path: o.path, result: resultOf(p, { status: c.status, statusCode, previous: idOf(baselineSource), current, metadata, diff: c.diff, snapshot: c.snapshot, judgment: extra.judgment, credits }), write: t.write };
 }
 
-function resultOf(p: LeasedCheckPage, status: CheckPageResult['status'], statusCode: number | null, error: string | null, prev: string | null, cur: string | null, o: Observed, diff: unknown): CheckPageResult {
-  const credits = status === 'error' ? 0 : Math.max(1, o.credits);
-  return {
-    checkId: p.checkId, targetId: p.targetId, urlKey: p.urlKey, status, statusCode, error, previousScrapeId: prev, currentScrapeId: cur,
-    metadata: { ...(o.title ? { title: o.title } : {}), creditsUsed: credits }, diff, snapshot: null, credits,
-  };
+/** A search result fetched for the judge: held for the model step, or an error (nothing to judge: `skipped`). */
+function searchFetched(p: LeasedCheckPage, o: Observed): Decided | { hold: PendingModelWork } {
+  const search = (p.pending as { search?: SearchPending } | null)?.search ?? {};
+  const info = { ...(search.title ? { title: search.title } : {}), ...(search.description ? { description: search.description } : {}), ...(search.query ? { query: search.query } : {}) };
+  if (o.observation.kind === 'page') return { hold: { observation: o.observation, credits: 0, ...(o.title ? { title: o.title } : {}), search } };
+  const statusCode = 'statusCode' in o.observation ? (o.observation.statusCode ?? null) : null;
+  const error = o.observation.kind === 'failed' ? o.observation.error : 'the result could not be read';
+  return { path: 'failed', write: null, result: resultOf(p, { status: 'error', statusCode, error: `The result could not be judged: ${error}`, previous: null, current: null, metadata: { ...info, searchStatus: 'skipped' }, credits: 0 }) };
 }
-
-/** The observation id a version's source key carries (check pages and scrapes are named by uuid). */
-const idOf = (sourceKey: string | null | undefined) => (sourceKey ? (UUID.exec(sourceKey)?.[0] ?? null) : null);
 
 /** `f` over `items`, at most `limit` at once, results in order. */
 async function mapLimit<T, R>(items: T[], limit: number, f: (item: T, i: number) => Promise<R>): Promise<R[]> {

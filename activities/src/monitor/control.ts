@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { checkPagesOf } from '@wds/contracts';
+import { checkPagesOf, runTargetsOf } from '@wds/contracts';
 import { nextDueAt } from '@wds/contracts/monitor-schedule';
 import {
   claimDueMonitors, endMonitorRunChecks, monitorRunCounts, monitorsById, pruneMonitorChecks,
@@ -9,6 +9,7 @@ import { monitorChecksEnded } from '@wds/metrics';
 import type { JobRef } from '@wds/workflows/common';
 import type { FinishJobInput, FrontierState } from '@wds/workflows/crawl';
 import type { ClaimDueInput, ClaimDueResult, MonitorControlActivities } from '@wds/workflows/monitor';
+import { startMonitorTargets } from './crawl-target';
 import { announceEndedChecks } from './events';
 
 export interface MonitorControlDeps {
@@ -27,7 +28,9 @@ export function decideDue(m: DueMonitor, now: Date, o: { catchupWindowMs: number
   const base = { monitorId: m.id, nextRunAt: next };
   if (now.getTime() - m.nextRunAt.getTime() > o.catchupWindowMs) return base;
   const status = m.runningCheckId ? 'skipped_overlap' : m.outOfCredits ? 'skipped_no_credits' : 'running';
-  return { ...base, check: { id: randomUUID(), status, pages: status === 'running' ? checkPagesOf(m.targets) : [], scheduledFor: m.nextRunAt } };
+  const running = status === 'running';
+  const targets = running ? runTargetsOf(m.targets).map((t) => ({ ...t, jobId: t.type === 'crawl' ? randomUUID() : null })) : [];
+  return { ...base, check: { id: randomUUID(), status, pages: running ? checkPagesOf(m.targets) : [], targets, scheduledFor: m.nextRunAt } };
 }
 
 export function createMonitorControlActivities(deps: MonitorControlDeps): MonitorControlActivities {
@@ -40,12 +43,13 @@ export function createMonitorControlActivities(deps: MonitorControlDeps): Monito
         if (d.check && d.check.status !== 'running') monitorChecksEnded.inc({ status: d.check.status });
         return d;
       });
-      return { checks: r.checks, pages: r.pages, skipped: r.skipped, more: r.more };
+      return { checks: r.checks, pages: r.pages, skipped: r.skipped, more: r.more, ...(r.targetRuns.length ? { targetRuns: r.targetRuns } : {}) };
     },
     async monitorRunState({ jobId }: JobRef): Promise<FrontierState> {
       const c = await monitorRunCounts(db, jobId);
-      return { queued: c.queued, leased: c.leased, nextLeaseExpiryMs: c.nextLeaseExpiryMs, status: c.status };
+      return { queued: c.queued, leased: c.leased, nextLeaseExpiryMs: c.nextLeaseExpiryMs, status: c.status, ...(c.llm ? { llm: c.llm } : {}) };
     },
+    startMonitorTargets: ({ jobId }: JobRef) => startMonitorTargets(db, jobId),
     finishMonitorRun: (input: FinishJobInput) => finishMonitorRun(db, input),
     async pruneMonitorChecks({ limit }) {
       return { deleted: await pruneMonitorChecks(db, limit) };

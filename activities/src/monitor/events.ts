@@ -1,5 +1,5 @@
 import type { MonitorWebhook } from '@wds/contracts';
-import { appendJobEvent, boundedKey, type CheckPageResult, type Db, type EndedCheck, type EventWebhook, type LeasedCheckPage, type MonitorRow } from '@wds/db';
+import { appendJobEvent, boundedKey, type Db, type EndedCheck, type EventWebhook, type MonitorRow } from '@wds/db';
 import { creditsUsed, monitorChecksEnded, monitorScheduleLag } from '@wds/metrics';
 
 /**
@@ -15,12 +15,12 @@ export function monitorWebhookFor(m: MonitorRow | undefined, event: 'monitor.pag
   return { url: hook.url, jobKind: 'monitor' };
 }
 
-export async function announceCheckPages(db: Db, pages: LeasedCheckPage[], results: CheckPageResult[], monitors: Map<string, MonitorRow>): Promise<void> {
-  for (const [i, p] of pages.entries()) {
+/** A monitor.page event per stored page result (for monitors whose webhook asks for them). */
+export async function announceCheckPages(db: Db, pages: { checkId: string; monitorId: string; targetId: string; urlKey: string }[], monitors: Map<string, MonitorRow>): Promise<void> {
+  for (const p of pages) {
     const webhook = monitorWebhookFor(monitors.get(p.monitorId), 'monitor.page');
     if (!webhook) continue;
-    const r = results[i]!;
-    await appendJobEvent(db, { jobId: p.checkId, type: 'monitor.page', key: boundedKey('page', r.targetId, r.urlKey), payload: { targetId: r.targetId, urlKey: r.urlKey }, webhook });
+    await appendJobEvent(db, { jobId: p.checkId, type: 'monitor.page', key: boundedKey('page', p.targetId, p.urlKey), payload: { targetId: p.targetId, urlKey: p.urlKey }, webhook });
   }
 }
 

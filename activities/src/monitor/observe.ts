@@ -18,6 +18,8 @@ export interface PageToObserve {
   options: ScrapeOptions;
   baseline: PageVersion | null;
   signal: AbortSignal;
+  /** A crawl target's page reached from memory of earlier checks (no page links to it now). */
+  hidden?: boolean;
 }
 
 export interface Observed {
@@ -32,7 +34,7 @@ export interface Observed {
 export async function observePage(deps: PageDeps, p: PageToObserve): Promise<Observed> {
   const o = p.options;
   const deadline = Date.now() + o.timeout;
-  const base = { url: p.url, sourceKey: p.pageId };
+  const base = { url: p.url, sourceKey: p.pageId, ...(p.hidden ? { visibility: 'hidden' as const } : {}) };
   let fetched;
   try {
     fetched = await fetchPage({

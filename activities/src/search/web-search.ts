@@ -1,4 +1,4 @@
-import { runSearch, type SearchProvider } from '@wds/search';
+import { runSearch, type SearchProvider, type TimeFilter } from '@wds/search';
 
 /**
  * Web search for work that runs on workers — the agent's `search` tool, extract's
@@ -12,8 +12,18 @@ export interface SearchHit {
   description?: string;
 }
 
+export interface WebSearchOptions {
+  teamId: string;
+  limit: number;
+  country?: string;
+  includeDomains?: string[];
+  excludeDomains?: string[];
+  /** Only results published (the own index: stored) within this window. */
+  tbs?: TimeFilter;
+}
+
 export interface WebSearch {
-  search(query: string, o: { teamId: string; limit: number; country?: string }): Promise<SearchHit[]>;
+  search(query: string, o: WebSearchOptions): Promise<SearchHit[]>;
 }
 
 /** Web results of the deployment's provider, within `timeoutMs` (a slow provider is news for the model or the job, never a stuck step). */
@@ -22,7 +32,13 @@ export function deploymentSearch(provider: SearchProvider, timeoutMs = 15_000): 
     async search(query, o) {
       const r = await runSearch(
         provider,
-        { query, limit: o.limit, sources: ['web'], categories: [], highlights: true, teamId: o.teamId, ...(o.country ? { country: o.country } : {}) },
+        {
+          query, limit: o.limit, sources: ['web'], categories: [], highlights: true, teamId: o.teamId,
+          ...(o.country ? { country: o.country } : {}),
+          ...(o.includeDomains?.length ? { includeDomains: o.includeDomains } : {}),
+          ...(o.excludeDomains?.length ? { excludeDomains: o.excludeDomains } : {}),
+          ...(o.tbs ? { tbs: o.tbs } : {}),
+        },
         timeoutMs,
       );
       return (r.web ?? []).map((w) => ({ url: w.url, ...(w.title ? { title: w.title } : {}), ...(w.description ? { description: w.description } : {}) }));

@@ -17,6 +17,7 @@ import {
 import { WdsError, isErrorKind } from '@wds/errors';
 import type { agentWorkflow, crawlParamsWorkflow, crawlWorkflow, extractWorkflow, interactWorkflow, mapWorkflow, monitorRunWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
 import { interactUpdate, stopInteractUpdate, type InteractCallInput, type InteractStopResult } from '@wds/workflows/interact';
+import type { MonitorRunInput } from '@wds/workflows/monitor';
 import type { AgentPlan } from '@wds/workflows/agent';
 import { TaskQueues, workflowIds } from '@wds/workflows/common';
 import type { CrawlPlan } from '@wds/workflows/crawl';
@@ -51,7 +52,7 @@ export interface Starters {
   /** DELETE /v2/agent/{id}: asks the workflow to cancel (its cleanup writes the end). */
   cancelAgent(input: { runId: string }): Promise<void>;
   /** POST /v2/monitor/{id}/run: starts the run of the check (idempotent per run id); fails after START_DEADLINE_MS. */
-  startMonitorRun(input: { runId: string; plan: CrawlPlan }): Promise<void>;
+  startMonitorRun(input: MonitorRunInput): Promise<void>;
   /**
    * POST /v2/scrape/{id}/interact: one call in the scrape's session, starting the session's
    * workflow if none runs; waits for the call's end within `budgetMs`.
@@ -162,12 +163,12 @@ export async function connectTemporal(
           if (!(e instanceof WorkflowNotFoundError)) throw e;
         });
     },
-    async startMonitorRun({ runId, plan }) {
+    async startMonitorRun(input) {
       await startOnce(() =>
         client.workflow.start<typeof monitorRunWorkflow>('monitorRunWorkflow', {
           taskQueue: TaskQueues.control,
-          workflowId: workflowIds.monitorRun(runId),
-          args: [{ runId, plan }],
+          workflowId: workflowIds.monitorRun(input.runId),
+          args: [input],
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         }),

@@ -1,6 +1,6 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { startMonitorUpkeep, startPageVersionPruner, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
+import { startMonitorMailer, startMonitorUpkeep, startPageVersionPruner, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
 import { MONITOR_RUN_PLAN } from '@wds/workflows/monitor';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { llmEnvOf } from '@wds/config/common';
@@ -182,6 +182,10 @@ const monitorUpkeep = monitorClient
       onError: (e) => log.warn({ err: e }, 'could not set up the monitor tick schedules (retried in a minute)'),
     })
   : null;
+// ...and send monitor email summaries through the operator's SMTP server.
+const mailer = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SMTP_URL
+  ? startMonitorMailer({ db: dbh.db, smtpUrl: env.WDS_SMTP_URL, from: env.WDS_SMTP_FROM, publicUrl: env.WDS_PUBLIC_URL })
+  : null;
 // ...and index for search the pages stored before the index existed (once; resumable).
 const backfill = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SEARCH_INDEX && env.WDS_SEARCH_BACKFILL ? startSearchBackfill({ db: dbh.db, log }) : null;
 // SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for
@@ -232,6 +236,7 @@ await agentSweeper?.stop();
 await pruner?.stop();
 await monitorUpkeep?.stop();
 await monitorClient?.close();
+await mailer?.stop();
 await backfill?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
 await browser?.interact.stop();

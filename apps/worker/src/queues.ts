@@ -20,6 +20,7 @@ import {
   createMapActivities,
   createMonitorControlActivities,
   createMonitorFetchActivities,
+  createMonitorLlmActivities,
   createParseActivities,
   createScrapeActivities,
   createStoreActivities,
@@ -89,7 +90,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createCrawlActivities({ ...pageDeps, browserAvailable: res.browserAvailable }),
           ...createMapActivities({ ...pageDeps, sharedSearchIndex: env.WDS_SEARCH_SHARED_INDEX }),
           ...createExtractFetchActivities({ ...pageDeps, search }),
-          ...createMonitorFetchActivities(pageDeps),
+          ...createMonitorFetchActivities({ ...pageDeps, search, llmAvailable: !!res.llmConfigured }),
           ...createParseActivities({ db }),
           ...createAgentFetchActivities({ ...pageDeps, search, browserAvailable: res.browserAvailable }),
         },
@@ -121,6 +122,8 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createExtractLlmActivities({ db, client: res.llm }),
           ...createCrawlLlmActivities({ db, client: res.llm, tokens, pagePatienceMs: env.WDS_LLM_PAGE_PATIENCE_MS }),
           ...createAgentLlmActivities({ db, client: res.llm, tools: { search: !!search, browser: true }, modelFor: (name) => agentModels[name] }),
+          // Monitor check pages: json mode's extraction and the goal judge, one page at a time as crawl pages.
+          ...createMonitorLlmActivities({ db, client: res.llm, tokens, pagePatienceMs: env.WDS_LLM_PAGE_PATIENCE_MS }),
           ...createInteractLlmActivities({ db, client: res.llm }),
         },
         // Model calls wait on the provider, not on this process: the slots bound what one worker

@@ -659,7 +659,13 @@ test('close(): running and queued renders fail with BROWSER_POOL_CLOSED; later r
   const running = closing.render(req('/static', { waitFor: 5000 }));
   const queued = closing.render(req('/static'));
   await new Promise((r) => setTimeout(r, 800));
-  assert.deepEqual({ ...closing.stats(), pagesServed: 0 }, { inUse: 1, queued: 1, browsers: 1, pagesServed: 0, livePages: 0 });
+  try {
+    assert.deepEqual({ ...closing.stats(), pagesServed: 0 }, { inUse: 1, queued: 1, browsers: 1, pagesServed: 0, livePages: 0 });
+  } catch (e) {
+    // An open pool keeps the test process alive forever: a failed check must not hang the run.
+    await Promise.allSettled([closing.close(), running, queued]);
+    throw e;
+  }
   const outcomes = Promise.all([
     rejectsWith(running, { kind: 'SERVICE_UNAVAILABLE', code: 'BROWSER_POOL_CLOSED' }),
     rejectsWith(queued, { kind: 'SERVICE_UNAVAILABLE', code: 'BROWSER_POOL_CLOSED' }),

@@ -1,6 +1,6 @@
 export { normalizeMarkdown, markdownHash, hashText, hashBody, canonicalJson, jsonModeKey } from './normalize';
 export { gitDiff } from './diff';
-export { jsonChanges, type JsonChanges } from './json-diff';
+export { jsonChanges, jsonFieldChanges, type JsonChanges } from './json-diff';
 export { classifyFetch, type FetchClass, type FetchedPage } from './classify';
 export { decide, previousScrapeAt, type Decision, type Observation } from './compare';
 export { conditionalHeaders, sameBody, validatorsOf } from './conditional';

@@ -96,7 +96,25 @@ export const commonEnvShape = {
   WDS_MONITOR_CHECKS_PER_RUN: envInt(1_000, 1, 100_000),
   /** Worker: a monitor overdue by more than this (the deployment was down) is not run late; it moves on to its next due time. */
   WDS_MONITOR_CATCHUP_WINDOW_MS: envInt(3_600_000, 0, 7 * 24 * 3_600_000),
+  /**
+   * SMTP server for monitor email summaries (`notification.email`), `smtp://user:pass@host:587`
+   * (STARTTLS when offered) or `smtps://…:465`; unset: email notifications answer 400
+   * FEATURE_NOT_AVAILABLE. Control workers send; the API only checks it is set.
+   */
+  WDS_SMTP_URL: z.string().optional().transform(smtpUrlCheck),
+  /** Sender of monitor email summaries (`Name <address>` or an address). */
+  WDS_SMTP_FROM: envStr('WDS monitors <wds-monitors@localhost>'),
 };
+
+/** Only the scheme is checked here: nodemailer reads the rest (host, port, credentials, query options). */
+function smtpUrlCheck(v: string | undefined, ctx: z.RefinementCtx): string | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (!/^smtps?:\/\/[^/]+/.test(v)) {
+    ctx.addIssue({ code: 'custom', message: 'must be an smtp:// or smtps:// URL (smtp://user:pass@host:587)' });
+    return z.NEVER;
+  }
+  return v;
+}
 
 /** WDS_AGENT_MODELS parsed: `name=model` pairs separated by commas (unknown names are ignored by the caller). */
 export function agentModelsOf(raw: string | undefined): Record<string, string> {

@@ -168,6 +168,15 @@ export const monitorCheckSchema = z.strictObject({
   updatedAt: iso,
 });
 
+/** The goal judge's verdict on a changed page or a new search result (Firecrawl's MonitorPageJudgment). */
+export const monitorJudgmentSchema = z.strictObject({
+  meaningful: z.boolean(),
+  confidence: z.enum(['high', 'medium', 'low']),
+  reason: z.string(),
+  meaningfulChanges: z.array(z.strictObject({ type: z.enum(['added', 'removed', 'changed']), before: z.string().nullable(), after: z.string().nullable(), reason: z.string() })),
+});
+export type MonitorJudgment = z.output<typeof monitorJudgmentSchema>;
+
 export const monitorCheckPageSchema = z.strictObject({
   id: z.string(),
   targetId: z.string(),
@@ -180,7 +189,7 @@ export const monitorCheckPageSchema = z.strictObject({
   metadata: z.looseObject({}).nullable(),
   diff: z.strictObject({ text: z.string().optional(), json: z.looseObject({}).optional() }).nullable(),
   snapshot: z.strictObject({ json: z.unknown().optional() }).nullable(),
-  judgment: z.looseObject({}).nullable(),
+  judgment: monitorJudgmentSchema.nullable(),
   createdAt: iso,
 });
 
@@ -194,6 +203,11 @@ export const monitorCheckDetailResponseSchema = z.strictObject({
   next: z.string().nullable(),
   data: monitorCheckSchema.extend({ pages: z.array(monitorCheckPageSchema), next: z.string().nullable() }),
 });
+
+/** The crawl and search targets of a monitor: each check runs them (a crawl job, the queries) before its pages. */
+export function runTargetsOf(targets: readonly Record<string, unknown>[]): { targetId: string; type: 'crawl' | 'search' }[] {
+  return targets.flatMap((t) => (t.type === 'crawl' || t.type === 'search' ? [{ targetId: String(t.id), type: t.type }] : []));
+}
 
 /** The pages a check of these targets starts with: every URL of every scrape target, once per target (crawl and search targets find theirs). */
 export function checkPagesOf(targets: readonly Record<string, unknown>[]): { targetId: string; url: string; urlKey: string }[] {

@@ -32,6 +32,11 @@ export async function insertCrawlJob(db: Db, job: NewCrawlJob, seeds: FrontierEn
   });
 }
 
+/** Inserts a job unless it exists (a monitor crawl target's job, created again by a retried activity). */
+export async function ensureCrawlJob(db: Db, job: NewCrawlJob): Promise<void> {
+  await db.insert(crawlJobs).values(job).onConflictDoNothing();
+}
+
 /**
  * Fails a job whose workflow is not running it: its start failed, the API died before starting
  * it, or the workflow ended without ending the job. Its idempotency key is released, so a retried

@@ -1,15 +1,12 @@
-import { and, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { and, desc, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from './client';
-import { chargeCtes } from './ledger';
-import { pageVersionCtes, type VersionWrite } from './page-versions';
-import { pickOnce } from './pick';
 import { monitorChecks, monitors } from './schema/index';
-import { storableText } from './text';
 
 /**
  * Monitors (schema/monitors.ts): the monitor rows the API edits, the claim of due monitors by
- * a tick (checks, skipped records and the run's page frontier in one transaction), the run's
- * page leases, results stored a batch at a time and checks ended in one statement each batch.
+ * a tick and of a "run now" (checks, skipped records, the runs, their pages and targets in one
+ * transaction), reading checks, retention. Pages: monitor-pages.ts; runs: monitor-runs.ts.
  * Every write is idempotent: a retried activity rewrites the same rows or finds them done.
  */
 
@@ -60,30 +57,53 @@ export interface CheckPageSeed {
   urlKey: string;
 }
 
+/** A crawl or search target of a check: run by its run's workflow before the page frontier. */
+export interface CheckTargetSeed {
+  targetId: string;
+  type: 'crawl' | 'search';
+  /** The crawl job a crawl target's check creates (chosen here, so a retried run finds it). */
+  jobId: string | null;
+}
+
 /** What the caller decided for one claimed monitor. */
 export interface DueDecision {
   monitorId: string;
   nextRunAt: Date | null;
   /** No check (overdue past the catch-up window): the monitor only moves on. */
-  check?: { id: string; status: 'running' | 'skipped_overlap' | 'skipped_no_credits'; pages: CheckPageSeed[]; scheduledFor: Date };
+  check?: { id: string; status: 'running' | 'skipped_overlap' | 'skipped_no_credits'; pages: CheckPageSeed[]; targets: CheckTargetSeed[]; scheduledFor: Date };
+}
+
+/** A run a claim made for one check with crawl or search targets (beside the claim's shared run). */
+export interface TargetRun {
+  runId: string;
+  pages: number;
+}
+
+export interface ClaimedDue {
+  /** Checks in the claim's shared run (`runId`): 0 when it holds none. */
+  checks: number;
+  pages: number;
+  skipped: number;
+  more: boolean;
+  claimed: number;
+  /** Runs of their own, one per check with crawl or search targets. */
+  targetRuns: TargetRun[];
 }
 
 /**
  * A tick's claim: locks up to `limit` due active monitors of the shard (SKIP LOCKED, so ticks
  * and API edits never wait on each other), lets `decide` turn each into a check (or a skipped
- * record), and writes the run, the checks, their pages (the run's frontier) and the monitors'
- * next due times and running slots in one transaction. Idempotent on `runId`: a retried claim
- * whose first attempt committed returns that attempt's counts and claims nothing more.
+ * record), and writes the runs, the checks, their pages (the runs' frontiers) and targets, and
+ * the monitors' next due times and running slots in one transaction. Checks of scrape targets
+ * only share the run `runId`; a check with crawl or search targets gets a run of its own (its
+ * crawl would hold the others back). Idempotent on `runId`: a retried claim whose first attempt
+ * committed returns that attempt's runs and claims nothing more.
  */
-export async function claimDueMonitors(
-  db: Db,
-  c: { runId: string; shard: number; shards: number; limit: number },
-  decide: (m: DueMonitor) => DueDecision,
-): Promise<{ checks: number; pages: number; skipped: number; more: boolean; claimed: number }> {
+export async function claimDueMonitors(db: Db, c: { runId: string; shard: number; shards: number; limit: number }, decide: (m: DueMonitor) => DueDecision): Promise<ClaimedDue> {
   return db.transaction(async (tx) => {
     const prior = (await tx.execute<{ checks: number; pages: number }>(sql`
       SELECT checks, (SELECT count(*)::int FROM monitor_check_pages WHERE run_id = ${c.runId}) AS pages FROM monitor_runs WHERE id = ${c.runId}`)).rows[0];
-    if (prior) return { checks: prior.checks, pages: prior.pages, skipped: 0, more: false, claimed: 0 };
+    if (prior) return { checks: prior.checks, pages: prior.pages, skipped: 0, more: false, claimed: 0, targetRuns: await targetRunsOfClaim(tx as unknown as Db, c.runId) };
     type Row = { id: string; team_id: string; schedule: DueMonitor['schedule']; targets: Record<string, unknown>[]; next_run_at: Date | string; running_check_id: string | null; out_of_credits: boolean };
     const rows = (
       await tx.execute<Row>(sql`
@@ -94,63 +114,106 @@ export async function claimDueMonitors(
         WHERE m.status = 'active' AND m.next_run_at <= now() AND m.shard_key % ${c.shards} = ${c.shard}
         ORDER BY m.next_run_at LIMIT ${c.limit} FOR UPDATE OF m SKIP LOCKED`)
     ).rows;
-    if (!rows.length) return { checks: 0, pages: 0, skipped: 0, more: false, claimed: 0 };
+    if (!rows.length) return { checks: 0, pages: 0, skipped: 0, more: false, claimed: 0, targetRuns: [] };
     const decisions = rows.map((r) =>
       decide({ id: r.id, teamId: r.team_id, schedule: r.schedule, targets: r.targets, nextRunAt: new Date(r.next_run_at), runningCheckId: r.running_check_id, outOfCredits: r.out_of_credits }),
     );
     const teamOf = new Map(rows.map((r) => [r.id, r.team_id]));
-    const checks = decisions.filter((d) => d.check).map((d) => ({ ...d.check!, monitorId: d.monitorId, teamId: teamOf.get(d.monitorId)! }));
-    const running = checks.filter((k) => k.status === 'running');
-    await insertChecks(tx as unknown as Db, c.runId, 'scheduled', checks);
-    await tx.execute(sql`INSERT INTO monitor_runs (id, kind, checks) VALUES (${c.runId}, 'scheduled', ${running.length})`);
+    const checks = decisions.filter((d) => d.check).map((d) => {
+      const k = d.check!;
+      const own = k.status === 'running' && k.targets.length > 0;
+      return { ...k, monitorId: d.monitorId, teamId: teamOf.get(d.monitorId)!, runId: own ? randomUUID() : c.runId };
+    });
+    const shared = checks.filter((k) => k.status === 'running' && k.runId === c.runId);
+    const own = checks.filter((k) => k.status === 'running' && k.runId !== c.runId);
+    await insertChecks(tx as unknown as Db, 'scheduled', checks);
+    await tx.execute(sql`
+      INSERT INTO monitor_runs (id, kind, checks, targets, claim_id)
+      SELECT r.id, 'scheduled', r.checks, r.targets, r.claim_id
+      FROM unnest(${sql.param([c.runId, ...own.map((k) => k.runId)])}::uuid[], ${sql.param([shared.length, ...own.map(() => 1)])}::int[],
+                  ${sql.param([false, ...own.map(() => true)])}::bool[], ${sql.param([null, ...own.map(() => c.runId)])}::uuid[]) AS r(id, checks, targets, claim_id)`);
     await tx.execute(sql`
       UPDATE monitors m SET next_run_at = d.next, last_run_at = CASE WHEN d.running THEN now() ELSE m.last_run_at END,
         running_check_id = CASE WHEN d.running THEN d.check_id ELSE m.running_check_id END, updated_at = now()
       FROM unnest(${sql.param(decisions.map((d) => d.monitorId))}::uuid[], ${sql.param(decisions.map((d) => d.nextRunAt?.toISOString() ?? null))}::timestamptz[],
                   ${sql.param(decisions.map((d) => d.check?.status === 'running'))}::bool[], ${sql.param(decisions.map((d) => d.check?.id ?? null))}::uuid[]) AS d(id, next, running, check_id)
       WHERE m.id = d.id`);
-    const pages = running.reduce((n, k) => n + k.pages.length, 0);
-    return { checks: running.length, pages, skipped: checks.length - running.length, more: rows.length === c.limit, claimed: rows.length };
+    const pages = shared.reduce((n, k) => n + k.pages.length, 0);
+    return {
+      checks: shared.length, pages, skipped: checks.length - shared.length - own.length, more: rows.length === c.limit, claimed: rows.length,
+      targetRuns: own.map((k) => ({ runId: k.runId, pages: k.pages.length })),
+    };
   });
 }
 
-/** Inserts checks (and the pages of running ones) of one run. */
-async function insertChecks(
-  db: Db,
-  runId: string,
-  trigger: 'scheduled' | 'manual',
-  checks: { id: string; monitorId: string; teamId: string; status: string; pages: CheckPageSeed[]; scheduledFor: Date | null }[],
-): Promise<void> {
+/** The runs of their own a committed claim made (a retried claim answers them again). */
+async function targetRunsOfClaim(db: Db, claimId: string): Promise<TargetRun[]> {
+  const r = await db.execute<{ id: string; pages: number }>(sql`
+    SELECT r.id, (SELECT count(*)::int FROM monitor_check_pages p WHERE p.run_id = r.id) AS pages FROM monitor_runs r WHERE r.claim_id = ${claimId} ORDER BY r.id`);
+  return r.rows.map((x) => ({ runId: x.id, pages: x.pages }));
+}
+
+interface NewCheck {
+  id: string;
+  monitorId: string;
+  teamId: string;
+  runId: string;
+  status: string;
+  pages: CheckPageSeed[];
+  targets: CheckTargetSeed[];
+  scheduledFor: Date | null;
+}
+
+/** Inserts checks (and the pages and targets of running ones), each in its run. */
+async function insertChecks(db: Db, trigger: 'scheduled' | 'manual', checks: NewCheck[]): Promise<void> {
   if (!checks.length) return;
   const running = (s: string) => s === 'running';
+  const col = <T>(f: (k: NewCheck) => T) => sql.param(checks.map(f));
   await db.execute(sql`
-    INSERT INTO monitor_checks (id, monitor_id, team_id, run_id, status, trigger, scheduled_for, started_at, finished_at, estimated_credits, summary)
-    SELECT k.id, k.monitor_id, k.team_id, CASE WHEN k.status = 'running' THEN ${runId}::uuid END, k.status, ${trigger}, k.scheduled_for,
+    INSERT INTO monitor_checks (id, monitor_id, team_id, run_id, status, trigger, scheduled_for, started_at, finished_at, estimated_credits, summary, pending_targets, has_targets)
+    SELECT k.id, k.monitor_id, k.team_id, CASE WHEN k.status = 'running' THEN k.run_id END, k.status, ${trigger}, k.scheduled_for,
       CASE WHEN k.status = 'running' THEN now() END, CASE WHEN k.status <> 'running' THEN now() END, k.estimated,
-      CASE WHEN k.status <> 'running' THEN ${EMPTY_SUMMARY}::jsonb END
-    FROM unnest(${sql.param(checks.map((k) => k.id))}::uuid[], ${sql.param(checks.map((k) => k.monitorId))}::uuid[], ${sql.param(checks.map((k) => k.teamId))}::uuid[],
-                ${sql.param(checks.map((k) => k.status))}::text[], ${sql.param(checks.map((k) => k.scheduledFor?.toISOString() ?? null))}::timestamptz[],
-                ${sql.param(checks.map((k) => (running(k.status) ? k.pages.length : null)))}::int[]) AS k(id, monitor_id, team_id, status, scheduled_for, estimated)`);
-  const pages = checks.filter((k) => running(k.status)).flatMap((k) => k.pages.map((p) => ({ ...p, checkId: k.id })));
-  if (!pages.length) return;
-  await db.execute(sql`
-    INSERT INTO monitor_check_pages (check_id, target_id, url_key, url, run_id)
-    SELECT p.check_id, p.target_id, p.url_key, p.url, ${runId}::uuid
-    FROM unnest(${sql.param(pages.map((p) => p.checkId))}::uuid[], ${sql.param(pages.map((p) => p.targetId))}::text[],
-                ${sql.param(pages.map((p) => p.urlKey))}::text[], ${sql.param(pages.map((p) => p.url))}::text[]) AS p(check_id, target_id, url_key, url)
-    ON CONFLICT DO NOTHING`);
+      CASE WHEN k.status <> 'running' THEN ${EMPTY_SUMMARY}::jsonb END, k.targets, k.targets > 0
+    FROM unnest(${col((k) => k.id)}::uuid[], ${col((k) => k.monitorId)}::uuid[], ${col((k) => k.teamId)}::uuid[], ${col((k) => k.runId)}::uuid[],
+                ${col((k) => k.status)}::text[], ${col((k) => k.scheduledFor?.toISOString() ?? null)}::timestamptz[],
+                ${col((k) => (running(k.status) ? k.pages.length : null))}::int[], ${col((k) => (running(k.status) ? k.targets.length : 0))}::int[])
+      AS k(id, monitor_id, team_id, run_id, status, scheduled_for, estimated, targets)`);
+  const live = checks.filter((k) => running(k.status));
+  const pages = live.flatMap((k) => k.pages.map((p) => ({ ...p, checkId: k.id, runId: k.runId })));
+  if (pages.length) {
+    await db.execute(sql`
+      INSERT INTO monitor_check_pages (check_id, target_id, url_key, url, run_id)
+      SELECT p.check_id, p.target_id, p.url_key, p.url, p.run_id
+      FROM unnest(${sql.param(pages.map((p) => p.checkId))}::uuid[], ${sql.param(pages.map((p) => p.targetId))}::text[],
+                  ${sql.param(pages.map((p) => p.urlKey))}::text[], ${sql.param(pages.map((p) => p.url))}::text[], ${sql.param(pages.map((p) => p.runId))}::uuid[])
+        AS p(check_id, target_id, url_key, url, run_id)
+      ON CONFLICT DO NOTHING`);
+  }
+  const targets = live.flatMap((k) => k.targets.map((t) => ({ ...t, checkId: k.id, runId: k.runId })));
+  if (targets.length) {
+    await db.execute(sql`
+      INSERT INTO monitor_check_targets (check_id, target_id, run_id, type, job_id)
+      SELECT t.check_id, t.target_id, t.run_id, t.type, t.job_id
+      FROM unnest(${sql.param(targets.map((t) => t.checkId))}::uuid[], ${sql.param(targets.map((t) => t.targetId))}::text[], ${sql.param(targets.map((t) => t.runId))}::uuid[],
+                  ${sql.param(targets.map((t) => t.type))}::text[], ${sql.param(targets.map((t) => t.jobId))}::uuid[]) AS t(check_id, target_id, run_id, type, job_id)
+      ON CONFLICT DO NOTHING`);
+  }
 }
 
 const EMPTY_SUMMARY = JSON.stringify({ totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 });
 
-export type ManualClaim = { started: true; checkId: string } | { started: false; reason: 'running'; checkId: string } | { started: false; reason: 'paused' | 'missing' };
+export type ManualClaim = { started: true; checkId: string; targets: boolean } | { started: false; reason: 'running'; checkId: string } | { started: false; reason: 'paused' | 'missing' };
 
 /**
  * "Run now": takes the monitor's running-check slot (a check already running, or a paused
- * monitor, refuses), then writes the run, the check and its pages in the same transaction.
- * A Schedule's own trigger would overlap freely (ALLOW_ALL), which is why the slot is in Postgres.
+ * monitor, refuses), then writes the run, the check, its pages and targets in the same
+ * transaction. A Schedule's own trigger would overlap freely (ALLOW_ALL), which is why the slot
+ * is in Postgres.
  */
-export async function claimManualCheck(db: Db, m: { teamId: string; monitorId: string; runId: string; checkId: string; pages: CheckPageSeed[] }): Promise<ManualClaim> {
+export async function claimManualCheck(
+  db: Db,
+  m: { teamId: string; monitorId: string; runId: string; checkId: string; pages: CheckPageSeed[]; targets: CheckTargetSeed[] },
+): Promise<ManualClaim> {
   return db.transaction(async (tx) => {
     const taken = await tx.execute(sql`
       UPDATE monitors SET running_check_id = ${m.checkId}, last_run_at = now(), updated_at = now()
@@ -161,9 +224,10 @@ export async function claimManualCheck(db: Db, m: { teamId: string; monitorId: s
       if (row.running_check_id) return { started: false, reason: 'running', checkId: row.running_check_id };
       return { started: false, reason: 'paused' };
     }
-    await tx.execute(sql`INSERT INTO monitor_runs (id, kind, checks) VALUES (${m.runId}, 'manual', 1)`);
-    await insertChecks(tx as unknown as Db, m.runId, 'manual', [{ id: m.checkId, monitorId: m.monitorId, teamId: m.teamId, status: 'running', pages: m.pages, scheduledFor: null }]);
-    return { started: true, checkId: m.checkId };
+    const targets = m.targets.length > 0;
+    await tx.execute(sql`INSERT INTO monitor_runs (id, kind, checks, targets) VALUES (${m.runId}, 'manual', 1, ${targets})`);
+    await insertChecks(tx as unknown as Db, 'manual', [{ id: m.checkId, monitorId: m.monitorId, teamId: m.teamId, runId: m.runId, status: 'running', pages: m.pages, targets: m.targets, scheduledFor: null }]);
+    return { started: true, checkId: m.checkId, targets };
   });
 }
 
@@ -182,197 +246,6 @@ export async function listMonitorChecks(db: Db, monitorId: string, o: { limit: n
   return db.select().from(monitorChecks).where(where).orderBy(desc(monitorChecks.createdAt), desc(monitorChecks.id)).limit(o.limit).offset(o.offset);
 }
 
-export interface CheckPageRow {
-  id: string;
-  targetId: string;
-  url: string;
-  status: string;
-  previousScrapeId: string | null;
-  currentScrapeId: string | null;
-  statusCode: number | null;
-  error: string | null;
-  metadata: unknown;
-  diff: unknown;
-  snapshot: unknown;
-  createdAt: Date;
-}
-
-/** A check's page results in order (pages still waiting are left out), `limit` from `skip`. */
-export async function checkPages(db: Db, checkId: string, o: { limit: number; skip: number; status?: string; notSame?: boolean }): Promise<CheckPageRow[]> {
-  const filter = o.status ? sql` AND status = ${o.status}` : o.notSame ? sql` AND status <> 'same'` : sql``;
-  return checkPagesWhere(db, sql`check_id = ${checkId} AND status NOT IN ('queued', 'leased')${filter}`, o.limit, o.skip);
-}
-
-async function checkPagesWhere(db: Db, where: SQL, limit: number, skip: number): Promise<CheckPageRow[]> {
-  const r = await db.execute<{ id: string; target_id: string; url: string; status: string; previous_scrape_id: string | null; current_scrape_id: string | null; status_code: number | null; error: string | null; metadata: unknown; diff: unknown; snapshot: unknown; created_at: string | Date }>(sql`
-    SELECT id, target_id, url, status, previous_scrape_id, current_scrape_id, status_code, error, metadata, diff, snapshot, created_at
-    FROM monitor_check_pages WHERE ${where} ORDER BY seq LIMIT ${limit} OFFSET ${skip}`);
-  return r.rows.map((p) => ({
-    id: p.id, targetId: p.target_id, url: p.url, status: p.status, previousScrapeId: p.previous_scrape_id, currentScrapeId: p.current_scrape_id,
-    statusCode: p.status_code, error: p.error, metadata: p.metadata, diff: p.diff, snapshot: p.snapshot, createdAt: new Date(p.created_at),
-  }));
-}
-
-// ---- the run's frontier ----
-
-export interface LeasedCheckPage {
-  checkId: string;
-  targetId: string;
-  url: string;
-  urlKey: string;
-  pageId: string;
-  monitorId: string;
-  teamId: string;
-}
-
-/** Leases up to `n` waiting pages of a run (an attempt's first claim retakes its own leases; expired leases are taken over). */
-export async function claimCheckPages(db: Db, runId: string, owner: string, n: number, leaseMs: number, opts: { retakeOwn: boolean }): Promise<LeasedCheckPage[]> {
-  const mine = opts.retakeOwn ? sql`lease_owner = ${owner} OR ` : sql``;
-  const r = await db.execute<{ check_id: string; target_id: string; url: string; url_key: string; id: string; monitor_id: string; team_id: string }>(sql`
-    WITH leased AS (
-      UPDATE monitor_check_pages p SET status = 'leased', lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = p.attempts + 1
-      WHERE p.run_id = ${runId} AND p.seq = ANY(${pickOnce(sql`
-        SELECT seq FROM monitor_check_pages WHERE run_id = ${runId} AND (status = 'queued' OR (status = 'leased' AND (${mine}lease_until < now())))
-        ORDER BY seq LIMIT ${n} FOR UPDATE SKIP LOCKED`)})
-      RETURNING p.check_id, p.target_id, p.url, p.url_key, p.id, p.seq
-    )
-    SELECT l.check_id, l.target_id, l.url, l.url_key, l.id, c.monitor_id, c.team_id
-    FROM leased l JOIN monitor_checks c ON c.id = l.check_id ORDER BY l.seq`);
-  return r.rows.map((p) => ({ checkId: p.check_id, targetId: p.target_id, url: p.url, urlKey: p.url_key, pageId: p.id, monitorId: p.monitor_id, teamId: p.team_id }));
-}
-
-/** Targets and settings of monitors (the batch's pages need them), by id. */
-export async function monitorsById(db: Db, ids: string[]): Promise<Map<string, MonitorRow>> {
-  if (!ids.length) return new Map();
-  const rows = await db.select().from(monitors).where(sql`${monitors.id} = ANY(${sql.param(ids)}::uuid[])`);
-  return new Map(rows.map((r) => [r.id, r]));
-}
-
-export interface CheckPageResult {
-  checkId: string;
-  targetId: string;
-  urlKey: string;
-  status: 'same' | 'new' | 'changed' | 'removed' | 'error';
-  statusCode: number | null;
-  error: string | null;
-  previousScrapeId: string | null;
-  currentScrapeId: string | null;
-  metadata: unknown;
-  diff: unknown;
-  snapshot: unknown;
-  credits: number;
-}
-
-/**
- * Stores a batch's page results and their page-version writes (change tracking) in one
- * statement: the versions are recorded exactly when the results are (a page already ended
- * keeps its first result, and a retried batch's versions are idempotent on their source key).
- */
-export async function storeCheckPageResults(db: Db, results: CheckPageResult[], writes: VersionWrite[] = []): Promise<void> {
-  if (!results.length) return;
-  const col = <T>(f: (r: CheckPageResult) => T) => sql.param(results.map(f));
-  const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
-  await db.execute(sql`
-    WITH stored AS (
-    UPDATE monitor_check_pages p SET status = r.status, status_code = r.status_code, error = r.error, previous_scrape_id = r.prev, current_scrape_id = r.cur,
-      metadata = r.metadata, diff = r.diff, snapshot = r.snapshot, credits = r.credits, lease_owner = NULL, lease_until = NULL
-    FROM unnest(${col((r) => r.checkId)}::uuid[], ${col((r) => r.targetId)}::text[], ${col((r) => r.urlKey)}::text[], ${col((r) => r.status)}::text[],
-                ${col((r) => r.statusCode)}::int[], ${col((r) => (r.error === null ? null : storableText(r.error).slice(0, 2_000)))}::text[],
-                ${col((r) => r.previousScrapeId)}::uuid[], ${col((r) => r.currentScrapeId)}::uuid[], ${col((r) => json(r.metadata))}::jsonb[],
-                ${col((r) => json(r.diff))}::jsonb[], ${col((r) => json(r.snapshot))}::jsonb[], ${col((r) => r.credits)}::int[])
-      AS r(check_id, target_id, url_key, status, status_code, error, prev, cur, metadata, diff, snapshot, credits)
-    WHERE p.check_id = r.check_id AND p.target_id = r.target_id AND p.url_key = r.url_key AND p.status IN ('queued', 'leased')
-    RETURNING 1)${pageVersionCtes(writes)}
-    SELECT count(*) FROM stored`);
-}
-
-/** One page result of a check (a webhook body reads it when it is sent). */
-export async function loadCheckPage(db: Db, checkId: string, targetId: string, urlKey: string): Promise<CheckPageRow | null> {
-  const [row] = await checkPagesWhere(db, sql`check_id = ${checkId} AND target_id = ${targetId} AND url_key = ${urlKey}`, 1, 0);
-  return row ?? null;
-}
-
-export interface EndedCheck {
-  id: string;
-  monitorId: string;
-  teamId: string;
-  status: 'completed' | 'partial' | 'failed';
-  summary: { totalPages: number; same: number; changed: number; new: number; removed: number; error: number };
-  credits: number;
-  /** Scheduled (or started, for manual checks) → started, for the lag metric. */
-  lagMs: number | null;
-  durationMs: number;
-}
-
-/**
- * Ends the given running checks whose pages have all ended, in one statement: summary and
- * status (all pages failed: failed; some: partial), the charge (one ledger row per check, key
- * monitor-check:<id>, so a retry bills nothing more), the monitor's slot freed and its last
- * summary. Returns the checks this call ended.
- */
-export async function endFinishedChecks(db: Db, checkIds: string[]): Promise<EndedCheck[]> {
-  if (!checkIds.length) return [];
-  const r = await db.execute<{ id: string; monitor_id: string; team_id: string; status: EndedCheck['status']; summary: EndedCheck['summary']; actual_credits: number; lag_ms: number | null; duration_ms: number }>(sql`
-    WITH counts AS (
-      SELECT c.id, count(*)::int AS total,
-        count(*) FILTER (WHERE p.status = 'same')::int AS same, count(*) FILTER (WHERE p.status = 'changed')::int AS changed,
-        count(*) FILTER (WHERE p.status = 'new')::int AS new, count(*) FILTER (WHERE p.status = 'removed')::int AS removed,
-        count(*) FILTER (WHERE p.status = 'error')::int AS error, coalesce(sum(p.credits), 0)::int AS credits
-      FROM monitor_checks c LEFT JOIN monitor_check_pages p ON p.check_id = c.id
-      WHERE c.id = ANY(${sql.param(checkIds)}::uuid[]) AND c.status = 'running'
-      GROUP BY c.id
-      HAVING count(*) FILTER (WHERE p.status IN ('queued', 'leased')) = 0
-    ), fin AS (
-      UPDATE monitor_checks c SET
-        status = CASE WHEN k.total > 0 AND k.error = k.total THEN 'failed' WHEN k.error > 0 THEN 'partial' ELSE 'completed' END,
-        summary = jsonb_build_object('totalPages', k.total, 'same', k.same, 'changed', k.changed, 'new', k.new, 'removed', k.removed, 'error', k.error),
-        actual_credits = k.credits, billing_status = 'confirmed', finished_at = now(), updated_at = now()
-      FROM counts k WHERE c.id = k.id AND c.status = 'running'
-      RETURNING c.id, c.monitor_id, c.team_id, c.status, c.summary, c.actual_credits,
-        (EXTRACT(EPOCH FROM c.started_at - c.scheduled_for) * 1000)::int AS lag_ms, (EXTRACT(EPOCH FROM now() - c.started_at) * 1000)::int AS duration_ms
-    ), slot AS (
-      UPDATE monitors m SET running_check_id = NULL, last_check_summary = fin.summary FROM fin WHERE m.id = fin.monitor_id AND m.running_check_id = fin.id
-    ), ${chargeCtes(sql`SELECT team_id, id, 'monitor', actual_credits, 'monitor-check:' || id::text FROM fin`)}
-    SELECT id, monitor_id, team_id, status, summary, actual_credits, lag_ms, duration_ms FROM fin`);
-  return r.rows.map((k) => ({ id: k.id, monitorId: k.monitor_id, teamId: k.team_id, status: k.status, summary: k.summary, credits: k.actual_credits, lagMs: k.lag_ms, durationMs: k.duration_ms }));
-}
-
-/** What is left of a run's frontier, as the frontier loop asks it. */
-export async function monitorRunCounts(db: Db, runId: string): Promise<{ status: string; queued: number; leased: number; nextLeaseExpiryMs: number | null }> {
-  const r = await db.execute<{ status: string | null; queued: number; leased: number; next_ms: number | null }>(sql`
-    SELECT (SELECT status FROM monitor_runs WHERE id = ${runId}) AS status,
-      count(*) FILTER (WHERE status = 'queued')::int AS queued, count(*) FILTER (WHERE status = 'leased')::int AS leased,
-      (EXTRACT(EPOCH FROM min(lease_until) FILTER (WHERE status = 'leased') - now()) * 1000)::int AS next_ms
-    FROM monitor_check_pages WHERE run_id = ${runId} AND status IN ('queued', 'leased')`);
-  const row = r.rows[0]!;
-  return { status: row.status ?? 'failed', queued: row.queued, leased: row.leased, nextLeaseExpiryMs: row.next_ms };
-}
-
-/** The run's checks still running. */
-async function runningChecksOfRun(db: Db, runId: string): Promise<string[]> {
-  const r = await db.execute<{ id: string }>(sql`SELECT id FROM monitor_checks WHERE run_id = ${runId} AND status = 'running'`);
-  return r.rows.map((k) => k.id);
-}
-
-/** Pages of a run that never ended (the run failed or was cancelled) become errors, so their checks can end. */
-async function failWaitingPages(db: Db, runId: string, error: string): Promise<void> {
-  await db.execute(sql`
-    UPDATE monitor_check_pages SET status = 'error', error = ${error.slice(0, 2_000)}, lease_owner = NULL, lease_until = NULL
-    WHERE run_id = ${runId} AND status IN ('queued', 'leased')`);
-}
-
-/** Ends the run row once (false when it had ended). */
-async function endMonitorRun(db: Db, runId: string, status: 'completed' | 'failed' | 'cancelled'): Promise<boolean> {
-  const r = await db.execute(sql`UPDATE monitor_runs SET status = ${status}, finished_at = now() WHERE id = ${runId} AND status = 'scraping' RETURNING id`);
-  return r.rows.length > 0;
-}
-
-/** Runs still going after `minAgeMs` (candidates for the stranded-run sweep). */
-export async function runningMonitorRunsOlderThan(db: Db, minAgeMs: number, limit: number): Promise<string[]> {
-  const r = await db.execute<{ id: string }>(sql`
-    SELECT id FROM monitor_runs WHERE status = 'scraping' AND created_at < now() - make_interval(secs => ${minAgeMs / 1000}) ORDER BY created_at LIMIT ${limit}`);
-  return r.rows.map((x) => x.id);
-}
 
 /** Checks older than their monitor's retention, with their pages (bounded per call); ended runs likewise after a day. */
 export async function pruneMonitorChecks(db: Db, limit: number): Promise<number> {
@@ -389,15 +262,9 @@ export async function anyActiveMonitor(db: Db): Promise<boolean> {
   return (await db.execute(sql`SELECT 1 FROM monitors WHERE status = 'active' LIMIT 1`)).rows.length > 0;
 }
 
-/**
- * Ends a run: pages that never ended (a failed or cancelled run) become errors, every check of
- * the run still running is ended (summed, billed, its slot freed), then the run row. Returns
- * the checks this call ended. Used by the run's workflow, the stranded-run sweep and the API
- * when Temporal refuses a "run now".
- */
-export async function endMonitorRunChecks(db: Db, runId: string, outcome: 'completed' | 'failed' | 'cancelled', error?: string): Promise<EndedCheck[]> {
-  if (outcome !== 'completed') await failWaitingPages(db, runId, error ?? 'The check was cancelled before this page was checked.');
-  const ended = await endFinishedChecks(db, await runningChecksOfRun(db, runId));
-  await endMonitorRun(db, runId, outcome);
-  return ended;
+/** Targets and settings of monitors (the batch's pages need them), by id. */
+export async function monitorsById(db: Db, ids: string[]): Promise<Map<string, MonitorRow>> {
+  if (!ids.length) return new Map();
+  const rows = await db.select().from(monitors).where(sql`${monitors.id} = ANY(${sql.param(ids)}::uuid[])`);
+  return new Map(rows.map((r) => [r.id, r]));
 }

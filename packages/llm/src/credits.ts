@@ -10,7 +10,11 @@ import type { Usage } from './usage';
  * - `checkPromptInjection`: +4 per page when the check ran over the whole content; a scrape that
  *   fails after the check ran (including the 403 for a detected injection) is billed 5 in total
  *   instead of 0;
- * - `/v2/extract`: by tokens, 15 tokens per credit.
+ * - `/v2/extract`: by tokens, 15 tokens per credit;
+ * - monitors: `changeTracking` json mode +4 per page the model extracted (a json format's price:
+ *   Firecrawl's monitor pricing bills format add-ons as a standalone scrape does); the goal judge
+ *   +1 per changed page or search result it judged (Firecrawl: "1 credit per changed page that
+ *   the judge validates", "1 credit per result judged").
  * Firecrawl publishes no figure for `summary` and `onlyCleanContent`; both are one model call
  * over the page like `question`, and we bill them the same +4 (SUMMARY, CLEAN_CONTENT: change
  * here if upstream publishes otherwise).
@@ -26,6 +30,8 @@ export const LLM_CREDITS = {
   /** Total for a scrape that failed after the injection check ran. */
   FAILED_AFTER_INJECTION_CHECK: 5,
   EXTRACT_TOKENS_PER_CREDIT: 15,
+  MONITOR_JSON: 4,
+  MONITOR_JUDGE: 1,
 } as const;
 
 export interface LlmFormatUse {

@@ -25,6 +25,7 @@ export type { LlmFormatUse } from './credits';
 export { addUsage, emptyUsage } from './usage';
 export type { Usage } from './usage';
 export { askJson, crawlOptionsFromInstruction, chooseAmongValues } from './tasks';
+export { judgeChange, type JudgeInput, type MonitorJudgment } from './judge';
 export type { AskJsonInput, AskJsonResult, CrawlOptionsInput, CrawlOptionsResult, ValueConflict, ChooseValuesInput } from './tasks';
 export { interactCodeFromPrompt } from './interact';
 export type { InteractCodeInput, InteractPageView } from './interact';

@@ -6,3 +6,4 @@ export * from './wait';
 export * from './tcp-proxy';
 export * from './fake-openai';
 export * from './fake-searxng';
+export * from './fake-smtp';

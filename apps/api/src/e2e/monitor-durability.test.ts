@@ -7,9 +7,10 @@ import { sql } from 'drizzle-orm';
 import { namespaceFor, startStack, testInfra, type Stack } from '@wds/test-utils';
 import { page, startMonitorSite, type MonitorSite } from './monitor-site';
 
-// A worker SIGKILLed while it checks a monitor's pages: the check still ends once, with every
-// page checked once and billed once, on the worker that takes over.
+// A worker SIGKILLed while it checks a monitor's pages, or while a crawl target's crawl runs: the
+// check still ends once, with every page checked once and billed once, on the worker that takes over.
 const PAGES = 120;
+const CRAWLED = 40;
 let stack: Stack;
 let site: MonitorSite;
 
@@ -18,6 +19,11 @@ before(async () => {
   for (let i = 0; i < PAGES; i++) {
     site.set(`/k/${i}`, page(`Page ${i}`, `text of page ${i}`));
     site.delay(`/k/${i}`, 400);
+  }
+  site.set('/c/', `<html><body><main><h1>Index</h1>${Array.from({ length: CRAWLED - 1 }, (_, i) => `<a href="/c/${i}">${i}</a>`).join(' ')}</main></body></html>`);
+  for (let i = 0; i < CRAWLED - 1; i++) {
+    site.set(`/c/${i}`, page(`Crawled ${i}`, `text of crawled page ${i}`));
+    site.delay(`/c/${i}`, 300);
   }
   stack = await startStack({ namespace: namespaceFor(import.meta.url), env: { WDS_STRANDED_JOB_SWEEP_MS: '1000' } });
 });
@@ -67,4 +73,51 @@ test('SIGKILL of the worker mid-check: the check ends once, each page checked an
   assert.ok(retried.length > 0, 'a batch of the killed worker was retried by the other');
   assert.equal((await fc.getMonitor(m.id)).currentCheckId, null, 'the slot is free again');
   await connection.close();
+});
+
+test('SIGKILL of the worker while a crawl target crawls: the check ends once, each page once, the crawl billed once and the check not again', { timeout: 180_000 }, async () => {
+  const fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
+  const m = await fc.createMonitor({ name: 'kill-crawl', schedule: { text: 'every 30 minutes' }, targets: [{ type: 'crawl', url: site.url('/c/'), crawlOptions: { limit: 100 } }] });
+  const check = await fc.runMonitor(m.id);
+  const connection = await Connection.connect({ address: testInfra().temporalAddress });
+  try {
+    const jobId = await (async () => {
+      for (let i = 0; i < 500; i++) {
+        const r = (await stack.db.db.execute<{ job_id: string | null }>(sql`SELECT job_id FROM monitor_check_targets WHERE check_id = ${check.id}`)).rows[0];
+        if (r?.job_id) return r.job_id;
+        await new Promise((res) => setTimeout(res, 20));
+      }
+      throw new Error('no crawl job for the check');
+    })();
+    const crawl = new Client({ connection, namespace: stack.namespace }).workflow.getHandle(`crawl-${jobId}`);
+    const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
+    let batchRunning = false;
+    for (let i = 0; i < 500 && !batchRunning; i++) {
+      batchRunning = !!(await crawl.describe().catch(() => null))?.raw.pendingActivities?.some((a) => a.activityType?.name === 'processBatch' && a.state === STARTED);
+      if (!batchRunning) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(batchRunning, 'the crawl was fetching when the worker was killed');
+    await new Promise((r) => setTimeout(r, 300));
+    stack.worker.child.kill('SIGKILL');
+    await stack.addWorker();
+
+    let done = await fc.getMonitorCheck(m.id, check.id, { limit: 100 });
+    for (let i = 0; i < 600 && done.status === 'running'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      done = await fc.getMonitorCheck(m.id, check.id, { limit: 100 });
+    }
+    assert.equal(done.status, 'completed', JSON.stringify(done.summary));
+    assert.deepEqual(done.summary, { totalPages: CRAWLED, same: 0, changed: 0, new: CRAWLED, removed: 0, error: 0 });
+    assert.equal(new Set(done.pages.map((p) => p.url)).size, CRAWLED);
+    assert.equal(done.actualCredits, CRAWLED);
+    const billed = (await stack.db.db.execute<{ job_id: string; amount: number }>(sql`
+      SELECT job_id::text, coalesce(sum(amount), 0)::int AS amount FROM credit_ledger WHERE job_id IN (${check.id}, ${jobId}) AND entry = 'charge' AND amount <> 0 GROUP BY job_id`)).rows;
+    assert.deepEqual(billed, [{ job_id: jobId, amount: CRAWLED }], 'the crawl billed its pages once; the check charged nothing more');
+    const versions = (await stack.db.db.execute<{ n: number; keys: number }>(sql`
+      SELECT count(*)::int AS n, count(DISTINCT url_key)::int AS keys FROM page_versions WHERE tag LIKE ${`monitor:${m.id}:crawl:%`}`)).rows[0]!;
+    assert.deepEqual(versions, { n: CRAWLED, keys: CRAWLED }, 'one version per page');
+    assert.equal((await fc.getMonitor(m.id)).currentCheckId, null, 'the slot is free again');
+  } finally {
+    await connection.close();
+  }
 });

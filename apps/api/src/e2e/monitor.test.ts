@@ -98,7 +98,7 @@ describe('validation', () => {
     assert.equal((await call(stack, 'GET', '/v2/monitor?offset=0&limit=100')).status, 200);
   });
 
-  test('email notifications are refused as not built', async () => {
+  test('email notifications are refused without an SMTP server (WDS_SMTP_URL)', async () => {
     const r = await call(stack, 'POST', '/v2/monitor', { ...valid(), notification: { email: { enabled: true, recipients: ['a@example.com'] } } });
     assert.equal(r.status, 400);
     assert.equal(r.json.code, 'FEATURE_NOT_AVAILABLE');

@@ -33,6 +33,11 @@ export const monitors = pgTable(
     /** The running-check slot: the check running now (a due time meanwhile records skipped_overlap). */
     runningCheckId: uuid('running_check_id'),
     lastCheckSummary: jsonb('last_check_summary'),
+    /**
+     * Crawl targets as the API resolved them (the crawl schema's options with defaults, the page
+     * limit and the crawl plan), by target id: a check's crawl job is created from these.
+     */
+    crawlSpecs: jsonb('crawl_specs').$type<Record<string, unknown>>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -62,6 +67,14 @@ export const monitorChecks = pgTable(
     /** {totalPages, same, changed, new, removed, error}, written when the check ends. */
     summary: jsonb('summary'),
     targetResults: jsonb('target_results').$type<Record<string, unknown>[]>(),
+    /** Crawl and search targets not yet collected: the check ends only when none is left (and no page waits). */
+    pendingTargets: integer('pending_targets').notNull().default(0),
+    /** The check has crawl or search targets (monitor_check_targets rows): their results are summed at its end. */
+    hasTargets: boolean('has_targets').notNull().default(false),
+    /** Credits of the check's targets that are no page's (a search call: 2 per 10 results). */
+    targetCredits: integer('target_credits').notNull().default(0),
+    /** Email summary state ({email: {status, recipients, sentAt?, error?}}), written by the mailer. */
+    notificationStatus: jsonb('notification_status'),
     error: text('error'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -84,7 +97,13 @@ export const monitorCheckPages = pgTable(
     id: uuid('id').notNull().default(sql`gen_random_uuid()`),
     runId: uuid('run_id'),
     seq: bigserial('seq', { mode: 'number' }).notNull(),
-    status: text('status').$type<'queued' | 'leased' | 'same' | 'new' | 'changed' | 'removed' | 'error'>().notNull().default('queued'),
+    /**
+     * queued → leased (a fetch batch) → a result; or → llm (the page waits for its model step:
+     * json mode's extraction, the goal judge; `pending` holds what the step reads) → a result.
+     */
+    status: text('status').$type<'queued' | 'leased' | 'llm' | 'same' | 'new' | 'changed' | 'removed' | 'error'>().notNull().default('queued'),
+    /** page: a scrape target's URL or a crawled page; hidden: a crawl target's page known from earlier checks that no page links to now; search: a search result to judge. */
+    kind: text('kind').$type<'page' | 'hidden' | 'search'>().notNull().default('page'),
     leaseOwner: text('lease_owner'),
     leaseUntil: timestamp('lease_until', { withTimezone: true }),
     attempts: integer('attempts').notNull().default(0),
@@ -95,22 +114,82 @@ export const monitorCheckPages = pgTable(
     metadata: jsonb('metadata'),
     diff: jsonb('diff'),
     snapshot: jsonb('snapshot'),
+    judgment: jsonb('judgment'),
+    /** What the model step reads (the observation, search result fields); cleared when the page ends. */
+    pending: jsonb('pending'),
+    /** When the page's model step started failing (its patience runs from here). */
+    failingSince: timestamp('failing_since', { withTimezone: true }),
     credits: integer('credits').notNull().default(0),
+    /** Part of `credits` billed by another job (a crawl target's crawl bills its pages): counted, not charged again. */
+    prepaidCredits: integer('prepaid_credits').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     primaryKey({ columns: [t.checkId, t.targetId, t.urlKey] }),
-    index('monitor_check_pages_claim_idx').on(t.runId, t.seq).where(sql`status IN ('queued', 'leased')`),
+    index('monitor_check_pages_claim_idx').on(t.runId, t.seq).where(sql`status IN ('queued', 'leased', 'llm')`),
     index('monitor_check_pages_order_idx').on(t.checkId, t.seq),
   ],
 );
 
-/** A run: the frontier job of the checks one tick (or one "run now") started; its workflow runs their pages. */
-export const monitorRuns = pgTable('monitor_runs', {
-  id: uuid('id').primaryKey(),
-  kind: text('kind').$type<'scheduled' | 'manual'>().notNull(),
-  status: text('status').$type<'scraping' | 'completed' | 'failed' | 'cancelled'>().notNull().default('scraping'),
-  checks: integer('checks').notNull().default(0),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  finishedAt: timestamp('finished_at', { withTimezone: true }),
-});
+/**
+ * A run: the frontier job of the checks one tick (or one "run now") started; its workflow runs
+ * their pages. A check with crawl or search targets gets a run of its own (`targets`), whose
+ * workflow first runs those targets.
+ */
+export const monitorRuns = pgTable(
+  'monitor_runs',
+  {
+    id: uuid('id').primaryKey(),
+    kind: text('kind').$type<'scheduled' | 'manual'>().notNull(),
+    status: text('status').$type<'scraping' | 'completed' | 'failed' | 'cancelled'>().notNull().default('scraping'),
+    checks: integer('checks').notNull().default(0),
+    /** The run's checks have crawl or search targets: its workflow runs them before the page frontier. */
+    targets: boolean('targets').notNull().default(false),
+    /** The tick claim that made this run beside its own (a retried claim finds them by it). */
+    claimId: uuid('claim_id'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [index('monitor_runs_claim_idx').on(t.claimId)],
+);
+
+/**
+ * A crawl or search target of one check: what its run's workflow runs before the page
+ * frontier (a crawl job, `job_id`; or the target's queries), until collected into the check's pages.
+ */
+export const monitorCheckTargets = pgTable(
+  'monitor_check_targets',
+  {
+    checkId: uuid('check_id').notNull().references(() => monitorChecks.id, { onDelete: 'cascade' }),
+    targetId: text('target_id').notNull(),
+    runId: uuid('run_id').notNull(),
+    type: text('type').$type<'crawl' | 'search'>().notNull(),
+    /** The crawl job of a crawl target (made at the claim, created by the run). */
+    jobId: uuid('job_id'),
+    status: text('status').$type<'pending' | 'collected'>().notNull().default('pending'),
+    /** The check's targetResults entry (the JS SDK's MonitorCrawlTargetResult / MonitorSearchTargetResult). */
+    result: jsonb('result').$type<Record<string, unknown>>(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.checkId, t.targetId] }), index('monitor_check_targets_run_idx').on(t.runId)],
+);
+
+/**
+ * A check's email summary (notification.email), an outbox row the control workers' mailer
+ * sends through SMTP, retried with backoff; written by the statement that ends the check.
+ */
+export const monitorEmails = pgTable(
+  'monitor_emails',
+  {
+    checkId: uuid('check_id').primaryKey().references(() => monitorChecks.id, { onDelete: 'cascade' }),
+    monitorId: uuid('monitor_id').notNull(),
+    teamId: uuid('team_id').notNull(),
+    status: text('status').$type<'pending' | 'sent' | 'failed'>().notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    lastError: text('last_error'),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('monitor_emails_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`)],
+);

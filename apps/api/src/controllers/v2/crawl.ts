@@ -63,7 +63,7 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
  * than quietly doing less (as Firecrawl refuses a limit its credits cannot cover); an omitted
  * limit (Firecrawl's default, 10,000) is lowered to the ceiling instead.
  */
-function crawlLimitWithin(limit: number, omitted: boolean, max: number | undefined): number {
+export function crawlLimitWithin(limit: number, omitted: boolean, max: number | undefined): number {
   if (max === undefined || limit <= max) return limit;
   if (omitted) return max;
   throw new WdsError('BAD_REQUEST', {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { checkPagesOf, MONITOR_CHECK_STATUSES, MONITOR_PAGE_STATUSES, monitorRunRequestSchema } from '@wds/contracts';
+import { checkPagesOf, MONITOR_CHECK_STATUSES, MONITOR_PAGE_STATUSES, monitorRunRequestSchema, runTargetsOf } from '@wds/contracts';
 import { checkPages, claimManualCheck, endMonitorRunChecks, listMonitorChecks, loadMonitorCheck, teamCreditBalance, getTeamLimits } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { ApiDeps } from '../../deps';
@@ -41,7 +41,8 @@ function run(deps: ApiDeps, cfg: MonitorConfig) {
       if (b.used + b.reserved >= limits.creditLimit) throw new WdsError('PAYMENT_REQUIRED');
     }
     const runId = randomUUID();
-    const claim = await claimManualCheck(deps.db, { teamId: req.auth.teamId, monitorId: m.id, runId, checkId: randomUUID(), pages: checkPagesOf(m.targets) });
+    const targets = runTargetsOf(m.targets).map((t) => ({ ...t, jobId: t.type === 'crawl' ? randomUUID() : null }));
+    const claim = await claimManualCheck(deps.db, { teamId: req.auth.teamId, monitorId: m.id, runId, checkId: randomUUID(), pages: checkPagesOf(m.targets), targets });
     if (!claim.started) {
       if (claim.reason === 'running') throw new WdsError('CONFLICT', { message: `A check of this monitor is running (${claim.checkId}).`, code: 'MONITOR_CHECK_RUNNING', details: { checkId: claim.checkId } });
       if (claim.reason === 'paused') throw new WdsError('CONFLICT', { message: 'The monitor is paused: resume it (status: active) to run it.', code: 'MONITOR_PAUSED' });
@@ -49,7 +50,7 @@ function run(deps: ApiDeps, cfg: MonitorConfig) {
     }
     noteLogIds(req, { jobId: claim.checkId });
     try {
-      await deps.starters.startMonitorRun({ runId, plan: cfg.plan });
+      await deps.starters.startMonitorRun(claim.targets ? { runId, plan: cfg.plan, targets: true } : { runId, plan: cfg.plan });
     } catch (e) {
       await endMonitorRunChecks(deps.db, runId, 'failed', 'The check could not be started (the workflow service did not accept it).');
       throw new WdsError('SERVICE_UNAVAILABLE', { message: 'Service Unavailable: the check could not be started (the workflow service did not accept it). Retry later.', cause: e });

@@ -14,6 +14,10 @@ export interface MonitorConfig {
   /** How a "run now" run fetches its pages. */
   plan: CrawlPlan;
   publicUrl?: string;
+  /** How crawl targets' crawls run (the deployment's crawl settings, as POST /v2/crawl uses them). */
+  crawl?: { defaultConcurrency: number; batchesPerRun?: number; maxCrawlLimit?: number };
+  /** An SMTP server is configured (WDS_SMTP_URL): email summaries can be sent. */
+  email?: boolean;
 }
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

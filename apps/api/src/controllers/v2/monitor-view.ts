@@ -1,3 +1,4 @@
+import type { MonitorJudgment } from '@wds/contracts';
 import type { CheckPageRow, MonitorCheckRow, MonitorRow } from '@wds/db';
 
 /** Monitors, checks and check pages as the API answers them (Firecrawl's v2 reference, the JS SDK's types). */
@@ -44,7 +45,7 @@ export function checkView(k: MonitorCheckRow) {
     billingStatus: k.billingStatus,
     summary: (k.summary as typeof EMPTY | null) ?? { ...EMPTY, totalPages: k.estimatedCredits ?? 0 },
     targetResults: (k.targetResults as { targetId: string; type: string }[] | null) ?? null,
-    notificationStatus: null,
+    notificationStatus: (k.notificationStatus as Record<string, unknown> | null) ?? null,
     error: k.error,
     createdAt: k.createdAt.toISOString(),
     updatedAt: k.updatedAt.toISOString(),
@@ -64,7 +65,7 @@ export function checkPageView(p: CheckPageRow) {
     metadata: (p.metadata as Record<string, unknown> | null) ?? null,
     diff: (p.diff as { text?: string; json?: Record<string, unknown> } | null) ?? null,
     snapshot: (p.snapshot as { json?: unknown } | null) ?? null,
-    judgment: null,
+    judgment: (p.judgment as MonitorJudgment | null) ?? null,
     createdAt: p.createdAt.toISOString(),
   };
 }

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { checkPagesOf, monitorCreateRequestSchema, monitorUpdateRequestSchema, type MonitorTarget } from '@wds/contracts';
+import { monitorCreateRequestSchema, monitorUpdateRequestSchema } from '@wds/contracts';
 import { averageIntervalSeconds, compileCron, nextDueAt, normalizeSchedule, spreadOf, type NormalizedSchedule, type ScheduleInput } from '@wds/contracts/monitor-schedule';
 import { insertMonitor, listTeamMonitors, updateTeamMonitor, type NewMonitor } from '@wds/db';
 import { WdsError } from '@wds/errors';
+import type { MonitorCrawlSpec } from '@wds/workflows/monitor';
 import type { ApiDeps } from '../../deps';
 import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { monitorCheckRoutes } from './monitor-checks';
 import { pageQuery, teamMonitor, type IdReq, type MonitorConfig } from './monitor-shared';
+import { checkNotification, creditsPerCheck, resolveTargets } from './monitor-targets';
 import { monitorView } from './monitor-view';
 import { validateBody } from './validate';
 
@@ -31,20 +33,6 @@ export function monitorRoutes(deps: ApiDeps, cfg: MonitorConfig) {
   };
 }
 
-/** What this deployment cannot do yet, as 400 FEATURE_NOT_AVAILABLE naming the field. */
-function refuseUnbuilt(body: { targets?: MonitorTarget[] | undefined; notification?: { email?: { enabled?: boolean | undefined } | undefined } | null | undefined }) {
-  const details: { field: string; message: string }[] = [];
-  if (body.notification?.email?.enabled) details.push({ field: 'notification.email', message: 'email notifications are not available in this deployment (no mail delivery is built); use `webhook`' });
-  body.targets?.forEach((t, i) => {
-    if (t.type !== 'scrape') details.push({ field: `targets.${i}.type`, message: `'${t.type}' targets are not available in this deployment yet; use 'scrape' targets` });
-    const formats = (t.type === 'scrape' ? t.scrapeOptions?.formats : undefined) ?? [];
-    if (formats.some((f) => f.type === 'changeTracking' && (f as { modes?: string[] }).modes?.includes('json'))) {
-      details.push({ field: `targets.${i}.scrapeOptions.formats`, message: "changeTracking 'json' mode is not available for monitors yet; 'git-diff' is" });
-    }
-  });
-  if (details.length) throw new WdsError('FEATURE_NOT_AVAILABLE', { message: `Not available in this deployment: ${details.map((d) => d.message).join('; ')}.`, code: 'FEATURE_NOT_AVAILABLE', details });
-}
-
 function scheduleOf(s: ScheduleInput, monitorId: string, cfg: MonitorConfig): NormalizedSchedule {
   const r = normalizeSchedule(s, monitorId, cfg.minIntervalSeconds);
   if ('problems' in r) throw new WdsError('BAD_REQUEST', { details: r.problems.map((p) => ({ code: 'invalid_schedule', path: p.path, message: p.message })) });
@@ -61,36 +49,40 @@ function uuidFrom(monitorId: string, i: number): string {
   return `${h(0)}${h(1)}-${h(2)}-4${h(3).slice(1)}-8${h(4).slice(1)}-${h(5)}${h(6)}${h(7)}`;
 }
 
-/** Credits a month: 1 per page per check (Firecrawl's scrape-monitor price), at the schedule's average rate. */
-function monthlyEstimate(schedule: NormalizedSchedule, targets: Record<string, unknown>[]): number | null {
+/** Credits a month at most: a check's upper bound (creditsPerCheck) at the schedule's average rate. */
+function monthlyEstimate(schedule: NormalizedSchedule, targets: Record<string, unknown>[], judge: boolean, specs: Record<string, MonitorCrawlSpec>): number | null {
   const c = compileCron(schedule.cron);
   if (typeof c === 'string') return null;
-  return Math.round((checkPagesOf(targets).length * MONTH_SECONDS) / averageIntervalSeconds(c));
+  return Math.round((creditsPerCheck(targets, judge, specs) * MONTH_SECONDS) / averageIntervalSeconds(c));
 }
+
+const judging = (goal: string | null | undefined, judgeEnabled: boolean) => judgeEnabled && !!goal?.trim();
 
 function create(deps: ApiDeps, cfg: MonitorConfig) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     requireScope(req, 'monitor');
     const body = validateBody(monitorCreateRequestSchema, req.body);
-    refuseUnbuilt(body);
+    checkNotification(cfg, body.notification);
     const id = randomUUID();
     noteLogIds(req, { jobId: id });
     const schedule = scheduleOf(body.schedule, id, cfg);
-    const targets = targetsOf((req.body as { targets: unknown }).targets, id);
+    const { targets, crawlSpecs } = resolveTargets(deps, req, cfg, body.targets, targetsOf((req.body as { targets: unknown }).targets, id));
     const zdr = !!req.auth.flags.zeroDataRetention;
+    const judgeEnabled = body.judgeEnabled ?? !!body.goal?.trim();
     const row = await insertMonitor(deps.db, {
       id,
       teamId: req.auth.teamId,
       name: body.name,
       schedule,
       targets,
+      crawlSpecs,
       webhook: body.webhook ?? null,
       notification: body.notification ?? null,
       retentionDays: body.retentionDays ?? 30,
       goal: body.goal ?? null,
-      judgeEnabled: body.judgeEnabled ?? !!body.goal?.trim(),
+      judgeEnabled,
       zeroDataRetention: zdr,
-      estimatedCreditsPerMonth: monthlyEstimate(schedule, targets),
+      estimatedCreditsPerMonth: monthlyEstimate(schedule, targets, judging(body.goal, judgeEnabled), crawlSpecs),
       shardKey: spreadOf(id, 'shard', 4096),
       nextRunAt: nextDueAt(schedule, id, new Date(), cfg.jitterMs),
     });
@@ -115,7 +107,7 @@ function update(deps: ApiDeps, cfg: MonitorConfig) {
   return async (req: IdReq, reply: FastifyReply) => {
     const m = await teamMonitor(deps, req);
     const body = validateBody(monitorUpdateRequestSchema, req.body);
-    refuseUnbuilt(body);
+    if (body.notification !== undefined) checkNotification(cfg, body.notification);
     const set: Partial<NewMonitor> = {};
     if (body.name !== undefined) set.name = body.name;
     if (body.webhook !== undefined) set.webhook = body.webhook;
@@ -125,15 +117,23 @@ function update(deps: ApiDeps, cfg: MonitorConfig) {
     if (body.judgeEnabled !== undefined) set.judgeEnabled = body.judgeEnabled;
     else if (body.goal !== undefined) set.judgeEnabled = !!body.goal?.trim();
     const goal = body.goal !== undefined ? body.goal : m.goal;
-    const targets = body.targets ? targetsOf((req.body as { targets: unknown }).targets, m.id) : m.targets;
-    if (body.targets) set.targets = targets;
+    const resolved = body.targets ? resolveTargets(deps, req, cfg, body.targets, targetsOf((req.body as { targets: unknown }).targets, m.id)) : null;
+    const targets = resolved?.targets ?? m.targets;
+    const crawlSpecs = resolved?.crawlSpecs ?? ((m.crawlSpecs as Record<string, MonitorCrawlSpec> | null) ?? {});
+    if (resolved) {
+      set.targets = resolved.targets;
+      set.crawlSpecs = resolved.crawlSpecs;
+    }
     // The search-target goal rule holds for the monitor as it will be, not just the request.
     if (targets.some((t) => t.type === 'search') && !goal?.trim() && (body.judgeEnabled ?? m.judgeEnabled) !== false) {
       throw new WdsError('BAD_REQUEST', { details: [{ code: 'custom', path: ['goal'], message: 'a search target needs a non-empty goal (or judgeEnabled: false)' }] });
     }
     const schedule = body.schedule ? scheduleOf(scheduleUpdate(m.schedule, body.schedule), m.id, cfg) : m.schedule;
     if (body.schedule) set.schedule = schedule;
-    if (body.schedule || body.targets) set.estimatedCreditsPerMonth = monthlyEstimate(schedule, targets);
+    const judgeEnabled = set.judgeEnabled ?? m.judgeEnabled;
+    if (body.schedule || body.targets || body.goal !== undefined || body.judgeEnabled !== undefined) {
+      set.estimatedCreditsPerMonth = monthlyEstimate(schedule, targets, judging(goal, judgeEnabled), crawlSpecs);
+    }
     const status = body.status ?? m.status;
     if (body.status) set.status = body.status;
     // Paused: never due. Resumed or rescheduled: due at the next firing from now.
