@@ -39,6 +39,7 @@ export async function runAgentBench() {
     },
   });
   const stack = await startBenchStack({
+    temporalInMemory: process.env.BENCH_TEMPORAL_MEMORY === '1',
     nodeArgs: profileNodeArgs(),
     env: {
       OPENAI_BASE_URL: model.baseUrl,

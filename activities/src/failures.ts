@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { toWdsError } from '@wds/errors';
-import { redactValue } from '@wds/log';
+import { redactValue, withoutForgotten } from '@wds/log';
 
 /**
  * The cause of an internal failure as Temporal will store it in the workflow's history and the
@@ -25,12 +25,15 @@ export function toApplicationFailure(e: unknown): ApplicationFailure {
   const err = toWdsError(e);
   // A provider that said when to come back (Retry-After) is retried then, not on the policy's schedule.
   const retryAfterMs = (err as { retryAfterMs?: number }).retryAfterMs;
+  // Temporal keeps the failure in the workflow's history: a zero-data-retention URL it names is
+  // dropped first (hideUrlFromLogs registers them), in the message and in the details.
+  const details = err.details === undefined ? undefined : JSON.parse(withoutForgotten(JSON.stringify(err.details)));
   return ApplicationFailure.create({
     type: err.kind,
-    message: err.message,
+    message: withoutForgotten(err.message),
     nonRetryable: !err.retryable,
     nextRetryDelay: err.retryable && retryAfterMs ? retryAfterMs : undefined,
-    details: [{ code: err.code, details: err.details }],
+    details: [{ code: err.code, details }],
     cause: err.kind === 'INTERNAL' && e instanceof Error ? safeCause(e) : undefined,
   });
 }

@@ -8,6 +8,8 @@ export const TaskQueues = {
   fetch: 'wds-fetch',
   browser: 'wds-browser',
   llm: 'wds-llm',
+  /** The audio and video formats: downloads and ffmpeg (CPU- and disk-heavy), never on fetch workers. */
+  media: 'wds-media',
 } as const;
 export type TaskQueue = (typeof TaskQueues)[keyof typeof TaskQueues];
 export const ALL_QUEUES: TaskQueue[] = Object.values(TaskQueues);

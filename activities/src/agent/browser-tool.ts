@@ -3,7 +3,7 @@ import { WdsError } from '@wds/errors';
 import { buildDocumentAsync } from '@wds/documents';
 import { browserPageInFlight } from '@wds/metrics';
 import type { AgentToolInput, AgentToolResult } from '@wds/workflows/agent';
-import { renderedPage, type BrowserActivityDeps } from '../browser/render-page';
+import { renderedPage, scrapeRenderRequest, type BrowserActivityDeps } from '../browser/render-page';
 import { agentScrapeOptions, checkAllowed, pageIdOf, pageOutcome } from './pages';
 import { runToolCall, ToolError, type Tool } from './tool-runner';
 
@@ -21,18 +21,7 @@ function browserScrape(deps: AgentBrowserDeps): Tool<AgentToolArgsOf<'scrape'>> 
       checkAllowed(env.ctx, a.url);
       const o = agentScrapeOptions(a, env.ctx);
       try {
-        const r = await deps.renderer.render({
-          url: a.url,
-          timeoutMs: o.timeout,
-          waitFor: o.waitFor,
-          mobile: o.mobile,
-          location: o.location,
-          blockAds: o.blockAds,
-          skipTlsVerification: o.skipTlsVerification,
-          allowPrivateNetwork: deps.allowPrivateNetwork,
-          actions: o.actions,
-          signal: env.signal,
-        });
+        const r = await deps.renderer.render(scrapeRenderRequest({ ...o, url: a.url }, { timeoutMs: o.timeout, allowPrivateNetwork: deps.allowPrivateNetwork, signal: env.signal }));
         const page = renderedPage(a.url, r);
         const built = await buildDocumentAsync(page, o, { scrapeId: pageIdOf(env.ctx.run.id, env.input), engine: 'browser', cache: { state: 'miss' }, timeoutMs: o.timeout, signal: env.signal });
         return pageOutcome({ ...built, statusCode: page.statusCode }, a.url, env);

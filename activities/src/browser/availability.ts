@@ -1,7 +1,8 @@
-import { TaskQueues } from '@wds/workflows/common';
+import { TaskQueues, type TaskQueue } from '@wds/workflows/common';
 
-/** Whether some worker serves wds-browser right now. Injected into the fetch activity. */
+/** Whether some worker serves a queue (wds-browser, wds-media) right now. Injected into the fetch activity. */
 export type BrowserAvailability = () => Promise<boolean>;
+export type QueueAvailability = BrowserAvailability;
 
 /** The slice of a Temporal connection this needs (NativeConnection and Connection both have it). */
 export interface TaskQueueDescriber {
@@ -34,11 +35,16 @@ function seconds(v: unknown): number {
  * falls back to HTTP if nobody picks it up (see workflows/src/scrape/engine.ts).
  */
 export function temporalBrowserAvailability(conn: TaskQueueDescriber, namespace: string, now = () => Date.now()): BrowserAvailability {
+  return temporalQueueAvailability(conn, namespace, TaskQueues.browser, now);
+}
+
+/** The same for any activity queue (wds-media: the audio and video formats). */
+export function temporalQueueAvailability(conn: TaskQueueDescriber, namespace: string, queue: TaskQueue, now = () => Date.now()): QueueAvailability {
   let cached: { at: number; value: boolean } | undefined;
   let inflight: Promise<boolean> | undefined;
   const lookup = async (): Promise<boolean> => {
     try {
-      const res = await conn.workflowService.describeTaskQueue({ namespace, taskQueue: { name: TaskQueues.browser, kind: 1 }, taskQueueType: ACTIVITY_QUEUE });
+      const res = await conn.workflowService.describeTaskQueue({ namespace, taskQueue: { name: queue, kind: 1 }, taskQueueType: ACTIVITY_QUEUE });
       const t = now();
       return (res.pollers ?? []).some((p) => {
         const s = seconds(p.lastAccessTime?.seconds);

@@ -7,7 +7,7 @@ import { runFrontierBatch, type PageHandler } from '../frontier/batch-runner';
 import { withInlineRetries } from '../frontier/page-retries';
 import { pageLeaseMs } from './batch';
 import { loadJobOptions, type LoadedJob } from './job-options';
-import { followsLinks, storeCrawlPage } from './page';
+import { followsLinks, keepingUrlsPrivate, storeCrawlPage } from './page';
 
 /** wds-browser: the browser pages of crawl and batch jobs. */
 export function createCrawlBrowserActivities(deps: BrowserActivityDeps): CrawlBrowserActivities {
@@ -31,7 +31,7 @@ async function renderCrawlPage(deps: BrowserActivityDeps, { jobId, delayMs }: Br
 }
 
 function browserPageHandler(deps: BrowserActivityDeps, job: LoadedJob, delayMs: number): PageHandler {
-  return async (u, run) => {
+  return keepingUrlsPrivate(job, async (u, run) => {
     // Politeness: the job's delay holds between its browser pages as between its fetches.
     if (delayMs > 0) await run.sleep(delayMs).catch(() => {});
     // A profile is read-only inside a crawl: many pages render at once, and one saving session
@@ -56,5 +56,5 @@ function browserPageHandler(deps: BrowserActivityDeps, job: LoadedJob, delayMs: 
         throw e;
       }
     });
-  };
+  });
 }

@@ -31,10 +31,14 @@ export async function loadJobOptions(db: Db, jobId: string): Promise<LoadedJob> 
   const row = await loadCrawlJob(db, jobId);
   if (!row) throw new WdsError('NOT_FOUND', { message: `Job ${jobId} not found` });
   const opts = row.options as StoredCrawlOptions | StoredBatchOptions;
+  const stored = row.kind === 'crawl' ? (opts as StoredCrawlOptions).scrapeOptions : (opts as StoredBatchOptions);
+  // A zero-data-retention job (its top-level flag) scrapes every page as a ZDR scrape: no cache
+  // entry, URLs kept out of logs and failures, billed as ZDR.
+  const scrape = row.zeroDataRetention && !stored.zeroDataRetention ? { ...stored, zeroDataRetention: true } : stored;
   const job: LoadedJob =
     row.kind === 'crawl'
-      ? { id: jobId, teamId: row.teamId, zeroDataRetention: row.zeroDataRetention, kind: 'crawl', url: row.url, scrape: (opts as StoredCrawlOptions).scrapeOptions, crawl: opts as StoredCrawlOptions, webhook: opts.webhook ?? null }
-      : { id: jobId, teamId: row.teamId, zeroDataRetention: row.zeroDataRetention, kind: 'batch', url: null, scrape: opts as StoredBatchOptions, crawl: null, webhook: opts.webhook ?? null };
+      ? { id: jobId, teamId: row.teamId, zeroDataRetention: row.zeroDataRetention, kind: 'crawl', url: row.url, scrape, crawl: opts as StoredCrawlOptions, webhook: opts.webhook ?? null }
+      : { id: jobId, teamId: row.teamId, zeroDataRetention: row.zeroDataRetention, kind: 'batch', url: null, scrape, crawl: null, webhook: opts.webhook ?? null };
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(jobId, job);
   return job;

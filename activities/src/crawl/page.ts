@@ -12,6 +12,7 @@ import { trackCrawlPage } from '../changes/track-document';
 import { webhookFor } from '../webhooks/emit';
 import type { createRobotsCache } from './discovery';
 import type { LoadedJob } from './job-options';
+import { hideUrlsFromLogs } from '../log-privacy';
 
 export interface CrawlPageDeps extends PageDeps {
   /** Whether a worker serves wds-browser (absent: never; pages that need the browser then fail, as single scrapes answer 503). */
@@ -42,7 +43,7 @@ export const followsLinks = (job: LoadedJob, u: ClaimedUrl) => !!scopeOf(job) &&
  * rendered by the job's browser window on wds-browser (./browser-page.ts).
  */
 export function crawlPageHandler(deps: CrawlPageDeps, robotsFor: ReturnType<typeof createRobotsCache>, job: LoadedJob): PageHandler {
-  return async (u, run) => {
+  const handle: PageHandler = async (u, run) => {
     if (!(await robotsAllow(job, u, robotsFor, run.signal))) {
       await failPage(deps.db, job.id, u.key, 'robots', 'URL blocked by robots.txt');
       return 'skipped';
@@ -60,6 +61,20 @@ export function crawlPageHandler(deps: CrawlPageDeps, robotsFor: ReturnType<type
       if ('needsBrowser' in page) return (await handToBrowser(deps.db, job.id, u.key)) ? 'browser' : 'skipped';
       return storeCrawlPage(deps, job, u, page);
     });
+  };
+  return keepingUrlsPrivate(job, handle);
+}
+
+/** Zero data retention: a page's URL stays out of log lines and stored failures while its handler runs (fetch and browser pages). */
+export function keepingUrlsPrivate(job: LoadedJob, handle: PageHandler): PageHandler {
+  if (!job.scrape.zeroDataRetention) return handle;
+  return async (u, run) => {
+    const shown = hideUrlsFromLogs([u.url]);
+    try {
+      return await handle(u, run);
+    } finally {
+      shown();
+    }
   };
 }
 

@@ -1,7 +1,8 @@
 import { enqueueUrls, type FrontierEntry } from '@wds/db';
 import { createScope, crawlUrlKey, canonicalCrawlUrl } from '@wds/crawl';
 import { collectSitemapUrls, createRobotsCache, type DiscoveryDeps } from './discovery';
-import { loadJobOptions } from './job-options';
+import { loadJobOptions, type LoadedJob } from './job-options';
+import { hideUrlsFromLogs } from '../log-privacy';
 import { recordJobEvent } from '../webhooks/emit';
 
 /**
@@ -14,6 +15,17 @@ export async function seedJob(deps: DiscoveryDeps, robotsFor: ReturnType<typeof 
     await recordJobEvent(deps.db, job, 'started');
     return 0;
   }
+  const shown = job.scrape.zeroDataRetention ? hideUrlsFromLogs([job.url]) : () => {};
+  try {
+    return await seedCrawl(deps, robotsFor, { ...job, crawl: job.crawl, url: job.url }, signal);
+  } finally {
+    shown();
+  }
+}
+
+type CrawlJob = LoadedJob & { crawl: NonNullable<LoadedJob['crawl']>; url: string };
+
+async function seedCrawl(deps: DiscoveryDeps, robotsFor: ReturnType<typeof createRobotsCache>, job: CrawlJob, signal?: AbortSignal): Promise<number> {
   const c = job.crawl;
   const scope = createScope(job.url, c);
   const start = new URL(job.url);
@@ -27,7 +39,7 @@ export async function seedJob(deps: DiscoveryDeps, robotsFor: ReturnType<typeof 
     },
   ];
   if (c.sitemap !== 'skip') {
-    const robots = await robotsFor(jobId, start.origin, c.robotsUserAgent, signal);
+    const robots = await robotsFor(job.id, start.origin, c.robotsUserAgent, signal);
     const fromSitemap = await collectSitemapUrls(deps, start.origin, robots.sitemaps, Math.min(c.limit * 2, 200_000), signal);
     for (const u of fromSitemap) {
       // Sitemap URLs sit at depth 0, like the start URL (Firecrawl's maxDiscoveryDepth rule).
@@ -35,7 +47,7 @@ export async function seedJob(deps: DiscoveryDeps, robotsFor: ReturnType<typeof 
       if (a.ok) entries.push({ url: a.url, key: a.key, depth: 0, external: a.external });
     }
   }
-  const n = await enqueueUrls(deps.db, jobId, entries);
+  const n = await enqueueUrls(deps.db, job.id, entries);
   await recordJobEvent(deps.db, job, 'started');
   return n;
 }

@@ -1,10 +1,10 @@
 import { Context } from '@temporalio/activity';
-import type { ScrapeDocument, ScrapeOptions } from '@wds/contracts';
+import { mediaWork, type ScrapeDocument, type ScrapeOptions } from '@wds/contracts';
 import { loadScrapeJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { creditsUsed } from '@wds/metrics';
 import { planEngine, type FetchPageInput, type FetchPageResult, type ScrapeActivities, type ScrapeCacheLookup } from '@wds/workflows/scrape';
-import type { BrowserAvailability } from '../browser/availability';
+import type { BrowserAvailability, QueueAvailability } from '../browser/availability';
 import { clientRenderedPage } from '../browser/escalation';
 import { asActivity } from '../failures';
 import { finishScrapePage } from './finish';
@@ -14,6 +14,8 @@ import { scrapeOrEscalate, type PageDeps } from './pipeline';
 export interface ScrapeActivityDeps extends PageDeps {
   /** Whether a worker serves wds-browser; absent = never (the HTTP engine answers everything it can). */
   browserAvailable?: BrowserAvailability;
+  /** Whether a worker serves wds-media (the audio and video formats); absent = never. */
+  mediaAvailable?: QueueAvailability;
 }
 
 const HEARTBEAT_MS = 1_000;
@@ -65,6 +67,13 @@ export async function scrapeJobPage(deps: ScrapeActivityDeps, { jobId, engine, d
     // A fallback after a render, or a direct scrape, gets what is left of the request's budget.
     const o = deadlineMs ? { ...stored, timeout: Math.max(1, deadlineMs - Date.now()) } : stored;
 
+    if (mediaWork(o).length && !(await deps.mediaAvailable?.())) {
+      throw new WdsError('SERVICE_UNAVAILABLE', {
+        code: 'MEDIA_UNAVAILABLE',
+        retryable: false,
+        message: `Service Unavailable: the ${mediaWork(o).join(' and ')} format${mediaWork(o).length > 1 ? 's need' : ' needs'} a worker serving the wds-media queue (with ffmpeg), and none does. Start a worker with WDS_WORKER_QUEUES including wds-media.`,
+      });
+    }
     let escalate = false;
     if (engine !== 'http' && !o.cacheLookup) {
       const plan = planEngine(o, (await deps.browserAvailable?.()) ?? false);

@@ -107,7 +107,7 @@ export function startDirectScrapes(opts: DirectScrapeOptions): DirectScrapes {
         try {
           // The first attempt has the options from the claim; a retry reads the row (it may have completed meanwhile).
           const r = await scrapeJobPage(deps, { jobId: job.id, deadlineMs, options: attempt === job.attempts ? job.options : undefined, signal, sleep });
-          if (r.needsBrowser || r.needsLlm) {
+          if (r.needsBrowser || r.needsMedia || r.needsLlm) {
             await opts.handOff({ jobId: job.id, timeoutMs, deadlineMs, fetched: r });
             await handOffDirectScrape(deps.db, job.id, owner);
           }

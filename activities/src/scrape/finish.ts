@@ -1,4 +1,4 @@
-import { changeTrackingOf, needsLlm, type ScrapeDocument, type ScrapeOptions } from '@wds/contracts';
+import { changeTrackingOf, mediaWork, needsLlm, type ScrapeDocument, type ScrapeOptions } from '@wds/contracts';
 import { completeScrapeJob, loadScrapeJob, storeScrapeDraft, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { trackDocument, type FetchValidators, type TrackDocumentInput } from '../changes/track-document';
@@ -6,10 +6,12 @@ import { trackDocument, type FetchValidators, type TrackDocumentInput } from '..
 type FinishOptions = Pick<ScrapeOptions, 'formats' | 'onlyCleanContent' | 'redactPII' | 'zeroDataRetention' | 'lockdown'>;
 
 /**
- * The end of a scrape's page step (HTTP or browser): the job is completed, or, when the request
- * asks for model-made formats, its page is stored as a draft for the LLM step (wds-llm), which
- * completes it. Only the flag travels back through Temporal. The `changeTracking` format is
- * answered by whichever step completes the job, and its version written by the same statement.
+ * The end of a step of a scrape (the page by HTTP or browser, then the media step): the job is
+ * completed, or its document is stored as a draft for the next step — the media step (wds-media)
+ * when the request asks for audio or video and this is the page's step, else the LLM step
+ * (wds-llm) when it asks for model-made formats. Only the flag travels back through Temporal.
+ * The `changeTracking` format is answered by whichever step completes the job, and its version
+ * written by the same statement.
  */
 export async function finishScrapePage(
   db: Db,
@@ -19,7 +21,12 @@ export async function finishScrapePage(
   credits: number,
   llmAvailable = false,
   fetched?: FetchValidators,
-): Promise<{ needsLlm?: true }> {
+  step: 'page' | 'media' = 'page',
+): Promise<{ needsMedia?: true; needsLlm?: true }> {
+  if (step === 'page' && mediaWork(o).length) {
+    await storeScrapeDraft(db, jobId, document, credits);
+    return { needsMedia: true };
+  }
   if (needsLlm(o, llmAvailable)) {
     // The LLM step records the version (without this fetch's validators: drafts carry documents only).
     await storeScrapeDraft(db, jobId, document, credits);

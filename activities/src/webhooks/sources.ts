@@ -30,6 +30,8 @@ const crawlSource: WebhookSource = async (db, d) => {
   const prefix = job.kind === 'crawl' ? 'crawl' : 'batch_scrape';
   const body: Record<string, unknown> = { success: event !== 'failed', type: `${prefix}.${event}`, id: job.id, data, metadata: job.webhook.metadata ?? {} };
   if (typeof d.eventPayload.error === 'string') body.error = d.eventPayload.error;
+  // The caller's audit attribution comes back with every event of the job (Firecrawl's webhook has no such field: an addition).
+  if (job.scrape.auditMetadata) body.auditMetadata = job.scrape.auditMetadata;
   return { body: JSON.stringify(body), headers: job.webhook.headers ?? {} };
 };
 
@@ -50,6 +52,8 @@ const agentSource: WebhookSource = async (db, d) => {
   const data = event === 'completed' ? (result ? (JSON.parse(result.content) as unknown) : null) : event === 'action' ? { toolName: p.toolName, toolCallId: p.toolCallId, result: p.result } : null;
   const body: Record<string, unknown> = { success: event === 'started' || event === 'action' || event === 'completed', type: `agent.${event}`, id: run.id, data, metadata: hook.metadata ?? {} };
   if (p.error?.message) body.error = p.error.message;
+  const audit = (run.options as AgentRunOptions).auditMetadata;
+  if (audit) body.auditMetadata = audit;
   return { body: JSON.stringify(body), headers: hook.headers ?? {} };
 };
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { forgetInLogs, type LogIds } from '@wds/log';
+import { auditMetadataOf, type AuditMetadata } from '@wds/contracts';
+import { forgetInLogs, urlForms, type LogIds } from '@wds/log';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -7,6 +8,8 @@ declare module 'fastify' {
     logIds?: LogIds;
     /** Ends the hiding of a zero-data-retention URL (forgetUrlInLogs). */
     forgetRelease?: () => void;
+    /** auditMetadata of a body that is not JSON (parse's multipart options), for the request line. */
+    auditMetadata?: AuditMetadata;
   }
 }
 
@@ -36,15 +39,7 @@ export function logIdsOf(req: FastifyRequest): LogIds {
  * process, even an error logged after the handler returned. Released when the response is sent.
  */
 export function forgetUrlInLogs(req: FastifyRequest, url: string): void {
-  const values = [url];
-  try {
-    const u = new URL(url);
-    values.push(u.href);
-    if (u.pathname.length > 1 || u.search) values.push(`${u.pathname}${u.search}`);
-  } catch {
-    // validated already; nothing more to derive
-  }
-  const release = forgetInLogs(values);
+  const release = forgetInLogs(urlForms(url));
   req.forgetRelease = release;
   // Normally released by the request line (installRequestLog); a request that never gets one
   // (its client went away) must not keep the entry for ever.
@@ -53,13 +48,16 @@ export function forgetUrlInLogs(req: FastifyRequest, url: string): void {
 
 /**
  * One line per request when its response is sent: method, route pattern (never the URL, whose
- * query may hold credentials), status, duration, the team and the job ids. The request's body
- * is never logged.
+ * query may hold credentials), status, duration, the team and the job ids, and the caller's
+ * `auditMetadata` when the body has one. The request's body is otherwise never logged.
  */
 export function installRequestLog(app: FastifyInstance): void {
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? '(no route)';
-    const line = { method: req.method, route, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime), ...logIdsOf(req) };
+    const line: Record<string, unknown> = { method: req.method, route, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime), ...logIdsOf(req) };
+    // The caller's audit attribution (auditMetadata, validated shape only) goes with the request's line.
+    const audit = req.auditMetadata ?? auditMetadataOf(req.body);
+    if (audit) line.auditMetadata = audit;
     if (QUIET_ROUTES.has(route)) req.log.debug(line, 'request');
     else req.log.info(line, 'request');
     // After the line is written: until then the URL of a zero-data-retention request stays hidden.

@@ -21,7 +21,9 @@ before(() => {
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
 function baseEnv(): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env, WDS_DATA_DIR: dataDir, CHROMIUM_PATH: `${NOWHERE}/chromium` };
+  const env: Record<string, string | undefined> = {
+    ...process.env, WDS_DATA_DIR: dataDir, CHROMIUM_PATH: `${NOWHERE}/chromium`, FFMPEG_PATH: `${NOWHERE}/ffmpeg`, YTDLP_PATH: `${NOWHERE}/yt-dlp`,
+  };
   for (const k of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_CLI_PATH', 'WDS_API_KEY']) delete env[k];
   return env;
 }
@@ -60,7 +62,7 @@ test('TEMPORAL_CLI_PATH pointing nowhere: one line naming the variable and how t
   assertOneLine(r.out, /^wds: cannot start: the Temporal CLI is missing: TEMPORAL_CLI_PATH=\/nonexistent\/wds-fresh-machine\/temporal does not exist; install it with `go install /);
 });
 
-test('no Chromium: the service starts, and the worker says in one line that browser work is off and how to get Chromium', async () => {
+test('no Chromium, no ffmpeg, no yt-dlp: the service starts, and the worker says in one line each that browser and media work are off and how to get them', async () => {
   const cli = findTemporalCli(process.env.TEMPORAL_CLI_PATH);
   assert.ok(cli, 'this test needs the Temporal CLI that npm test itself needs');
   const env = {
@@ -77,11 +79,14 @@ test('no Chromium: the service starts, and the worker says in one line that brow
   try {
     // The worker's line comes as it starts its queues, around the launcher's ready line.
     const deadline = Date.now() + 30_000;
-    while (!/not serving wds-browser/.test(output()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while (!(/not serving wds-browser/.test(output()) && /not serving wds-media/.test(output())) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     const lines = output().split('\n').filter((l) => /chromium/i.test(l));
     assert.equal(lines.length, 1, output());
     // The worker's log line (JSON, h2's @wds/log): what is off, what is missing and how to get it.
     assert.match(lines[0]!, /not serving wds-browser .*CHROMIUM_PATH.*apt-get install chromium-headless-shell/);
+    const media = output().split('\n').filter((l) => /ffmpeg|yt-dlp/i.test(l));
+    assert.equal(media.length, 1, output());
+    assert.match(media[0]!, /not serving wds-media .*FFMPEG_PATH.*apt-get install ffmpeg.*YTDLP_PATH/);
     assert.doesNotMatch(output(), /^\s+at /m, 'no stack trace');
   } finally {
     child.kill('SIGTERM');

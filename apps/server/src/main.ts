@@ -125,12 +125,12 @@ try {
   const api = apiProc.current();
   // A restarted API listens where the first one did (PORT=0 picked a port once).
   childEnv.PORT = new URL(api.url!).port;
-  // The one embedded worker serves every queue with activities, the browser included (it skips
-  // wds-browser with a warning when no Chromium is installed); file links point at the API.
+  // The one embedded worker serves every queue with activities, the browser and media included (it
+  // skips wds-browser / wds-media with a warning when Chromium / ffmpeg is missing); file links point at the API.
   apps.push(
     await supervised('worker', {
       ...childEnv,
-      WDS_WORKER_QUEUES: env.WDS_WORKER_QUEUES ?? 'wds-control,wds-fetch,wds-browser,wds-llm',
+      WDS_WORKER_QUEUES: env.WDS_WORKER_QUEUES ?? 'wds-control,wds-fetch,wds-browser,wds-llm,wds-media',
       WDS_PUBLIC_URL: env.WDS_PUBLIC_URL ?? api.url!,
     }),
   );

@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
 import type { BrowserPool } from '@wds/browser';
-import type { Logger } from '@wds/log';
 import type { FileStore } from '@wds/storage';
 import type { WorkerEnv } from './env';
 
@@ -11,17 +10,12 @@ export function browserPages(env: WorkerEnv): number {
 
 /**
  * The browser side of a wds-browser worker: one BrowserPool for the process (loaded on demand:
- * playwright-core is never imported by workers that do not render) and the file store.
+ * playwright-core is never imported by workers that do not render), writing into the file store.
  * WDS_HOST_OVERRIDES apply to the browser too: to the pool's own resolution (SSRF/ad proxy) and,
  * as --host-resolver-rules, to Chromium's when no proxy sits in front of it.
  */
-export async function createBrowserResources(env: WorkerEnv, hostOverrides: Record<string, string>, log: Logger): Promise<{ pool: BrowserPool; files: FileStore; stop(): Promise<void> }> {
-  const [{ BrowserPool }, { LocalFileStore, lazySigningSecret }, { lookup }, { join, resolve }] = await Promise.all([
-    import('@wds/browser'),
-    import('@wds/storage'),
-    import('node:dns/promises'),
-    import('node:path'),
-  ]);
+export async function createBrowserResources(env: WorkerEnv, hostOverrides: Record<string, string>, files: FileStore): Promise<{ pool: BrowserPool; files: FileStore; stop(): Promise<void> }> {
+  const [{ BrowserPool }, { lookup }] = await Promise.all([import('@wds/browser'), import('node:dns/promises')]);
   const overrides = Object.entries(hostOverrides);
   const match = (host: string) => overrides.find(([name]) => name === host.toLowerCase() || (name.startsWith('*.') && host.toLowerCase().endsWith(name.slice(1))))?.[1];
   const rules = overrides.map(([name, ip]) => `MAP ${name} ${ip.includes(':') ? `[${ip}]` : ip}`).join(',');
@@ -41,25 +35,5 @@ export async function createBrowserResources(env: WorkerEnv, hostOverrides: Reco
   });
   // Fail at start, not on the first render, when there is no Chromium.
   pool.executablePath();
-  const dataDir = resolve(env.WDS_DATA_DIR);
-  const files = new LocalFileStore({
-    dir: env.WDS_FILES_DIR ? resolve(env.WDS_FILES_DIR) : join(dataDir, 'files'),
-    publicUrl: env.WDS_PUBLIC_URL ?? 'http://localhost:3002',
-    secret: lazySigningSecret(env.WDS_FILE_SIGNING_SECRET, dataDir),
-    defaultTtlSeconds: env.WDS_FILE_URL_TTL_SECONDS,
-  });
-  // Links live WDS_FILE_URL_TTL_SECONDS; their files go an hour after that.
-  const keepMs = (env.WDS_FILE_URL_TTL_SECONDS + 3600) * 1000;
-  const sweep = () => void files.sweep(keepMs).catch((e) => log.warn({ err: e }, 'file sweep failed'));
-  const sweeper = setInterval(sweep, Math.min(3600_000, keepMs));
-  sweeper.unref();
-  sweep();
-  return {
-    pool,
-    files,
-    async stop() {
-      clearInterval(sweeper);
-      await pool.close();
-    },
-  };
+  return { pool, files, stop: () => pool.close() };
 }

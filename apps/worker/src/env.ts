@@ -83,6 +83,19 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_CHANGE_TRACKING_FORGET_DAYS: envInt(180, 1, 36_500),
         /** Control workers index, in the background at start, pages stored before the search index existed (when WDS_SEARCH_INDEX is on). */
         WDS_SEARCH_BACKFILL: envBool(true),
+        /**
+         * Zero data retention: how long an ended crawl/batch job's results wait to be read before
+         * they are deleted unread (read to the last page, they go at once).
+         */
+        WDS_ZDR_RESULT_TTL_MS: envInt(3_600_000, 1_000, 7 * 24 * 3_600_000),
+        /** Media steps this worker runs at once (its wds-media slots: each downloads and runs ffmpeg). */
+        WDS_MEDIA_CONCURRENCY: envInt(2, 1, 64),
+        /** Largest media file downloaded (each) and produced, in bytes. */
+        WDS_MEDIA_MAX_BYTES: envInt(200 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024),
+        /** ffmpeg (with ffprobe beside it) for wds-media; unset: `ffmpeg` on PATH (Debian's package). */
+        FFMPEG_PATH: envStr(),
+        /** yt-dlp for wds-media (optional: finds media on sites that do not name it in their HTML); unset: `yt-dlp` on PATH. */
+        YTDLP_PATH: envStr(),
         /** Model steps this worker runs at once (its wds-llm slots); each waits on the provider. */
         WDS_LLM_CONCURRENCY: envInt(8, 1, 1000),
         /** Model steps started per minute across the deployment (the wds-llm task queue's rate; 0 = unbounded). */

@@ -1,6 +1,7 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { startMonitorMailer, startMonitorUpkeep, startPageVersionPruner, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability } from '@wds/activities';
+import { startMonitorMailer, startMonitorUpkeep, startPageVersionPruner, startRetentionSweeper, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability, temporalQueueAvailability } from '@wds/activities';
+import { TaskQueues } from '@wds/workflows/common';
 import { MONITOR_RUN_PLAN } from '@wds/workflows/monitor';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { llmEnvOf } from '@wds/config/common';
@@ -13,6 +14,8 @@ import { configureHostOverrides, parseHostOverrides } from '@wds/fetch';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
 import { loadWorkerEnv } from './env';
 import { browserPages, createBrowserResources } from './browser';
+import { createFileResources } from './files';
+import { createMediaResources } from './media';
 import { coreLogFilter, TemporalPinoLogger } from './logging';
 import { createInteractResources } from './interact';
 import { queueOptions, sessionQueueOptions } from './queues';
@@ -66,11 +69,13 @@ if (env.WDS_WORKER_QUEUES.includes('wds-fetch')) warmPdfWorker();
 if (env.WDS_WORKER_QUEUES.some((q) => q === 'wds-fetch' || q === 'wds-browser')) {
   configureTransformThreads(transformThreadsSetting(env.WDS_TRANSFORM_THREADS));
 }
+// Workers that make files (screenshots, media) share one file store and its sweep.
+const fileResources = env.WDS_WORKER_QUEUES.some((q) => q === 'wds-browser' || q === 'wds-media') ? await createFileResources(env, log) : undefined;
 // Browser workers own one Chromium pool; nothing browser-related is loaded or started otherwise.
 let browser: (Awaited<ReturnType<typeof createBrowserResources>> & { interact: Awaited<ReturnType<typeof createInteractResources>> }) | undefined;
 if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
   try {
-    const rendering = await createBrowserResources(env, hostOverrides, log);
+    const rendering = await createBrowserResources(env, hostOverrides, fileResources!.files);
     browser = { ...rendering, interact: await createInteractResources(env, dbh.db, log) };
     observeBrowserPool(browser.pool, browserPages(env));
     observeBrowserSessions(browser.interact.sessions);
@@ -81,17 +86,37 @@ if (env.WDS_WORKER_QUEUES.includes('wds-browser')) {
     if (env.WDS_WORKER_QUEUES.length === 1) process.exit(78);
   }
 }
+// Media workers need ffmpeg (and use yt-dlp when it is there); like the browser, missing tools turn the queue off, said once.
+let media: (Awaited<ReturnType<typeof createMediaResources>> & { files: NonNullable<typeof fileResources>['files'] }) | undefined;
+if (env.WDS_WORKER_QUEUES.includes('wds-media')) {
+  try {
+    media = { ...(await createMediaResources(env, log)), files: fileResources!.files };
+  } catch (e) {
+    log.error({ err: e }, `not serving wds-media (the audio and video formats answer 503 until it is): ${(e as Error).message}`);
+    if (env.WDS_WORKER_QUEUES.length === 1) process.exit(78);
+  }
+}
 // Model calls: one client per process (keep-alive pool, what it learned about the model).
 const llmConfig = resolveLlmConfig(llmEnvOf(env).env, llmEnvOf(env).settings);
 const llm = env.WDS_WORKER_QUEUES.includes('wds-llm') && llmConfig.ok ? createLlmClient(llmConfig.config) : undefined;
 if (env.WDS_WORKER_QUEUES.includes('wds-llm') && !llmConfig.ok) log.warn({ queue: 'wds-llm' }, `not serving wds-llm: ${llmConfig.message}`);
 const workflows = env.WDS_WORKER_QUEUES.includes('wds-control') ? await workflowBundleOption(log) : undefined;
-const resources = { db: dbh.db, browserAvailable: temporalBrowserAvailability(connection, env.TEMPORAL_NAMESPACE), browser, llm, llmConfigured: llmConfig.ok, workflows };
+const resources = {
+  db: dbh.db,
+  browserAvailable: temporalBrowserAvailability(connection, env.TEMPORAL_NAMESPACE),
+  mediaAvailable: temporalQueueAvailability(connection, env.TEMPORAL_NAMESPACE, TaskQueues.media),
+  browser,
+  media,
+  llm,
+  llmConfigured: llmConfig.ok,
+  workflows,
+};
 const workers: Worker[] = [];
 for (const queue of env.WDS_WORKER_QUEUES) {
   const opts = queueOptions(queue, env, resources);
   if (!opts) {
-    if (queue !== 'wds-llm') log.warn({ queue }, 'queue has no activities in this version; not serving it');
+    // wds-llm, wds-browser and wds-media said why above (no LLM configured, no Chromium, no ffmpeg).
+    if (!['wds-llm', 'wds-browser', 'wds-media'].includes(queue)) log.warn({ queue }, 'queue has no activities in this version; not serving it');
     continue;
   }
   workers.push(
@@ -188,6 +213,16 @@ const mailer = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SMTP_URL
   : null;
 // ...and index for search the pages stored before the index existed (once; resumable).
 const backfill = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SEARCH_INDEX && env.WDS_SEARCH_BACKFILL ? startSearchBackfill({ db: dbh.db, log }) : null;
+// ...and delete what zero-data-retention requests left behind (packages/db retention.ts).
+const retention = env.WDS_WORKER_QUEUES.includes('wds-control')
+  ? startRetentionSweeper({
+      db: dbh.db,
+      everyMs: env.WDS_STRANDED_JOB_SWEEP_MS,
+      resultTtlMs: env.WDS_ZDR_RESULT_TTL_MS,
+      graceMs: 120_000,
+      onSwept: (n) => log.info(n, 'zero data retention: rows left by requests whose API died deleted'),
+    })
+  : null;
 // SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for
 // WDS_SHUTDOWN_GRACE_MS, then activities are cancelled, which Temporal records as retryable
 // failures and retries on another worker. Worker.run resolves once they have all returned; it
@@ -238,9 +273,12 @@ await monitorUpkeep?.stop();
 await monitorClient?.close();
 await mailer?.stop();
 await backfill?.stop();
+await retention?.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
 await browser?.interact.stop();
 await browser?.stop();
+await media?.stop();
+fileResources?.stop();
 await closeTransformThreads();
 await connection.close();
 await dbh.close();

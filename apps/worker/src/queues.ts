@@ -18,6 +18,8 @@ import {
   createInteractSessionActivities,
   createLlmActivities,
   createMapActivities,
+  createMediaActivities,
+  MEDIA_URL_TTL_SECONDS,
   createMonitorControlActivities,
   createMonitorFetchActivities,
   createMonitorLlmActivities,
@@ -27,6 +29,7 @@ import {
   createTokenBudget,
   deploymentSearch,
   type BrowserAvailability,
+  type QueueAvailability,
   type WebSearch,
 } from '@wds/activities';
 import { agentModelsOf, searchEnvOf } from '@wds/config/common';
@@ -34,6 +37,7 @@ import { createSearchProvider } from '@wds/search';
 import type { Db } from '@wds/db';
 import type { LlmClient } from '@wds/llm';
 import type { BrowserPool } from '@wds/browser';
+import type { GuardedProxy, MediaTools } from '@wds/media';
 import type { FileStore } from '@wds/storage';
 import { type TaskQueue, TaskQueues } from '@wds/workflows/common';
 import type { WorkerOptions } from '@temporalio/worker';
@@ -48,8 +52,12 @@ export interface QueueResources {
   db: Db;
   /** Asks Temporal whether a worker polls wds-browser (fetch queue: engine choice). */
   browserAvailable: BrowserAvailability;
+  /** Asks Temporal whether a worker polls wds-media (fetch queue: the audio/video formats answer 503 without one). */
+  mediaAvailable?: QueueAvailability;
   /** Only when this process serves wds-browser. */
   browser?: { pool: BrowserPool; files: FileStore; interact: InteractResources };
+  /** Only when this process serves wds-media (and found ffmpeg). */
+  media?: { tools: MediaTools; proxy: () => Promise<GuardedProxy>; files: FileStore };
   /** Only when an LLM is configured (OPENAI_API_KEY / OPENAI_BASE_URL / OLLAMA_BASE_URL). */
   llm?: LlmClient;
   /** An LLM is configured for the deployment (whether or not this process serves wds-llm): single scrapes get the optional model work. */
@@ -62,7 +70,7 @@ export interface QueueResources {
 export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResources): Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue'> | null {
   const { db } = res;
   const pageDeps = { db, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK, maxBodyBytes: env.WDS_MAX_BODY_BYTES };
-  const scrapeActivities = () => createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable, llmAvailable: res.llmConfigured });
+  const scrapeActivities = () => createScrapeActivities({ ...pageDeps, browserAvailable: res.browserAvailable, mediaAvailable: res.mediaAvailable, llmAvailable: res.llmConfigured });
   // The agent searches what POST /v2/search answers from (the own index needs no provider, so search is always there).
   const search: WebSearch = deploymentSearch(createSearchProvider(db, searchEnvOf(env)));
   const agentTools = async () => ({ search: !!search, browser: await res.browserAvailable().catch(() => false) });
@@ -110,6 +118,22 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
         // One activity per pool page: a render never queues inside the worker, so tasks this
         // worker cannot start stay in Temporal for another browser worker.
         maxConcurrentActivityTaskExecutions: browserPages(env),
+      };
+    case TaskQueues.media:
+      if (!res.media) return null;
+      return {
+        activities: createMediaActivities({
+          db,
+          files: res.media.files,
+          tools: res.media.tools,
+          proxy: res.media.proxy,
+          allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK,
+          maxBytes: env.WDS_MEDIA_MAX_BYTES,
+          urlTtlSeconds: Math.min(env.WDS_FILE_URL_TTL_SECONDS, MEDIA_URL_TTL_SECONDS),
+          llmAvailable: res.llmConfigured,
+        }),
+        // Each step downloads and runs ffmpeg (a core while it encodes): few at once.
+        maxConcurrentActivityTaskExecutions: env.WDS_MEDIA_CONCURRENCY,
       };
     case TaskQueues.llm: {
       if (!res.llm) return null;

@@ -1,26 +1,7 @@
 /** Finding a Chromium binary (Debian's packages first; `npx playwright install` is not assumed). */
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { isExecutable, onPath } from '@wds/config/executables';
 import { WdsError } from '@wds/errors';
-
-function isExecutable(p: string): boolean {
-  try {
-    accessSync(p, constants.X_OK);
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const p = join(dir, name);
-    if (isExecutable(p)) return p;
-  }
-  return undefined;
-}
 
 /**
  * The Chromium binary to launch. Order: the explicit path (the worker's `CHROMIUM_PATH`); Debian's

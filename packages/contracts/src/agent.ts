@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { actionsSchema } from './actions';
 import { httpUrl, locationSchema } from './scrape';
 import { webhookSchemaOf } from './crawl';
+import { auditMetadataSchema, threatProtectionSchema, type AuditMetadata, type ThreatProtection } from './enterprise';
 
 /**
  * POST /v2/agent and the agent's public shapes, as Firecrawl's v2 docs and the JS SDK
@@ -54,8 +55,8 @@ export const agentRequestSchema = z.strictObject({
   /** The Python SDK sends these two. */
   location: locationSchema.nullable().optional(),
   zeroDataRetention: z.boolean().nullable().optional(),
-  threatProtection: z.record(z.string(), z.unknown()).nullable().optional(),
-  auditMetadata: z.record(z.string(), z.unknown()).nullable().optional(),
+  threatProtection: threatProtectionSchema.nullable().optional(),
+  auditMetadata: auditMetadataSchema.nullable().optional(),
   origin: z.string().max(200).optional(),
   integration: z.string().max(200).nullable().optional(),
 }).superRefine((o, ctx) => {
@@ -79,6 +80,9 @@ export interface AgentRunOptions {
   location?: z.output<typeof locationSchema>;
   origin?: string;
   integration?: string;
+  /** Recorded with the run; auditMetadata comes back in its webhooks. */
+  auditMetadata?: AuditMetadata;
+  threatProtection?: ThreatProtection;
 }
 
 export function agentRunOptions(r: AgentRequest): AgentRunOptions {
@@ -95,6 +99,8 @@ export function agentRunOptions(r: AgentRequest): AgentRunOptions {
     ...(r.location ? { location: r.location } : {}),
     ...(r.origin ? { origin: r.origin } : {}),
     ...(r.integration ? { integration: r.integration } : {}),
+    ...(r.auditMetadata ? { auditMetadata: r.auditMetadata } : {}),
+    ...(r.threatProtection ? { threatProtection: r.threatProtection } : {}),
   };
 }
 

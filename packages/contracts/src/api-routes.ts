@@ -405,7 +405,7 @@ export const API_ROUTES: ApiRoute[] = [
   },
   {
     method: 'GET', path: '/v2/files/*', operationId: 'getFile', tag: 'Scraping', auth: 'signed-link',
-    summary: 'A stored screenshot or action PDF (the signed link a document carries)',
+    summary: 'A stored screenshot, action PDF, audio or video file (the signed link a document carries)',
     description: 'No bearer token: the link is the credential. The path may contain slashes.',
     params: { '*': { description: 'The file key, as in the signed link.', schema: { type: 'string' } } },
     query: {
@@ -413,7 +413,7 @@ export const API_ROUTES: ApiRoute[] = [
       sig: { description: 'Signature, part of the signed link.', schema: { type: 'string' } },
     },
     responses: {
-      200: { binary: ['image/png', 'image/jpeg', 'application/pdf'], description: 'The file.' },
+      200: { binary: ['image/png', 'image/jpeg', 'application/pdf', 'audio/mpeg', 'video/mp4', 'video/webm'], description: 'The file.' },
       ...errors(403, 404, 410, 500),
     },
   },

@@ -9,10 +9,17 @@ import type { ScrapeOptions } from './scrape';
 const FORMAT_NEEDS: Partial<Record<FormatType, string>> = {
   attributes: 'the attributes extractor',
   menu: 'the menu extractor',
-  audio: 'media extraction',
-  video: 'media extraction',
   query: 'the query format',
 };
+
+/** Formats made by the media step (wds-media workers: downloads, ffmpeg, yt-dlp). */
+export const MEDIA_FORMATS = ['audio', 'video'] as const satisfies readonly FormatType[];
+export type MediaFormatType = (typeof MEDIA_FORMATS)[number];
+
+/** The media formats a request asks for, in the order the media step makes them. */
+export function mediaWork(o: Pick<ScrapeOptions, 'formats'>): MediaFormatType[] {
+  return MEDIA_FORMATS.filter((k) => o.formats.some((f) => f.type === k));
+}
 
 /** Formats a model produces (packages/llm), available when the deployment has an LLM configured. */
 export const LLM_FORMATS = ['json', 'summary', 'question', 'highlights'] as const satisfies readonly FormatType[];
@@ -101,7 +108,9 @@ export function browserOnlyFeatures(o: Pick<ScrapeOptions, 'formats' | 'actions'
   return out;
 }
 
-/** The same check for POST /v2/parse options (formats, onlyCleanContent, redactPII). */
+/** The same check for POST /v2/parse options (formats, onlyCleanContent, redactPII); an upload has no page to take media from. */
 export function unavailableParseFeatures(o: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent' | 'redactPII'>, deployment: Deployment = NO_LLM): Unavailable[] {
-  return unavailableFeatures({ ...o, actions: undefined, mobile: false, profile: undefined } as ScrapeOptions, deployment);
+  const out = unavailableFeatures({ ...o, actions: undefined, mobile: false, profile: undefined } as ScrapeOptions, deployment);
+  for (const t of mediaWork(o)) out.push({ field: 'formats', message: `Format '${t}' is not available for POST /v2/parse: it takes the media of a web page; scrape the page's URL instead.` });
+  return out;
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 // The pattern compiler alone (not the rest of the crawl engine): re2js and nothing else.
 import { checkPathPatterns, PATH_PATTERN_LIMITS } from '@wds/crawl/path-patterns';
 import { checkCrossFieldRules, httpUrl, locationSchema, scrapeOptionsSchema, scrapeOptionsShape } from './scrape';
+import { auditMetadataSchema, threatProtectionSchema } from './enterprise';
 
 /** Crawl, batch scrape and map requests, as Firecrawl's v2 docs and JS SDK define them. */
 
@@ -91,8 +92,8 @@ export const mapRequestSchema = z.strictObject({
   limit: z.int().min(1).max(100_000).default(5_000),
   timeout: z.int().min(1_000).max(300_000).optional(),
   location: locationSchema.optional(),
-  threatProtection: z.record(z.string(), z.unknown()).optional(),
-  auditMetadata: z.record(z.string(), z.unknown()).optional(),
+  threatProtection: threatProtectionSchema.optional(),
+  auditMetadata: auditMetadataSchema.optional(),
   ...clientTags,
 });
 export type MapRequest = z.output<typeof mapRequestSchema>;

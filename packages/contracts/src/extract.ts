@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { webhookSchema } from './crawl';
 import { scrapeOptionsSchema, type ScrapeOptions } from './scrape';
+import { threatProtectionSchema } from './enterprise';
 
 /**
  * POST /v2/extract, as Firecrawl's v2 docs (api-reference/v2-openapi.json) and the JS SDK's
@@ -29,7 +30,7 @@ export const extractRequestSchema = z
     /** FIRE-1: the agent issue's territory (/v2/agent); refused here with a pointer. */
     agent: z.record(z.string(), z.unknown()).optional(),
     webhook: webhookSchema.nullable().optional(),
-    threatProtection: z.record(z.string(), z.unknown()).optional(),
+    threatProtection: threatProtectionSchema.optional(),
     origin: z.string().max(200).optional(),
     integration: z.string().max(200).nullable().optional(),
   })

@@ -1,6 +1,7 @@
 export * from './formats';
 export * from './actions';
 export * from './scrape';
+export * from './enterprise';
 export * from './document';
 export * from './validation';
 export * from './capabilities';

@@ -181,6 +181,8 @@ export const scrapeDocumentSchema = z.strictObject({
   links: z.array(z.string()).optional(),
   images: z.array(z.string()).optional(),
   screenshot: z.string().optional().describe('A signed link (GET /v2/files/...).'),
+  audio: z.string().nullable().optional().describe('The `audio` format: a signed link to the page\'s audio as MP3, valid 1 hour; null, with a `warning`, when the page has none.'),
+  video: z.string().nullable().optional().describe('The `video` format: a signed link to the page\'s video (MP4 or WebM), valid 1 hour; null, with a `warning`, when the page has none.'),
   actions: documentActions.optional(),
   pages: z.array(pdfPage).optional(),
   blocks: z.array(pdfPageBlocks).optional(),

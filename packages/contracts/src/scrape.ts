@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { actionsSchema } from './actions';
 import { formatsSchema, type FormatObject } from './formats';
+import { auditMetadataSchema, threatProtectionSchema } from './enterprise';
 
 /** The spec's Scrape request table, field by field (URL mode). */
 export const TWO_DAYS_MS = 172_800_000;
@@ -75,8 +76,8 @@ export const scrapeOptionsShape = {
   lockdown: z.boolean().default(false),
   redactPII: z.union([z.boolean(), redactPIIOptions]).default(false),
   profile: z.strictObject({ name: z.string().min(1).max(128), saveChanges: z.boolean().default(true) }).optional(),
-  threatProtection: z.record(z.string(), z.unknown()).optional(),
-  auditMetadata: z.record(z.string(), z.unknown()).optional(),
+  threatProtection: threatProtectionSchema.optional(),
+  auditMetadata: auditMetadataSchema.optional(),
   zeroDataRetention: z.boolean().default(false),
   fastMode: z.boolean().default(false),
 };
@@ -131,7 +132,22 @@ export function effectiveMaxAge(o: Pick<ScrapeOptions, 'maxAge' | 'lockdown'>): 
   return o.maxAge ?? (o.lockdown ? TWO_YEARS_MS : TWO_DAYS_MS);
 }
 
+/** Zero data retention, or lockdown (which the spec treats as ZDR): nothing of the request may outlive its answer. */
+export function keepsNoData(o: Pick<ScrapeOptions, 'zeroDataRetention' | 'lockdown'>): boolean {
+  return o.zeroDataRetention || o.lockdown;
+}
+
 /** Sensitive parameters force storeInCache off (spec: actions, headers). */
 export function mayStoreInCache(o: Pick<ScrapeOptions, 'storeInCache' | 'headers' | 'actions' | 'zeroDataRetention' | 'lockdown'>): boolean {
-  return o.storeInCache && !o.headers && !o.actions?.length && !o.zeroDataRetention && !o.lockdown;
+  return o.storeInCache && !o.headers && !o.actions?.length && !keepsNoData(o);
+}
+
+/**
+ * Firecrawl's published price of zero data retention: +1 credit per scraped page (docs: Billing,
+ * "Additional credit costs for scrape options"). Lockdown is ZDR already and its own price
+ * waives it (docs: Lockdown).
+ */
+export const ZDR_CREDITS_PER_PAGE = 1;
+export function zdrCredits(o: Pick<ScrapeOptions, 'zeroDataRetention' | 'lockdown'>): number {
+  return o.zeroDataRetention && !o.lockdown ? ZDR_CREDITS_PER_PAGE : 0;
 }

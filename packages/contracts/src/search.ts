@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { scrapeDocumentSchema } from './responses';
 import { scrapeOptionsSchema } from './scrape';
+import { threatProtectionSchema } from './enterprise';
 
 /**
  * POST /v2/search, as Firecrawl's v2 docs and `@mendable/firecrawl-js`'s `search()` define it.
@@ -56,7 +57,7 @@ export const searchRequestSchema = z
     highlights: z.boolean().default(true),
     enterprise: z.array(z.enum(['default', 'anon', 'zdr'])).max(3).optional(),
     scrapeOptions: scrapeOptionsSchema.optional(),
-    threatProtection: z.record(z.string(), z.unknown()).optional(),
+    threatProtection: threatProtectionSchema.optional(),
     domainTools: z.boolean().default(false),
     toolDetail: z.enum(['compact', 'summary', 'full']).optional(),
     origin: z.string().max(200).optional(),

@@ -12,7 +12,7 @@ import type { LimitClass } from './schema/limits';
  * the long way (countRequest, acquireConcurrencySlot). Semantics are those of the separate calls:
  * - the count is the same upsert as countRequest's;
  * - a slot is taken only when the count is within `perMinute`, by wds_take_concurrency_slot (migration
- *   0018: the per-team advisory lock, expired slots dropped, counted, inserted — acquireConcurrencySlot's
+ *   0019: the per-team advisory lock, expired slots dropped, counted, inserted — acquireConcurrencySlot's
  *   transaction as one function), held until this statement commits.
  * Rate windows and slots are short-lived bookkeeping, committed without waiting for the disk
  * (synchronous_commit off for this transaction): a Postgres crash can forget the last counts and

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
 import { storable } from './text';
@@ -36,7 +37,9 @@ export interface FinishedPage {
  * announced and indexed the same way whichever step finished it.
  */
 export function pageStoredCtes(jobId: string, key: string, webhook: EventWebhook | null | undefined, body: unknown): SQL {
-  return sql`${chargeCtes(sql`SELECT job.team_id, ${jobId}::uuid, job.kind, doc.credits, ${boundedKey('page', jobId, key)}::text FROM doc, job`)},
+  // The charge outlives a zero-data-retention job's pages (billing): its key names the page by a hash of its URL key.
+  const chargeKey = sql`CASE WHEN job.keeps_no_data THEN ${`page:${jobId}:sha256:${createHash('sha256').update(key).digest('hex')}`}::text ELSE ${boundedKey('page', jobId, key)}::text END`;
+  return sql`${chargeCtes(sql`SELECT job.team_id, ${jobId}::uuid, job.kind, doc.credits, ${chargeKey} FROM doc, job`)},
     ${eventCtes({
       jobId,
       type: 'page',
@@ -56,7 +59,7 @@ export const KEEPS_NO_DATA = sql.raw(`(zero_data_retention OR coalesce((options 
  * Ends a scraped page in one statement, so it is atomic without a transaction and costs one
  * round trip: its links enter the frontier (idempotent per key), its document is stored once,
  * the URL is marked done, and — only if this call stored the document — the page's credits are
- * charged to the ledger (key page:<job>:<url key>), a `page` event is appended (payload: url key
+ * charged to the ledger (key page:<job>:<url key>, for zero data retention a hash of the URL key), a `page` event is appended (payload: url key
  * and document seq) and, with a webhook, its delivery is queued. Links go in with the page:
  * once a URL is done it is never retried, so its links must never be lost after it. True when
  * this call stored the document (or, with `pendingLlm`, its draft: then nothing is billed or

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from './client';
-import { apiKeys, teams, type TeamFlags } from './schema/index';
+import { apiKeys, teams, TEAM_FLAGS, type TeamFlag, type TeamFlags } from './schema/index';
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
@@ -31,6 +31,23 @@ export async function ensureTeam(db: Db, name: string, flags?: TeamFlags): Promi
   const [row] = await db.select({ id: teams.id }).from(teams).where(eq(teams.name, name));
   if (flags) await db.update(teams).set({ flags }).where(eq(teams.id, row!.id));
   return row!.id;
+}
+
+/**
+ * Operator entry point (`npm run keys -- flags`): turns team-level features on or off by team
+ * name, leaving the other flags as they are, in one statement. Returns the team's flags after the
+ * change, or null when no team has that name. An API key's flags are read on every request, so a
+ * change applies to the next request.
+ */
+export async function setTeamFlags(db: Db, name: string, change: Partial<Record<TeamFlag, boolean>>): Promise<TeamFlags | null> {
+  const unknown = Object.keys(change).filter((k) => !(TEAM_FLAGS as readonly string[]).includes(k));
+  if (unknown.length) throw new Error(`unknown team flag(s): ${unknown.join(', ')}; known: ${TEAM_FLAGS.join(', ')}`);
+  const rows = await db
+    .update(teams)
+    .set({ flags: sql`${teams.flags} || ${JSON.stringify(change)}::jsonb` })
+    .where(eq(teams.name, name))
+    .returning({ flags: teams.flags });
+  return rows[0]?.flags ?? null;
 }
 
 /** Stores the given key (or a new one) for the team; idempotent for a given key. */

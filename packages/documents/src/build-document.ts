@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { DocumentMetadata, PdfParserOptions, ScrapeDocument, ScrapeOptions } from '@wds/contracts';
+import { zdrCredits } from '@wds/contracts';
 import { WdsError } from '@wds/errors';
 import { decodeBody } from '@wds/fetch';
 import { isPdf, parsePdf } from './pdf/parse';
@@ -7,8 +8,8 @@ import type { PdfMetadata, PdfPage, PdfPageBlocks } from './pdf/types';
 import { transformHtml, transformText } from '@wds/transform';
 import { transformHtmlAsync } from '@wds/transform';
 import type { TransformOptions, TransformResult } from '@wds/transform';
-import { addProduct, productOf, redactMarkdown, redactText, setProduct } from './page-extras';
-import type { PageOutputs } from './outputs';
+import { addMediaSources, addProduct, productOf, redactMarkdown, redactText, setProduct } from './page-extras';
+import { cacheReadNeedsBody, type PageOutputs } from './outputs';
 
 /** A fetched (or cached) page: the input of format building. */
 export interface PageContent {
@@ -127,8 +128,9 @@ function preparePage(page: PageContent, o: ScrapeOptions, ctx: BuildContext): { 
 
   if (kind === 'pdf') {
     if (pdfParserOf(o) === null) {
-      metadata.creditsUsed = 1;
-      return { built: { document: { metadata, rawBase64: page.body.toString('base64') }, charset: null, creditsUsed: 1 } };
+      const creditsUsed = 1 + zdrCredits(o);
+      metadata.creditsUsed = creditsUsed;
+      return { built: { document: { metadata, rawBase64: page.body.toString('base64') }, charset: null, creditsUsed } };
     }
     throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: PDF conversion must go through buildDocumentAsync' });
   }
@@ -157,6 +159,7 @@ function assemble(p: PreparedPage, result: TransformResult, ctx: BuildContext, o
   const outputs = p.kind === 'html' ? outputsOf(p, result, pageUrl) : undefined;
   const parts = outputs ?? { metadata: result.metadata, markdown: result.markdown, html: result.html, links: result.links, images: result.images, product: p.want.has('product') ? productOf(null, pageUrl) : undefined };
   const built = documentOf(parts, p.metadata, p.text, p.want, o, ctx);
+  addMediaSources(built.document, o, p.kind === 'html' ? p.text : null, pageUrl);
   return { ...built, charset: p.charset, links: ctx.collectLinks ? (result.links ?? []) : undefined, outputs };
 }
 
@@ -184,27 +187,29 @@ function documentOf(out: PageOutputs, service: DocumentMetadata, rawHtml: string
   if (want.has('links')) doc.links = out.links ?? [];
   if (want.has('images')) doc.images = out.images ?? [];
   if (want.has('product')) setProduct(doc, out.product ?? productOf(null, ''));
-  const creditsUsed = 1 + redactMarkdown(doc, o, ctx.scrapeId, 1, ctx.llm);
+  const creditsUsed = 1 + redactMarkdown(doc, o, ctx.scrapeId, 1, ctx.llm) + zdrCredits(o);
   doc.metadata.creditsUsed = creditsUsed;
   return { document: doc, creditsUsed };
 }
 
-/** A cached HTML page (its body only when rawHtml is asked for) whose stored outputs cover the request. */
+/** A cached HTML page (its body only when rawHtml or media are asked for) whose stored outputs cover the request. */
 export type CachedPageContent = Omit<PageContent, 'body'> & { body: Buffer | null };
 
 /**
  * A cache hit served from the outputs stored with the entry: no parsing, no conversion. The
- * caller checks `outputsCover` first; a request for rawHtml needs the body as well.
+ * caller checks `outputsCover` first; a request for rawHtml or the media formats (whose
+ * candidates are read from the HTML) needs the body as well.
  */
 export function documentFromOutputs(page: CachedPageContent, out: PageOutputs, o: ScrapeOptions, ctx: BuildContext): BuiltDocument {
   const mime = mimeOf(page.contentTypeHeader);
   const want = new Set(o.formats.map((f) => f.type));
-  let rawHtml: string | undefined;
-  if (want.has('rawHtml')) {
-    if (!page.body) throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: rawHtml from the cache needs the cached body' });
-    rawHtml = decodeBody(page.body, page.charset ? `${mime}; charset=${page.charset}` : page.contentTypeHeader).text;
+  let html: string | undefined;
+  if (cacheReadNeedsBody(o)) {
+    if (!page.body) throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: rawHtml and media from the cache need the cached body' });
+    html = decodeBody(page.body, page.charset ? `${mime}; charset=${page.charset}` : page.contentTypeHeader).text;
   }
-  const built = documentOf(out, serviceMetadata(page, 'html', mime, ctx), rawHtml, want, o, ctx);
+  const built = documentOf(out, serviceMetadata(page, 'html', mime, ctx), html, want, o, ctx);
+  addMediaSources(built.document, o, html ?? null, page.finalUrl);
   return { ...built, charset: page.charset ?? null, links: ctx.collectLinks ? (out.links ?? []) : undefined };
 }
 
@@ -246,7 +251,7 @@ export async function buildDocumentAsync(page: PageContent, o: ScrapeOptions, ct
     timeoutMs: ctx.timeoutMs,
     signal: ctx.signal,
   });
-  let creditsUsed = Math.max(1, r.numPages);
+  let creditsUsed = Math.max(1, r.numPages) + zdrCredits(o);
   const metadata: DocumentMetadata = { ...pdfMetadata(r.metadata), ...serviceMetadata(page, 'pdf', 'application/pdf', ctx), numPages: r.numPages };
   if (r.totalPages !== undefined) metadata.totalPages = r.totalPages;
 
@@ -259,6 +264,7 @@ export async function buildDocumentAsync(page: PageContent, o: ScrapeOptions, ct
   if (r.pages) doc.pages = r.pages;
   if (r.blocks) doc.blocks = r.blocks;
   addProduct(doc, o, null, page.finalUrl);
+  addMediaSources(doc, o, null, page.finalUrl);
   // Redaction is charged per parsed page (Firecrawl's docs). Per-page markdown and each block's
   // content are redacted the same way; block offsets into the markdown no longer hold after it.
   if (o.redactPII) {

@@ -1,6 +1,6 @@
 import type { ScrapeOptions } from '@wds/contracts';
 import { buildDocumentAsync, documentFromOutputs, type AsyncBuildContext, type BuiltDocument, type CachedPageContent } from './build-document';
-import { outputsCover, storedFormatsNeeded, type PageOutputs } from './outputs';
+import { cacheReadNeedsBody, outputsCover, storedFormatsNeeded, type PageOutputs } from './outputs';
 
 /** A cache entry as read with its stored outputs (@wds/db findCachedPage with `want`). */
 export interface CachedHit {
@@ -22,12 +22,9 @@ export interface CachedHit {
 export async function buildFromCache(requestedUrl: string, hit: CachedHit, o: ScrapeOptions, ctx: AsyncBuildContext): Promise<{ built: BuiltDocument; added?: PageOutputs }> {
   const page: CachedPageContent = { requestedUrl, finalUrl: hit.finalUrl, statusCode: hit.statusCode, contentTypeHeader: hit.contentType, body: hit.body, charset: hit.charset };
   const outputs = hit.outputs as PageOutputs | null;
-  const wantsRaw = o.formats.some((f) => f.type === 'rawHtml');
-  if (outputsCover(outputs, storedFormatsNeeded(o, ctx.collectLinks)) && (!wantsRaw || hit.body)) return { built: documentFromOutputs(page, outputs, o, ctx) };
+  if (outputsCover(outputs, storedFormatsNeeded(o, ctx.collectLinks)) && (!cacheReadNeedsBody(o) || hit.body)) return { built: documentFromOutputs(page, outputs, o, ctx) };
   if (!hit.body) throw new Error('buildFromCache: the entry was read without its body although its outputs do not cover the request');
   const built = await buildDocumentAsync({ ...page, body: hit.body }, o, ctx);
   return { built, added: built.outputs };
 }
 
-/** Whether a cached page must be read with its body for this request (rawHtml is the body itself). */
-export const cacheReadNeedsBody = (o: Pick<ScrapeOptions, 'formats'>) => o.formats.some((f) => f.type === 'rawHtml');

@@ -45,3 +45,9 @@ export function storedFormatsNeeded(o: Pick<ScrapeOptions, 'formats'>, collectLi
 /** Whether the stored outputs hold every format the request needs. */
 export const outputsCover = (out: PageOutputs | null | undefined, needed: readonly StoredFormat[]): out is PageOutputs =>
   !!out && typeof out.metadata === 'object' && needed.every((f) => out[f] !== undefined);
+
+/**
+ * Whether a cached page must be read with its body for this request: rawHtml is the body itself,
+ * and the audio/video formats take their candidates from the page's HTML.
+ */
+export const cacheReadNeedsBody = (o: Pick<ScrapeOptions, 'formats'>) => o.formats.some((f) => f.type === 'rawHtml' || f.type === 'audio' || f.type === 'video');

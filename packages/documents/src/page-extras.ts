@@ -1,4 +1,5 @@
-import type { ScrapeDocument, ScrapeOptions } from '@wds/contracts';
+import { mediaWork, type ScrapeDocument, type ScrapeOptions } from '@wds/contracts';
+import { mediaSources, type MediaSources } from '@wds/media';
 import { piiOptionsOf, redact, wantsModelPass } from '@wds/pii';
 import { extractProduct, NO_PRODUCT_WARNING, type ProductResult } from '@wds/product';
 
@@ -27,6 +28,21 @@ export const productOf = (html: string | null, pageUrl: string): ProductResult =
 export function setProduct(doc: ScrapeDocument, r: ProductResult): void {
   doc.product = r.product;
   if (r.warning) addWarning(doc, r.warning);
+}
+
+/**
+ * The audio and video formats: the media the page names (`<video>`, `<audio>`, og tags), kept in
+ * the draft document for the media step (wds-media), which replaces them with the formats' links.
+ * A page with no HTML (a PDF, text) names none.
+ */
+export function addMediaSources(doc: ScrapeDocument, o: Pick<ScrapeOptions, 'formats'>, html: string | null, pageUrl: string): void {
+  if (!mediaWork(o).length) return;
+  (doc as ScrapeDocument & MediaDraft).mediaSources = html === null ? { video: [], audio: [] } : mediaSources(html, pageUrl);
+}
+
+/** A draft document waiting for the media step: the page's media candidates (never in an answer). */
+export interface MediaDraft {
+  mediaSources?: MediaSources;
 }
 
 /**

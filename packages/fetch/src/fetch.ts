@@ -80,8 +80,16 @@ let defaultFetcher = createFetcher();
  * policy still judges the overridden address.
  */
 export function configureHostOverrides(overrides: Record<string, string>): void {
+  if (!Object.keys(overrides).length) return;
+  const previous = defaultFetcher;
+  hostResolver = resolverWithOverrides(overrides);
+  defaultFetcher = createFetcher({ resolve: hostResolver });
+  void previous.close();
+}
+
+/** DNS with static overrides first (`*.example.test` matches every subdomain), then the system's. */
+export function resolverWithOverrides(overrides: Record<string, string>): Resolver {
   const entries = Object.entries(overrides);
-  if (!entries.length) return;
   const match = (host: string) => {
     const h = host.toLowerCase();
     for (const [name, ip] of entries) {
@@ -89,14 +97,17 @@ export function configureHostOverrides(overrides: Record<string, string>): void 
     }
     return null;
   };
-  const previous = defaultFetcher;
-  defaultFetcher = createFetcher({
-    resolve: async (hostname, opts) => {
-      const ip = match(hostname);
-      return ip ? [{ address: ip, family: ip.includes(':') ? 6 : 4 }] : systemResolver(hostname, opts);
-    },
-  });
-  void previous.close();
+  return async (hostname, opts) => {
+    const ip = match(hostname);
+    return ip ? [{ address: ip, family: ip.includes(':') ? 6 : 4 }] : systemResolver(hostname, opts);
+  };
+}
+
+let hostResolver: Resolver = systemResolver;
+
+/** The DNS this process's fetches use (with WDS_HOST_OVERRIDES): for other guarded connections, e.g. the media proxy. */
+export function processResolver(): Resolver {
+  return hostResolver;
 }
 
 /** Parses WDS_HOST_OVERRIDES: `name=ip,*.name=ip`. */
@@ -291,6 +302,7 @@ async function readPage(req: FetchRequest, url: URL, chain: string[], res: Dispa
       contentLength: resHeaders['content-length'],
       maxBytes,
       signal,
+      file: req.saveTo,
     });
   } catch (err) {
     throw mapNetworkError(err, url);

@@ -1,6 +1,6 @@
 // Guarded fetching: URL in, bytes out, through the network guard. Nothing here parses HTML.
 export type { FetchRequest, FetchedPage, DecodedBody } from './types';
-export { fetchPage, createFetcher, configureHostOverrides, parseHostOverrides, DEFAULT_USER_AGENT, type Fetcher, type FetcherOptions } from './fetch';
+export { fetchPage, createFetcher, configureHostOverrides, parseHostOverrides, processResolver, resolverWithOverrides, DEFAULT_USER_AGENT, type Fetcher, type FetcherOptions } from './fetch';
 export { isForbiddenAddress, ipLiteral, ssrfBlockedError } from './ssrf';
 export { createAgent, createConnector, systemResolver, type AddressPolicy, type ConnectorOptions, type Resolver } from './net/connector';
 export { decodeBody, normalizeCharset, charsetFromContentType, sniffMetaCharset } from './charset';

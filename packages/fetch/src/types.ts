@@ -11,6 +11,12 @@ export interface FetchRequest {
   /** Bodies above this many bytes (after decompression) are refused. */
   maxBodyBytes: number;
   maxRedirects?: number;
+  /**
+   * Stream the (decoded, capped) body into this file instead of memory: media downloads. The
+   * page's `body` is then empty. The file is written only for the final response, after every
+   * redirect hop passed the guard.
+   */
+  saveTo?: string;
   userAgent?: string;
   signal?: AbortSignal;
 }

@@ -73,16 +73,40 @@ export function forgetInLogs(values: Iterable<string>): () => void {
   };
 }
 
-/** Cuts credentials out of free text. */
+/**
+ * The forms a URL takes in messages (as given, normalised, its path and query), for
+ * forgetInLogs: an error may name any of them.
+ */
+export function urlForms(url: string): string[] {
+  const values = [url];
+  try {
+    const u = new URL(url);
+    values.push(u.href);
+    if (u.pathname.length > 1 || u.search) values.push(`${u.pathname}${u.search}`);
+  } catch {
+    // not a URL: only the string itself
+  }
+  return values;
+}
+
+/**
+ * Replaces every string registered by forgetInLogs with [REDACTED]. Also for text that leaves the
+ * process other than as a log line: an activity's failure message, which Temporal stores.
+ */
+export function withoutForgotten(s: string): string {
+  if (!forgotten.size || s.length === 0) return s;
+  let out = s;
+  // Longest first, so a URL goes before the path it contains.
+  for (const v of [...forgotten.keys()].sort((a, b) => b.length - a.length)) {
+    if (out.includes(v)) out = out.split(v).join(REDACTED);
+  }
+  return out;
+}
+
+/** Cuts credentials (and forgotten values) out of free text. */
 export function scrubString(s: string): string {
   if (s.length === 0) return s;
-  let out = s;
-  if (forgotten.size) {
-    // Longest first, so a URL goes before the path it contains.
-    for (const v of [...forgotten.keys()].sort((a, b) => b.length - a.length)) {
-      if (out.includes(v)) out = out.split(v).join(REDACTED);
-    }
-  }
+  let out = withoutForgotten(s);
   if (out.includes('@')) out = out.replace(USERINFO, `$1${REDACTED}@`);
   if (out.includes('=')) {
     out = out.replace(QUERY_PARAM, (m, sep: string, name: string) => (isSecretQueryName(name) ? `${sep}${name}=${REDACTED}` : m));

@@ -2,8 +2,15 @@ import type { FileContentType } from './types';
 
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
 
-const BY_EXTENSION: Record<string, FileContentType> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', pdf: 'application/pdf' };
-const EXTENSION: Record<FileContentType, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'application/pdf': 'pdf' };
+const BY_EXTENSION: Record<string, FileContentType> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', pdf: 'application/pdf', mp3: 'audio/mpeg', mp4: 'video/mp4', webm: 'video/webm',
+};
+const EXTENSION: Record<FileContentType, string> = {
+  'image/png': 'png', 'image/jpeg': 'jpg', 'application/pdf': 'pdf', 'audio/mpeg': 'mp3', 'video/mp4': 'mp4', 'video/webm': 'webm',
+};
+
+/** Media files (the audio and video formats): their links live an hour (spec), so they are swept sooner. */
+export const isMediaKey = (key: string) => /\.(mp3|mp4|webm)$/i.test(key);
 
 /**
  * A key is 1–8 `/`-separated segments of letters, digits, `.`, `_`, `-` (no segment starting

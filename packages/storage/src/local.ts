@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, readdir, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { copyFile, mkdir, readdir, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { contentTypeOf, isValidKey } from './keys';
 import { signFileUrl } from './signing';
@@ -45,14 +45,23 @@ export class LocalFileStore implements FileStore {
     return typeof this.opts.secret === 'function' ? this.opts.secret() : this.opts.secret;
   }
 
-  async put(key: string, bytes: Buffer): Promise<StoredFile> {
+  put(key: string, bytes: Buffer): Promise<StoredFile> {
+    return this.place(key, (tmp) => writeFile(tmp, bytes));
+  }
+
+  /** A copy, not a rename: the source may be on another filesystem (a temp directory). */
+  putFile(key: string, source: string): Promise<StoredFile> {
+    return this.place(key, (tmp) => copyFile(source, tmp));
+  }
+
+  /** Readers never see a half-written file: written aside, then renamed into place. */
+  private async place(key: string, write: (tmp: string) => Promise<void>): Promise<StoredFile> {
     const path = this.path(key);
     await mkdir(dirname(path), { recursive: true });
-    // Readers never see a half-written file: write aside, then rename into place.
     const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(tmp, bytes);
+    await write(tmp);
     await rename(tmp, path);
-    return { key, contentType: contentTypeOf(key)!, size: bytes.length };
+    return { key, contentType: contentTypeOf(key)!, size: (await stat(path)).size };
   }
 
   async open(key: string): Promise<FileBody | null> {
@@ -73,7 +82,7 @@ export class LocalFileStore implements FileStore {
     return signFileUrl({ publicUrl: this.opts.publicUrl, routePrefix: this.routePrefix, secret: this.secret(), key, ttlSeconds });
   }
 
-  async sweep(olderThanMs: number): Promise<number> {
+  async sweep(olderThanMs: number, only?: (key: string) => boolean): Promise<number> {
     const cutoff = Date.now() - olderThanMs;
     let removed = 0;
     const walk = async (dir: string, isRoot: boolean): Promise<void> => {
@@ -89,7 +98,7 @@ export class LocalFileStore implements FileStore {
         if (ent.isDirectory()) await walk(p, false);
         else if (ent.isFile()) {
           const s = await stat(p).catch(() => null);
-          if (s && s.mtimeMs < cutoff) {
+          if (s && s.mtimeMs < cutoff && (!only || only(relative(this.opts.dir, p).split(sep).join('/')))) {
             await unlink(p).catch(() => {});
             removed++;
           }

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fork } from 'node:child_process';
-import { isValidKey, LocalFileStore, resolveSigningSecret, scrapeFileKey, signFileUrl, verifyFileLink } from './index';
+import { isMediaKey, isValidKey, LocalFileStore, resolveSigningSecret, scrapeFileKey, signFileUrl, verifyFileLink } from './index';
 
 const dirs: string[] = [];
 const tmp = () => {
@@ -60,11 +60,26 @@ test('local store: put, open, signed URL, sweep', async () => {
   assert.ok(await store.open('scrapes/j2/action-pdf-0.pdf'));
 });
 
+test('media files: mp3/mp4/webm keys, copied in from a local file, swept on their own (shorter) schedule', async () => {
+  const dir = tmp();
+  const store = new LocalFileStore({ dir, publicUrl: 'http://api.test', secret: 'k'.repeat(32), defaultTtlSeconds: 86_400 });
+  assert.deepEqual(['audio/mpeg', 'video/mp4', 'video/webm'].map((t) => scrapeFileKey('j', 'x', t as never)), ['scrapes/j/x.mp3', 'scrapes/j/x.mp4', 'scrapes/j/x.webm']);
+  const src = join(tmp(), 'audio.mp3');
+  writeFileSync(src, 'mp3-bytes');
+  assert.deepEqual(await store.putFile('scrapes/j/audio.mp3', src), { key: 'scrapes/j/audio.mp3', contentType: 'audio/mpeg', size: 9 });
+  assert.equal(readFileSync(join(dir, 'scrapes/j/audio.mp3'), 'utf8'), 'mp3-bytes');
+  await store.put('scrapes/j/screenshot.png', Buffer.from('png'));
+  const old = new Date(Date.now() - 3 * 3600_000);
+  for (const f of ['scrapes/j/audio.mp3', 'scrapes/j/screenshot.png']) utimesSync(join(dir, f), old, old);
+  assert.equal(await store.sweep(2 * 3600_000, isMediaKey), 1, 'only the media file');
+  assert.equal(await store.open('scrapes/j/audio.mp3'), null);
+  assert.ok(await store.open('scrapes/j/screenshot.png'));
+});
+
 test('secret: configured wins; else generated once and shared by concurrent processes', async () => {
   assert.equal(resolveSigningSecret('from-env-value-123', tmp()), 'from-env-value-123');
   const dir = tmp();
   const script = join(tmp(), 'child.mjs');
-  const { writeFileSync } = await import('node:fs');
   writeFileSync(script, `import { resolveSigningSecret } from ${JSON.stringify(new URL('./secret.ts', import.meta.url).pathname)};\nprocess.send(resolveSigningSecret(undefined, ${JSON.stringify(dir)}), () => process.exit(0));\n`);
   const secrets = await Promise.all(
     Array.from({ length: 6 }, () => new Promise<string>((resolve, reject) => {

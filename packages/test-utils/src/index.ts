@@ -7,3 +7,4 @@ export * from './tcp-proxy';
 export * from './fake-openai';
 export * from './fake-searxng';
 export * from './fake-smtp';
+export * from './retention-scan';

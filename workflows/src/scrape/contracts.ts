@@ -37,6 +37,8 @@ export interface ScrapeWorkflowResult {
    * document is stored as a draft, and the job is completed by the LLM activity (wds-llm).
    */
   needsLlm?: boolean;
+  /** The request asks for `audio`/`video`: the page is a draft, and the media activity (wds-media) goes next. */
+  needsMedia?: boolean;
 }
 
 /**
@@ -91,6 +93,18 @@ export interface EnrichScrapeInput {
   jobId: string;
   /** Epoch ms by which the scrape must be done; retries share it. */
   deadlineMs: number;
+}
+
+/** The media step of a scrape (wds-media): reads the draft, downloads and converts its media, completes the job (or hands it to the LLM step). */
+export interface ExtractScrapeMediaInput {
+  jobId: string;
+  /** Epoch ms by which the scrape must be done; retries share it. */
+  deadlineMs: number;
+}
+
+/** wds-media: downloads and ffmpeg, on workers sized for them. */
+export interface MediaScrapeActivities {
+  extractScrapeMedia(input: ExtractScrapeMediaInput): Promise<ScrapeWorkflowResult>;
 }
 
 /** wds-llm: model calls, with their own slots and rate limits, never on the fetch queue. */

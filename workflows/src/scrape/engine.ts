@@ -74,8 +74,9 @@ export function browserActivityTimeouts(remainingMs: number, required: boolean) 
 }
 
 /**
- * Timeouts of the LLM activity, from the scrape's remaining budget: it may wait in the queue
- * behind other model calls (wds-llm has few slots) and retry a failing provider, all within it.
+ * Timeouts of the LLM activity (and of the media activity, the same rule), from the scrape's
+ * remaining budget: it may wait in the queue behind other model calls (wds-llm has few slots)
+ * and retry a failing provider, all within it.
  */
 export function llmActivityTimeouts(remainingMs: number) {
   const budget = Math.max(1_000, remainingMs);

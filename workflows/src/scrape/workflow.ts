@@ -1,5 +1,5 @@
 import { ActivityFailure, proxyActivities, proxyLocalActivities, TimeoutFailure } from '@temporalio/workflow';
-import type { BrowserActivities, LlmScrapeActivities, ScrapeActivities, ScrapeStoreActivities, FetchPageResult, ScrapeWorkflowInput, ScrapeWorkflowResult } from './contracts';
+import type { BrowserActivities, LlmScrapeActivities, MediaScrapeActivities, ScrapeActivities, ScrapeStoreActivities, FetchPageResult, ScrapeWorkflowInput, ScrapeWorkflowResult } from './contracts';
 import { NON_RETRYABLE_KINDS, TaskQueues } from '../common';
 import { describeFailure } from '../failure';
 import { browserActivityTimeouts, llmActivityTimeouts } from './engine';
@@ -10,7 +10,8 @@ import { browserActivityTimeouts, llmActivityTimeouts } from './engine';
  * — up front (actions, screenshot, mobile, profile, waitFor) or after seeing script-rendered
  * HTML — without completing it. The browser activity (wds-browser) then renders the page
  * within what is left of the budget and completes the job. When the request asks for model-made
- * formats, either engine stores a draft instead and the LLM activity (wds-llm) completes the job.
+ * formats, either engine stores a draft instead and the LLM activity (wds-llm) completes the job;
+ * with the audio/video formats the media activity (wds-media) comes first, then the LLM's if asked.
  * Only ids and flags cross Temporal. On failure the error is recorded for GET /v2/scrape/{id}
  * and rethrown for the waiting API.
  */
@@ -37,7 +38,12 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<Scrape
 
   const deadlineMs = input.deadlineMs ?? started + input.timeoutMs;
   try {
-    const page = await producePage();
+    let page = await producePage();
+    if (page.needsMedia) {
+      // Only requests with the audio/video formats take this branch: histories of other scrapes replay unchanged.
+      const { extractScrapeMedia } = proxyActivities<MediaScrapeActivities>({ taskQueue: TaskQueues.media, ...llmActivityTimeouts(deadlineMs - Date.now()), retry });
+      page = await extractScrapeMedia({ jobId: input.jobId, deadlineMs });
+    }
     if (!page.needsLlm) return { jobId: page.jobId, statusCode: page.statusCode };
     const { enrichScrape } = proxyActivities<LlmScrapeActivities>({
       taskQueue: TaskQueues.llm,

@@ -27,6 +27,15 @@ before(async () => {
       // A page whose counter only changes when its button is clicked: what actions are for.
       '/counter/a': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(counter('A')),
       '/counter/b': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(counter('B')),
+      // Cookie + localStorage: what a profile carries from one render to the next.
+      '/profile': (req, res) => {
+        const session = /(?:^|;\s*)session=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
+        const headers: Record<string, string> = { 'content-type': 'text/html' };
+        if (!session) headers['set-cookie'] = 'session=abc123; Path=/; Max-Age=3600';
+        res.writeHead(200, headers);
+        const script = `const v = Number(localStorage.getItem('visits') || 0) + 1; localStorage.setItem('visits', v); document.getElementById('visits').textContent = 'visits ' + v;`;
+        res.end(doc('Profile', `<main><p>${session ? `Welcome back ${session}` : 'New visitor'}</p><p id="visits"></p></main><script>${script}</script>`));
+      },
       '/ua': (req, res) => {
         res.writeHead(200, { 'content-type': 'text/html' });
         const body = `<main><h1>Device</h1><p>UA: ${req.headers['user-agent']}</p><p id="w"></p></main><script>document.getElementById('w').textContent = 'width ' + innerWidth;</script>`;
@@ -120,6 +129,17 @@ describe('browser options in scrapeOptions', () => {
       assert.match(d.markdown!, /UA: .*Android.*Mobile/);
       assert.match(d.markdown!, /width 412/);
     }
+  });
+
+  test('profile in a batch scrape: every page has its cookies and storage; nothing is written back', { timeout: 120_000 }, async () => {
+    const first = await fc.scrape(pages.url('/profile'), { profile: { name: 'batch-profile', saveChanges: true }, maxAge: 0 } as never);
+    assert.match(first.markdown!, /New visitor[\s\S]*visits 1/);
+    const job = await fc.batchScrape([pages.url('/profile?a'), pages.url('/profile?b')], { options: { formats: ['markdown'], profile: { name: 'batch-profile', saveChanges: true } }, pollInterval: 1 } as never);
+    assert.equal(job.status, 'completed');
+    assert.equal(job.data.length, 2);
+    for (const d of job.data) assert.match(d.markdown!, /Welcome back abc123[\s\S]*visits 2/, 'the saved cookie and localStorage are loaded');
+    const after = await fc.scrape(pages.url('/profile'), { profile: { name: 'batch-profile', saveChanges: false }, maxAge: 0 } as never);
+    assert.match(after.markdown!, /visits 2/, 'the batch did not write the profile back (read-only)');
   });
 
   test('a crawl page that fails in the browser is a failed page with its error; the job completes', { timeout: 60_000 }, async () => {

@@ -73,15 +73,15 @@ describe('limits', () => {
     const remaining = async () => (await call(as, 'GET', '/v2/team/credit-usage')).json.data.remainingCredits as number;
     assert.equal(await remaining(), 1000);
     await fc.scrape(site.url('/page?ledger-1'), { maxAge: 0 });
-    // Nothing of a zero-data-retention scrape is kept, except its bill.
+    // Nothing of a zero-data-retention scrape is kept, except its bill: 1 + 1 credits (Firecrawl's ZDR price).
     await fc.scrape(site.url('/page?ledger-zdr'), { maxAge: 0, zeroDataRetention: true } as never);
-    await fc.scrape(site.url('/page?ledger-zdr'), { zeroDataRetention: true } as never); // answered from the cache
+    await fc.scrape(site.url('/page?ledger-zdr'), { zeroDataRetention: true } as never); // fetched again: ZDR left no cache entry
     const batch = await fc.batchScrape([site.url('/page?b1'), site.url('/page?b2'), site.url('/page?b3')], { options: { maxAge: 0 }, pollInterval: 1 } as never);
     assert.equal(batch.data.length, 3);
     const parsed = await fc.parse({ data: Buffer.from('<html><body><h1>Ledger</h1><p>parsed</p></body></html>'), filename: 'ledger.html', contentType: 'text/html' });
     const parseCredits = (parsed.metadata as { creditsUsed: number }).creditsUsed;
     assert.ok(parseCredits >= 1);
-    assert.equal(await remaining(), 1000 - (1 + 2 + 3 + parseCredits));
+    assert.equal(await remaining(), 1000 - (1 + 2 * 2 + 3 + parseCredits));
     assert.deepEqual(await teamCreditBalance(stack.db.db, team.teamId), await teamLedgerTotals(stack.db.db, team.teamId));
     const kinds = await stack.db.pool.query(`SELECT job_kind, count(*)::int AS n FROM credit_ledger WHERE team_id = $1 GROUP BY job_kind ORDER BY job_kind`, [team.teamId]);
     assert.deepEqual(kinds.rows, [{ job_kind: 'batch', n: 3 }, { job_kind: 'parse', n: 1 }, { job_kind: 'scrape', n: 3 }]);

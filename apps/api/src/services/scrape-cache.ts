@@ -1,4 +1,4 @@
-import { browserOnlyFeatures, changeTrackingOf, effectiveMaxAge, needsLlm, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
+import { browserOnlyFeatures, changeTrackingOf, effectiveMaxAge, mediaWork, needsLlm, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
 import { addCachedOutputs, findCachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { buildFromCache, cacheReadNeedsBody, needsPdfConversion, outputsVariant, storedFormatsNeeded } from '@wds/documents';
@@ -41,9 +41,9 @@ export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: str
     }
     return null;
   }
-  // PDF conversion and model calls belong on workers (the API never calls the model). Stored
+  // PDF conversion, model calls and media extraction belong on workers (the API never calls the model). Stored
   // outputs exist for HTML pages only; without them the body was read and tells what the page is.
-  if (needsLlm(o, llmAvailable) || (hit.body && needsPdfConversion({ contentTypeHeader: hit.contentType, body: hit.body }, o))) {
+  if (needsLlm(o, llmAvailable) || mediaWork(o).length || (hit.body && needsPdfConversion({ contentTypeHeader: hit.contentType, body: hit.body }, o))) {
     // The worker reads the same cache window itself; only ids and this small record travel.
     return { worker: { maxAgeMs, minAgeMs: o.minAge, onMiss: o.lockdown ? 'lockdown' : o.minAge !== undefined ? 'minAge' : 'fetch' } };
   }

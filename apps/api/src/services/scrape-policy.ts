@@ -1,8 +1,9 @@
-import { browserOnlyFeatures, changeTrackingIssues, changeTrackingOf, NO_LLM, unavailableFeatures, type Deployment, type ScrapeOptions } from '@wds/contracts';
+import { browserOnlyFeatures, changeTrackingIssues, changeTrackingOf, mediaWork, NO_LLM, unavailableFeatures, type Deployment, type ScrapeOptions } from '@wds/contracts';
 import type { AuthedKey } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { compileUserSchema } from '@wds/llm';
 import { validateSelectors } from '@wds/transform';
+import { checkTeamFeatures } from './team-features';
 
 type PolicyInput = ScrapeOptions & { domainTools?: boolean; url?: string };
 
@@ -16,15 +17,11 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: D
   // A selector the cleaner cannot parse is the caller's mistake: say so before fetching anything.
   validateSelectors(o.includeTags, 'includeTags');
   validateSelectors(o.excludeTags, 'excludeTags');
-  if (o.zeroDataRetention && !auth.flags.zeroDataRetention) {
-    throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
-  }
+  checkTeamFeatures(auth, o);
   if (o.domainTools && (!auth.flags.catalog || o.zeroDataRetention)) {
     throw new WdsError('FORBIDDEN', { message: 'Forbidden: domainTools needs catalog access enabled for the team and zero data retention off.', code: 'CATALOG_NOT_ENABLED' });
   }
-  if (o.threatProtection && !auth.flags.threatProtection) {
-    throw new WdsError('FORBIDDEN', { message: 'Forbidden: threat protection overrides are not enabled for this team.', code: 'THREAT_PROTECTION_NOT_ENABLED' });
-  }
+  if (o.zeroDataRetention) checkZeroDataRetention(o);
   const missing = unavailableFeatures(o, deployment);
   if (noBrowser) {
     for (const field of browserOnlyFeatures(o)) {
@@ -32,6 +29,12 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: D
         field: field === 'screenshot' || field === 'branding' ? 'formats' : field,
         message: `'${field}' is not available for ${noBrowser.jobKind}: its pages are fetched without the browser engine. Use POST /v2/scrape, crawl or batch scrape for it.`,
       });
+    }
+  }
+  // Media is extracted per single scrape: a crawl's, batch's or extract's pages (no `url` here) refuse it.
+  if (typeof o.url !== 'string') {
+    for (const t of mediaWork(o)) {
+      missing.push({ field: 'formats', message: `Format '${t}' is not available for ${noBrowser?.jobKind ?? 'crawl and batch scrape'}: media is extracted per single scrape (POST /v2/scrape).` });
     }
   }
   if (missing.length) {
@@ -42,6 +45,33 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: D
     });
   }
   checkLlmRequest(o);
+}
+
+/**
+ * What zero data retention cannot give: results handed out as stored files (the `screenshot`,
+ * `audio` and `video` formats, screenshot and pdf actions: links to files that outlive the
+ * response) and a saved browser profile (the site's cookies and storage, kept for later).
+ * Firecrawl refuses screenshots under ZDR with `SCRAPE_ZDR_VIOLATION_ERROR` (its docs list it as a
+ * 500; a request that cannot be served as asked is a 400 here).
+ */
+function checkZeroDataRetention(o: PolicyInput): void {
+  const details: { code: string; path: (string | number)[]; message: string }[] = [];
+  o.formats.forEach((f, i) => {
+    if (f.type === 'screenshot' || f.type === 'audio' || f.type === 'video') {
+      details.push({ code: 'zdr_violation', path: ['formats', i], message: `the '${f.type}' format is returned as a link to a stored file, which zero data retention does not allow` });
+    }
+  });
+  o.actions?.forEach((a, i) => {
+    if (a.type === 'screenshot' || a.type === 'pdf') {
+      details.push({ code: 'zdr_violation', path: ['actions', i], message: `a '${a.type}' action's result is a link to a stored file, which zero data retention does not allow` });
+    }
+  });
+  if (o.profile?.saveChanges) {
+    details.push({ code: 'zdr_violation', path: ['profile', 'saveChanges'], message: 'saving a browser profile keeps the site\'s cookies and storage; use saveChanges: false with zero data retention' });
+  }
+  if (details.length) {
+    throw new WdsError('BAD_REQUEST', { code: 'SCRAPE_ZDR_VIOLATION_ERROR', message: `Zero data retention conflict: ${details.map((d) => d.message).join('; ')}.`, details });
+  }
 }
 
 /**

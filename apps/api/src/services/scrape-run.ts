@@ -1,4 +1,4 @@
-import { needsLlm, type Deployment, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
+import { mediaWork, needsLlm, type Deployment, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
 import { enqueueDirectScrape, failScrapeJob, insertScrapeJob, loadScrapeJob } from '@wds/db';
 import { errorFromRecord, WdsError } from '@wds/errors';
 import { preferredBrowserNeeds, requiredBrowserNeeds, type ScrapeCacheLookup } from '@wds/workflows/scrape';
@@ -8,8 +8,8 @@ import type { ApiDeps } from '../deps';
  * Where a single scrape runs (WDS_SCRAPE_FETCH):
  * - `direct` (default): through Postgres to a fetch worker (@wds/db scrape-queue.ts,
  *   activities/src/scrape/direct.ts), for requests the HTTP engine serves; no Temporal workflow
- *   unless the page turns out to need the browser. Requests that need the browser or a model step
- *   from the start go to the scrape workflow as before.
+ *   unless the page turns out to need the browser. Requests that need the browser, the media step
+ *   (audio/video) or a model step from the start go to the scrape workflow as before.
  * - `queue` / `local`: always the scrape workflow, its fetch an activity on wds-fetch or a local
  *   activity of the control worker.
  * bench/README.md (scrape) has the measurements behind the default.
@@ -30,10 +30,10 @@ export interface ScrapeRun {
   options: ScrapeUrlRequest & { cacheLookup?: ScrapeCacheLookup };
 }
 
-/** Whether a request goes the direct way: the HTTP engine serves it, and no model step follows. */
+/** Whether a request goes the direct way: the HTTP engine serves it, and no media or model step follows. */
 export function dispatchOf(o: ScrapeUrlRequest, configured: ScrapeDispatch, deployment?: Deployment): 'direct' | 'workflow' {
   if (configured !== 'direct') return 'workflow';
-  if (requiredBrowserNeeds(o).length || preferredBrowserNeeds(o).length) return 'workflow';
+  if (requiredBrowserNeeds(o).length || preferredBrowserNeeds(o).length || mediaWork(o).length) return 'workflow';
   return needsLlm(o, deployment?.llm.ok ?? false) ? 'workflow' : 'direct';
 }
 

@@ -30,6 +30,11 @@ export const crawlJobs = pgTable(
     error: text('error'),
     idempotencyKey: text('idempotency_key'),
     zeroDataRetention: boolean('zero_data_retention').notNull().default(false),
+    /**
+     * Zero data retention: when the ended job's results were handed out (its status read to the
+     * last page). From then on its pages, frontier and events are deleted (retention.ts).
+     */
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull().default(sql`now() + interval '24 hours'`),
@@ -37,6 +42,8 @@ export const crawlJobs = pgTable(
   (t) => [
     index('crawl_jobs_team_status_idx').on(t.teamId, t.status),
     index('crawl_jobs_idem_idx').on(t.teamId, t.idempotencyKey),
+    // The retention sweep's scan: ended zero-data-retention jobs whose data may still be there.
+    index('crawl_jobs_zdr_completed_idx').on(t.completedAt).where(sql`${t.zeroDataRetention}`),
   ],
 );
 

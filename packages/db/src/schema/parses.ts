@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { customType, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { teams } from './teams';
 
@@ -27,5 +28,9 @@ export const parseJobs = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
-  (t) => [index('parse_jobs_team_created_idx').on(t.teamId, t.createdAt)],
+  (t) => [
+    index('parse_jobs_team_created_idx').on(t.teamId, t.createdAt),
+    // Zero-data-retention parses whose API died before deleting them: found by the retention sweep.
+    index('parse_jobs_zdr_created_idx').on(t.createdAt).where(sql`options ->> 'zeroDataRetention' = 'true'`),
+  ],
 );

@@ -4,6 +4,9 @@ import { teams } from './teams';
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
 
+/** A scrape whose options ask that nothing of it be kept (zero data retention, lockdown). */
+export const KEEPS_NOTHING_SQL = sql.raw(`(options ->> 'zeroDataRetention' = 'true' OR options ->> 'lockdown' = 'true')`);
+
 /**
  * One row per scrape request. The API inserts it with the validated options; the worker's
  * activity writes `document` (or `error`) and the status. Only the id crosses Temporal.
@@ -37,6 +40,9 @@ export const scrapeJobs = pgTable(
     index('scrape_jobs_team_created_idx').on(t.teamId, t.createdAt),
     // What fetch workers sweep for: direct scrapes nobody holds (a lost notification, a dead worker).
     index('scrape_jobs_direct_pending_idx').on(t.createdAt).where(sql`status = 'pending' AND dispatch = 'direct'`),
+    // The rows a zero-data-retention or lockdown scrape leaves when its API died before deleting
+    // it: the control workers' retention sweep finds them by age (retention.ts).
+    index('scrape_jobs_keep_nothing_idx').on(t.createdAt).where(sql`${KEEPS_NOTHING_SQL}`),
   ],
 );
 

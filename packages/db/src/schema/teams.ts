@@ -1,12 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
-/** Team-level switches an operator turns on (spec: zero data retention, catalog, threat protection). */
-export interface TeamFlags {
-  zeroDataRetention?: boolean;
-  catalog?: boolean;
-  threatProtection?: boolean;
-}
+/**
+ * Team-level switches an operator turns on (spec: zero data retention, catalog, threat
+ * protection), with `npm run keys -- flags` (setTeamFlags). Absent = off.
+ */
+export const TEAM_FLAGS = ['zeroDataRetention', 'catalog', 'threatProtection'] as const;
+export type TeamFlag = (typeof TEAM_FLAGS)[number];
+export type TeamFlags = Partial<Record<TeamFlag, boolean>>;
 
 export const teams = pgTable('teams', {
   id: uuid('id').primaryKey().defaultRandom(),

@@ -7,7 +7,8 @@
  * The pipeline is backpressured end to end, so at most a few zlib chunks (16 KB each) are
  * produced beyond the cap before everything is torn down.
  */
-import { Duplex, Writable, type Readable } from 'node:stream';
+import { createWriteStream } from 'node:fs';
+import { Duplex, Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { WdsError, ScrapeCodes } from '@wds/errors';
@@ -111,6 +112,8 @@ export interface ReadBodyOptions {
   contentLength?: string;
   maxBytes: number;
   signal?: AbortSignal;
+  /** Write the bytes to this file (created or truncated) instead of returning them; returns an empty buffer. */
+  file?: string;
 }
 
 /** Reads and decodes a response body, refusing it as soon as the decoded size exceeds `maxBytes`. */
@@ -140,17 +143,25 @@ export async function readBody(body: Readable, opts: ReadBodyOptions): Promise<B
 
   const chunks: Buffer[] = [];
   let total = 0;
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      total += chunk.length;
-      if (total > maxBytes) return cb(bodyTooLargeError(maxBytes));
-      chunks.push(chunk);
-      cb();
-    },
-  });
+  const count = (chunk: Buffer): WdsError | undefined => {
+    total += chunk.length;
+    return total > maxBytes ? bodyTooLargeError(maxBytes) : undefined;
+  };
+  // In memory (pages), or through a counting stage into a file (media downloads).
+  const sinks = opts.file
+    ? [new Transform({ transform: (chunk: Buffer, _enc, cb) => cb(count(chunk), chunk) }), createWriteStream(opts.file)]
+    : [
+        new Writable({
+          write(chunk: Buffer, _enc, cb) {
+            const tooLarge = count(chunk);
+            if (!tooLarge) chunks.push(chunk);
+            cb(tooLarge);
+          },
+        }),
+      ];
 
   try {
-    await pipeline([body, ...decoders, sink], { signal: opts.signal });
+    await pipeline([body, ...decoders, ...sinks], { signal: opts.signal });
   } catch (err) {
     if (err instanceof WdsError) throw err;
     if (firstError?.fromDecoder && firstError.err === err) {
@@ -164,5 +175,5 @@ export async function readBody(body: Readable, opts: ReadBodyOptions): Promise<B
     }
     throw err;
   }
-  return Buffer.concat(chunks, total);
+  return opts.file ? Buffer.alloc(0) : Buffer.concat(chunks, total);
 }

@@ -24,6 +24,7 @@ import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { validateBody } from './validate';
+import { checkTeamFeatures } from '../../services/team-features';
 
 /**
  * The agent job (POST /v2/agent and the operations the JS SDK calls: status, list, cancel,
@@ -61,6 +62,7 @@ function start(deps: ApiDeps, cfg: AgentConfig) {
     requireScope(req, 'agent');
     const body = validateBody(agentRequestSchema, req.body);
     if (req.auth.flags.zeroDataRetention || body.zeroDataRetention) throw new WdsError('BAD_REQUEST', { message: ZDR_MESSAGE, code: 'ZDR_NOT_SUPPORTED' });
+    checkTeamFeatures(req.auth, { threatProtection: body.threatProtection });
     const llm = deps.deployment?.llm ?? { ok: false as const, message: 'no LLM is configured: set OPENAI_API_KEY (or OPENAI_BASE_URL / OLLAMA_BASE_URL with MODEL_NAME)' };
     if (!llm.ok) {
       throw new WdsError('FEATURE_NOT_AVAILABLE', {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { batchScrapeRequestSchema, httpUrl } from '@wds/contracts';
+import { batchScrapeRequestSchema, httpUrl, keepsNoData } from '@wds/contracts';
 import { findJobByIdempotencyKey, insertCrawlJob, jobStatus } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { crawlUrlKey } from '@wds/crawl';
@@ -31,9 +31,6 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
     }
     if (o.appendToId) {
       throw new WdsError('FEATURE_NOT_AVAILABLE', { code: 'FEATURE_NOT_AVAILABLE', message: "'appendToId' is not available in this deployment: start a new batch instead." });
-    }
-    if (o.zeroDataRetention && !req.auth.flags.zeroDataRetention) {
-      throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
     }
     const { urls: rawUrls, webhook, maxConcurrency, ignoreInvalidURLs, appendToId: _a, origin: _o, integration: _i, ...scrapeOptions } = o;
     checkScrapePolicy(scrapeOptions, req.auth, deps.deployment);
@@ -66,7 +63,8 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
 
     const id = randomUUID();
     noteLogIds(req, { jobId: id });
-    if (o.zeroDataRetention) for (const u of valid) forgetUrlInLogs(req, u);
+    const zdr = keepsNoData(o);
+    if (zdr) for (const u of valid) forgetUrlInLogs(req, u);
     await insertCrawlJob(
       deps.db,
       {
@@ -76,7 +74,7 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
         url: null,
         options: { ...scrapeOptions, webhook: webhook ?? null, maxConcurrency: maxConcurrency ?? null },
         pageLimit: valid.length,
-        zeroDataRetention: o.zeroDataRetention,
+        zeroDataRetention: zdr,
         idempotencyKey: idem ?? null,
       },
       valid.map((url) => ({ url, key: crawlUrlKey(url), depth: 0, external: false })),

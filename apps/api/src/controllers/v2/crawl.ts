@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { crawlParamsPreviewSchema, crawlRequestSchema } from '@wds/contracts';
+import { crawlParamsPreviewSchema, crawlRequestSchema, keepsNoData } from '@wds/contracts';
 import { activeCrawls, insertCrawlJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { ApiDeps } from '../../deps';
@@ -34,15 +34,14 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
       const derived = await crawlOptionsFromPrompt(deps, req, { url: o.url, prompt: o.prompt, timeoutMs: cfg.promptTimeoutMs }, 'prompt');
       o = withPromptOptions(req.body as Record<string, unknown>, derived);
     }
-    if (o.zeroDataRetention && !req.auth.flags.zeroDataRetention) {
-      throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
-    }
     checkScrapePolicy({ ...o.scrapeOptions, zeroDataRetention: o.zeroDataRetention || o.scrapeOptions.zeroDataRetention }, req.auth, deps.deployment);
     o.limit = crawlLimitWithin(o.limit, (req.body as { limit?: unknown }).limit == null, cfg.maxCrawlLimit);
 
     const id = randomUUID();
     noteLogIds(req, { jobId: id });
-    if (o.zeroDataRetention) forgetUrlInLogs(req, o.url);
+    // Zero data retention for the whole job (its flag) or for its pages (scrapeOptions): the same.
+    const zdr = o.zeroDataRetention || keepsNoData(o.scrapeOptions);
+    if (zdr) forgetUrlInLogs(req, o.url);
     const { url, ...options } = o;
     await insertCrawlJob(deps.db, {
       id,
@@ -51,7 +50,7 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
       url,
       options,
       pageLimit: o.limit,
-      zeroDataRetention: o.zeroDataRetention,
+      zeroDataRetention: zdr,
     });
     await startJobOrFail(deps, { jobId: id, kind: 'crawl', plan: planCrawl(o, cfg.defaultConcurrency, cfg.batchesPerRun) });
     return reply.send({ success: true, id, url: `${baseUrl(req, cfg.publicUrl)}/v2/crawl/${id}` });

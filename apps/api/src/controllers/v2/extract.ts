@@ -12,6 +12,7 @@ import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
 import { checkScrapePolicy } from '../../services/scrape-policy';
 import { validateBody } from './validate';
+import { checkTeamFeatures } from '../../services/team-features';
 
 export interface ExtractConfig {
   /** Pages one extract may fetch, named and expanded together (WDS_EXTRACT_MAX_PAGES). */
@@ -140,9 +141,7 @@ function refuseWhatIsMissing(o: ExtractRequest, deps: ApiDeps, req: FastifyReque
   if (o.agent) throw unavailable("'agent' (FIRE-1) is not available for /v2/extract: use POST /v2/agent, extract's successor.");
   if (o.webhook) throw unavailable("'webhook' is not available for /v2/extract: poll GET /v2/extract/{id}.");
   if (o.allowExternalLinks) throw unavailable("'allowExternalLinks' is not available for /v2/extract: wildcard expansion stays on the site (and its subdomains with includeSubdomains).");
-  if (o.threatProtection && !req.auth.flags.threatProtection) {
-    throw new WdsError('FORBIDDEN', { message: 'Forbidden: threat protection overrides are not enabled for this team.', code: 'THREAT_PROTECTION_NOT_ENABLED' });
-  }
+  checkTeamFeatures(req.auth, o);
   if (o.scrapeOptions?.zeroDataRetention) {
     throw new WdsError('BAD_REQUEST', { details: [{ code: 'unsupported', path: ['scrapeOptions', 'zeroDataRetention'], message: 'zeroDataRetention is not supported by /v2/extract: pages and answers are stored for the job (24 hours) and sent to the model' }] });
   }

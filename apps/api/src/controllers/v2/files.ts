@@ -10,7 +10,7 @@ export interface FilesConfig {
 
 /**
  * GET /v2/files/<key>?expires=…&sig=…: files that workers stored for scrapes (screenshots,
- * action PDFs). No bearer token — the link is the credential: a missing or wrong signature is
+ * action PDFs, audio, video). No bearer token — the link is the credential: a missing or wrong signature is
  * 403, a valid but expired link 410, both with the error body. Registered outside the
  * authenticated v2 routes.
  */

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { jobErrors, liveCounters, loadTeamCrawlJob, markJobCancelled, pageOfDocuments, type Db } from '@wds/db';
+import { jobErrors, liveCounters, loadTeamCrawlJob, markJobCancelled, markJobDelivered, pageOfDocuments, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { ApiDeps } from '../../deps';
 import { requireScope } from '../../middleware/auth';
@@ -55,6 +55,11 @@ export function jobControllers(deps: ApiDeps, kind: Kind, opts: { pageBytes: num
       if (!Number.isInteger(skip) || skip < 0) throw new WdsError('BAD_REQUEST', { details: [{ code: 'invalid_type', path: ['skip'], message: 'skip must be a non-negative integer' }] });
       const page = await pageOfDocuments(deps.db, job.id, skip, opts.pageBytes);
       const next = page.more ? `${baseUrl(req, opts.publicUrl)}/v2/${NAMES[kind].path}/${job.id}?skip=${skip + page.docs.length}` : null;
+      if (job.zeroDataRetention && job.status !== 'scraping' && !page.more) {
+        // Zero data retention: the last page of an ended job's results is handed out; once it
+        // has gone to the client, nothing of the job is kept (packages/db retention.ts).
+        reply.raw.once('finish', () => void markJobDelivered(deps.db, job.id).catch((e) => req.log.warn({ err: e, jobId: job.id }, 'zero data retention: purge after delivery failed; the retention sweep retries')));
+      }
       return reply.send({ success: true, ...(await statusFields(deps.db, job)), next, data: page.docs });
     },
 

@@ -7,6 +7,7 @@ import type { ApiDeps } from '../../deps';
 import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { validateBody } from './validate';
+import { checkTeamFeatures } from '../../services/team-features';
 
 const DEFAULT_MAP_TIMEOUT_MS = 60_000;
 
@@ -15,9 +16,7 @@ export function mapController(deps: ApiDeps) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     requireScope(req, 'map');
     const o = validateBody(mapRequestSchema, req.body);
-    if (o.threatProtection && !req.auth.flags.threatProtection) {
-      throw new WdsError('FORBIDDEN', { message: 'Forbidden: threat protection overrides are not enabled for this team.', code: 'THREAT_PROTECTION_NOT_ENABLED' });
-    }
+    checkTeamFeatures(req.auth, o);
     const id = randomUUID();
     noteLogIds(req, { jobId: id });
     await insertMapJob(deps.db, { id, teamId: req.auth.teamId, options: o });

@@ -9,6 +9,7 @@ import { validateSelectors } from '@wds/transform';
 import type { ApiDeps } from '../../deps';
 import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
+import { checkTeamFeatures } from '../../services/team-features';
 
 /**
  * POST /v2/parse: a multipart upload (`file`, optional JSON `options`, as Firecrawl's docs and
@@ -52,11 +53,10 @@ function parseController(deps: ApiDeps, cfg: ParseConfig) {
     requireScope(req, 'parse');
     const upload = await readUpload(req, cfg.maxUploadBytes);
     const o = validateOptions(upload.optionsRaw);
+    if (o.auditMetadata) req.auditMetadata = o.auditMetadata;
     validateSelectors(o.includeTags, 'includeTags');
     validateSelectors(o.excludeTags, 'excludeTags');
-    if (o.zeroDataRetention && !req.auth.flags.zeroDataRetention) {
-      throw new WdsError('FORBIDDEN', { message: 'Forbidden: zero data retention is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
-    }
+    checkTeamFeatures(req.auth, o);
     // Model-made formats of uploads are not wired to the parse workflow yet, whatever the deployment.
     const missing = unavailableParseFeatures(o, { llm: { ok: false, message: 'model-made formats are not built for POST /v2/parse yet' } });
     if (missing.length) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { scrapeCatalogRequestSchema, scrapeUrlRequestSchema, type ScrapeDocument } from '@wds/contracts';
+import { keepsNoData, scrapeCatalogRequestSchema, scrapeUrlRequestSchema, type ScrapeDocument } from '@wds/contracts';
 import { deleteScrapeJob, insertCompletedScrape } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { creditsUsed } from '@wds/metrics';
@@ -42,7 +42,7 @@ export function scrapeController(deps: ApiDeps) {
     checkScrapePolicy(o, req.auth, deps.deployment);
     const scrapeId = randomUUID();
     // Zero-data-retention and lockdown requests leave no URL behind.
-    const keepNothing = o.zeroDataRetention || o.lockdown;
+    const keepNothing = keepsNoData(o);
     noteLogIds(req, { scrapeId });
     if (keepNothing) forgetUrlInLogs(req, o.url);
 

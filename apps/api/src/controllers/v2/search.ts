@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { searchRequestSchema, type ScrapeOptions, type SearchRequest } from '@wds/contracts';
-import { chargeCredits, insertCrawlJob, jobStatus, liveCounters, markJobCancelled, pageOfDocuments } from '@wds/db';
+import { keepsNoData, searchRequestSchema, type ScrapeOptions, type SearchRequest } from '@wds/contracts';
+import { chargeCredits, insertCrawlJob, jobStatus, liveCounters, markJobCancelled, markJobDelivered, pageOfDocuments } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { crawlUrlKey } from '@wds/crawl';
 import { parseTbs, runSearch, searchCredits, usableUrl, type SearchProvider, type SearchQuery, type SearchResults, type SearchSource } from '@wds/search';
@@ -13,6 +13,7 @@ import { startJobOrFail } from '../../services/job-start';
 import { checkScrapePolicy } from '../../services/scrape-policy';
 import type { CrawlConfig } from './crawl';
 import { validateBody } from './validate';
+import { checkTeamFeatures } from '../../services/team-features';
 
 type Result = { url?: string; [k: string]: unknown };
 
@@ -80,9 +81,7 @@ function checkOptions(req: FastifyRequest, o: SearchRequest, deps: ApiDeps) {
   if (o.enterprise?.some((e) => e !== 'default') && !req.auth.flags.zeroDataRetention) {
     throw new WdsError('FORBIDDEN', { message: 'Forbidden: enterprise zero data retention search is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
   }
-  if (o.threatProtection && !req.auth.flags.threatProtection) {
-    throw new WdsError('FORBIDDEN', { message: 'Forbidden: threat protection overrides are not enabled for this team.', code: 'THREAT_PROTECTION_NOT_ENABLED' });
-  }
+  checkTeamFeatures(req.auth, o);
   // Firecrawl's answer for a team without its provider catalogue (Alexandria): firecrawl-mcp asks
   // for it by default and, on exactly this 403, searches the web alone.
   if (o.alexandria || o.domainTools) {
@@ -120,7 +119,8 @@ async function scrapeResults(
   }
   if (!urls.size) return { credits: 0, warnings: [] };
   const jobId = randomUUID();
-  if (scrapeOptions.zeroDataRetention) for (const u of urls.values()) forgetUrlInLogs(req, u);
+  const zdr = keepsNoData(scrapeOptions);
+  if (zdr) for (const u of urls.values()) forgetUrlInLogs(req, u);
   await insertCrawlJob(
     deps.db,
     {
@@ -130,7 +130,7 @@ async function scrapeResults(
       url: null,
       options: { ...scrapeOptions, webhook: null, maxConcurrency: null },
       pageLimit: urls.size,
-      zeroDataRetention: scrapeOptions.zeroDataRetention,
+      zeroDataRetention: zdr,
       idempotencyKey: null,
     },
     [...urls].map(([key, url]) => ({ url, key, depth: 0, external: false })),
@@ -171,7 +171,10 @@ async function scrapeResults(
       ? `${missing} result(s) were not scraped within the timeout; they carry the search fields only.`
       : `${missing} result(s) could not be scraped (see GET /v2/batch/scrape/${jobId}/errors); they carry the search fields only.`);
   }
-  return { credits: (await liveCounters(deps.db, jobId)).creditsUsed, warnings };
+  const credits = (await liveCounters(deps.db, jobId)).creditsUsed;
+  // Zero data retention: the pages are in this answer; the batch behind it keeps nothing.
+  if (zdr) await markJobDelivered(deps.db, jobId);
+  return { credits, warnings };
 }
 
 export type { SearchResults };
