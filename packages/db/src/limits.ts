@@ -73,7 +73,7 @@ export async function teamQueue(db: Db, teamId: string): Promise<{ active: numbe
 /**
  * Takes one of the team's `max` concurrency slots, or returns null when all are held. The count
  * and the insert run under a per-team transaction advisory lock (wds_take_concurrency_slot,
- * migration 0018: one round trip), so concurrent API processes cannot both take the last slot.
+ * migration 0019: one round trip), so concurrent API processes cannot both take the last slot.
  * Slots expire after `ttlMs` (a crashed API's slots come back).
  */
 export async function acquireConcurrencySlot(db: Db, teamId: string, max: number, ttlMs: number): Promise<string | null> {
