@@ -5,12 +5,12 @@ import { INSPECT_ARGS, rssAfterGcMb } from './gc';
 import { startBenchStack } from './stack';
 import { measureTemporalFloor } from './temporal-floor';
 import { html, startFixtureSite } from '@wds/test-utils';
-import { rssMb, rssTrend, round, runConcurrent, summary, writeResult } from './stats';
+import { cpuByPid, cpuUsedBetween, rssMb, rssTrend, round, runConcurrent, summary, writeResult } from './stats';
 
 /**
  * Issue 2's scrape benchmark. In one run: the engine in-process (fetch + build, the baseline),
  * POST /v2/scrape through the full stack (API → Temporal → worker → Postgres) on cache misses,
- * cache hits, throughput at concurrency 8, and API/worker RSS over 2,000 scrapes.
+ * cache hits, throughput at concurrency 8 (with CPU ms per scrape by process), and API/worker RSS over 2,000 scrapes.
  * Targets: stack p50 − engine p50 ≤ 25 ms; cache-hit p50 < 10 ms; RSS growth ≤ 50 MB, judged
  * by RSS right after a full collection before and after the 2,000 scrapes (rssAfterGcMb); plain
  * samples every 50 scrapes, their trend (rssTrend) and peak are reported beside it.
@@ -49,8 +49,11 @@ export async function runScrapeBench() {
     await post({ url });
     const hit = await runConcurrent(N_LAT, 1, () => post({ url }));
     const t0 = performance.now();
+    const cpu0 = cpuByPid({ ...stack.roles, bench: process.pid });
     const conc = await runConcurrent(N_LAT, 8, () => post({ url, maxAge: 0 }));
     const throughput = N_LAT / ((performance.now() - t0) / 1000);
+    // Where a scrape's CPU goes, per process (the bench's own: the client and the fixture site).
+    const cpuMsPerScrape = Object.fromEntries(Object.entries(cpuUsedBetween(cpu0, cpuByPid({ ...stack.roles, bench: process.pid }))).map(([k, v]) => [k, round((v * 1000) / N_LAT, 2)]));
 
     const afterGc = async () => ({ api: await rssAfterGcMb(api), worker: await rssAfterGcMb(worker) });
     const gcBefore = await afterGc();
@@ -71,7 +74,7 @@ export async function runScrapeBench() {
       bench: 'scrape',
       temporalPersistence: process.env.BENCH_TEMPORAL_MEMORY === '1' ? 'memory' : 'sqlite',
       // The stack inherits this environment: WDS_SCRAPE_FETCH=local npm run bench -- scrape.
-      scrapeFetch: process.env.WDS_SCRAPE_FETCH ?? 'queue',
+      scrapeFetch: process.env.WDS_SCRAPE_FETCH ?? 'direct',
       engineInProcessMs: e,
       fullStackMissMs: m,
       fullStackOverheadP50Ms: round(m.p50 - e.p50),
@@ -80,7 +83,7 @@ export async function runScrapeBench() {
       temporalFloorMs: floor,
       overheadBeyondTemporalP50Ms: round(m.p50 - e.p50 - floor.p50),
       cacheHitMs: h,
-      concurrency8: { scrapesPerSec: round(throughput, 1), latencyMs: summary(conc) },
+      concurrency8: { scrapesPerSec: round(throughput, 1), latencyMs: summary(conc), cpuMsPerScrape },
       rssMb: {
         scrapes: N_RSS,
         afterFullGc: { before: gcBefore, after: gcAfter, growthApi: round(gcAfter.api - gcBefore.api, 1), growthWorker: round(gcAfter.worker - gcBefore.worker, 1) },

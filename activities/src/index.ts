@@ -1,4 +1,5 @@
 export { createScrapeActivities, type ScrapeActivityDeps } from './scrape/activities';
+export { startDirectScrapes, type DirectScrapes, type DirectScrapeOptions } from './scrape/direct';
 export { createStoreActivities } from './store/activities';
 export { toApplicationFailure } from './failures';
 export { createCrawlActivities, createCrawlControlActivities } from './crawl/activities';

@@ -55,8 +55,12 @@ export function loadApiEnv(source: Record<string, string | undefined> = process.
          */
         WDS_WS_MAX_BUFFERED_BYTES: envInt(4 * 1024 * 1024, 1024),
         WDS_WS_STALL_MS: envInt(30_000, 100, 3_600_000),
-        /** Where a scrape's HTTP fetch runs: an activity on wds-fetch, or a local activity of the control worker. */
-        WDS_SCRAPE_FETCH: z.enum(['queue', 'local']).default('queue'),
+        /**
+         * Where a single scrape runs: `direct` through Postgres to a fetch worker (no workflow unless the
+         * page needs the browser or a model), or the scrape workflow with its fetch as an activity on
+         * wds-fetch (`queue`) or a local activity of the control worker (`local`).
+         */
+        WDS_SCRAPE_FETCH: z.enum(['direct', 'queue', 'local']).default('direct'),
         /** Hours after a scrape during which POST /v2/scrape/{id}/interact may replay it (later: 410). */
         WDS_INTERACT_WINDOW_HOURS: envInt(24, 1, 24 * 365),
         /** Tests only: check every response against the OpenAPI document and append mismatches to this file. */

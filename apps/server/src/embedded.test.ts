@@ -59,7 +59,8 @@ async function stop(app: { child: ChildProcess; output(): string }) {
 }
 
 test('one command starts everything; a restart on the same data directory keeps jobs, results and the key', async () => {
-  const first = await startEmbedded();
+  // The scrape runs as a workflow (not dispatched directly, the default), so Temporal has a job to keep.
+  const first = await startEmbedded({ WDS_SCRAPE_FETCH: 'queue' });
   let scrapeId: string;
   try {
     const fc = new Firecrawl({ apiKey: first.key, apiUrl: first.url });

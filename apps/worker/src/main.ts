@@ -21,6 +21,7 @@ import { createInteractResources } from './interact';
 import { queueOptions, sessionQueueOptions } from './queues';
 import { startSearchBackfill } from './search-backfill';
 import { workflowBundleOption } from './workflow-bundle';
+import { serveDirectScrapes } from './direct';
 
 const env = loadWorkerEnv();
 const log = createLogger({ name: 'worker', level: env.LOG_LEVEL });
@@ -236,6 +237,20 @@ for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     }, env.WDS_SHUTDOWN_GRACE_MS + 2 * FORCE_AFTER_GRACE_MS).unref();
   });
 }
+// Fetch workers also run scrapes the API dispatches through Postgres (WDS_SCRAPE_FETCH=direct),
+// with as many slots again as their wds-fetch activities.
+const direct = env.WDS_WORKER_QUEUES.includes('wds-fetch')
+  ? serveDirectScrapes({
+      deps: { db: dbh.db, allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK, maxBodyBytes: env.WDS_MAX_BODY_BYTES, browserAvailable: resources.browserAvailable, llmAvailable: llmConfig.ok },
+      databaseUrl: env.DATABASE_URL,
+      concurrency: env.WDS_FETCH_CONCURRENCY,
+      connection,
+      namespace: env.TEMPORAL_NAMESPACE,
+      log,
+    })
+  : null;
+let directDrained: Promise<void> | undefined;
+for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => void (directDrained ??= direct?.drain(env.WDS_SHUTDOWN_GRACE_MS)));
 // "serving" is printed once the workers poll (fetch workers look for wds-browser pollers).
 const running = workers.map((w) => w.run());
 // The launcher and the tests wait for this message (packages/launch/src/processes.ts).
@@ -248,6 +263,8 @@ try {
   log.error({ err: e }, 'worker failed');
   exitCode = 1;
 }
+// Direct scrapes drain like activities: within the grace time, then given back to other workers.
+await (directDrained ?? direct?.drain(0));
 await dispatcher?.stop();
 await sweeper?.stop();
 await agentSweeper?.stop();

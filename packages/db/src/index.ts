@@ -1,6 +1,8 @@
 export * from './client';
 export * from './keys';
 export * from './scrapes';
+export * from './scrape-queue';
+export { listenOnChannel, type ChannelListener } from './listen';
 export * from './scrape-done';
 export * as schema from './schema/index';
 export type { CreditEntry, JobKind, TeamFlag, TeamFlags } from './schema/index';
@@ -20,6 +22,7 @@ export * from './maps';
 export * from './parse';
 export * from './profiles';
 export * from './limits';
+export { admitRequest, type Admission, type AdmissionAsk } from './admission';
 export { storable, storableText } from './text';
 export * from './extracts';
 export { indexDocuments, indexStoredPages, searchConfigFor, searchEntryOf, searchIndexingEnabled, setSearchIndexing, searchUrlKey, SEARCH_CONFIGS, type SearchEntry, type StoredPage } from './search-index';

@@ -39,15 +39,23 @@ export async function setTeamLimits(db: Db, teamId: string, l: Partial<TeamLimit
  * the same count) and returns the count and the seconds until the window ends.
  */
 export async function countRequest(db: Db, teamId: string, cls: LimitClass): Promise<{ count: number; retryAfterSeconds: number }> {
+  // Committed without waiting for the disk: see admission.ts (bookkeeping, not records).
   const r = await db.execute<{ count: number; left: number }>(sql`
-    INSERT INTO rate_windows (team_id, limit_class, window_start, count)
-    VALUES (${teamId}, ${cls}, date_trunc('minute', now()), 1)
-    ON CONFLICT (team_id, limit_class, window_start) DO UPDATE SET count = rate_windows.count + 1
-    RETURNING count, ceil(extract(epoch FROM (window_start + interval '1 minute' - now())))::int AS left`);
+    WITH c AS (
+      INSERT INTO rate_windows (team_id, limit_class, window_start, count)
+      VALUES (${teamId}, ${cls}, date_trunc('minute', now()), 1)
+      ON CONFLICT (team_id, limit_class, window_start) DO UPDATE SET count = rate_windows.count + 1
+      RETURNING count, ceil(extract(epoch FROM (window_start + interval '1 minute' - now())))::int AS left
+    )
+    SELECT c.count, c.left, set_config('synchronous_commit', 'off', true) AS async_commit FROM c`);
   const row = r.rows[0]!;
-  // Old windows go now and then (one request in ~200), not on every call.
-  if (Math.random() < 0.005) await db.execute(sql`DELETE FROM rate_windows WHERE window_start < now() - interval '5 minutes'`);
+  await pruneRateWindows(db);
   return { count: Number(row.count), retryAfterSeconds: Math.max(1, Number(row.left)) };
+}
+
+/** Old windows go now and then (one request in ~200), not on every call. */
+export async function pruneRateWindows(db: Db): Promise<void> {
+  if (Math.random() < 0.005) await db.execute(sql`DELETE FROM rate_windows WHERE window_start < now() - interval '5 minutes'`);
 }
 
 /** Jobs of the team running now (pending scrapes/parses, crawls and batches scraping) and the latest success. */
@@ -64,23 +72,18 @@ export async function teamQueue(db: Db, teamId: string): Promise<{ active: numbe
 
 /**
  * Takes one of the team's `max` concurrency slots, or returns null when all are held. The count
- * and the insert run under a per-team transaction advisory lock, so concurrent API processes
- * cannot both take the last slot. Slots expire after `ttlMs` (a crashed API's slots come back).
+ * and the insert run under a per-team transaction advisory lock (wds_take_concurrency_slot,
+ * migration 0019: one round trip), so concurrent API processes cannot both take the last slot.
+ * Slots expire after `ttlMs` (a crashed API's slots come back).
  */
 export async function acquireConcurrencySlot(db: Db, teamId: string, max: number, ttlMs: number): Promise<string | null> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('wds-slots:' || ${teamId}))`);
-    await tx.execute(sql`DELETE FROM concurrency_slots WHERE team_id = ${teamId} AND expires_at < now()`);
-    const held = await tx.execute<{ n: string }>(sql`SELECT count(*) AS n FROM concurrency_slots WHERE team_id = ${teamId}`);
-    if (Number(held.rows[0]!.n) >= max) return null;
-    const r = await tx.execute<{ id: string }>(sql`
-      INSERT INTO concurrency_slots (team_id, expires_at) VALUES (${teamId}, now() + ${ttlMs} * interval '1 millisecond') RETURNING id`);
-    return r.rows[0]!.id;
-  });
+  const r = await db.execute<{ id: string | null }>(sql`
+    SELECT wds_take_concurrency_slot(${teamId}::uuid, ${max}::int, ${Math.round(ttlMs)}::int) AS id, set_config('synchronous_commit', 'off', true) AS async_commit`);
+  return r.rows[0]?.id ?? null;
 }
 
 export async function releaseConcurrencySlot(db: Db, id: string): Promise<void> {
-  await db.execute(sql`DELETE FROM concurrency_slots WHERE id = ${id}`);
+  await db.execute(sql`WITH d AS (DELETE FROM concurrency_slots WHERE id = ${id}) SELECT set_config('synchronous_commit', 'off', true)`);
 }
 
 /** Slots held now (concurrency-check). */

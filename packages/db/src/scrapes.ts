@@ -47,11 +47,14 @@ export async function completeScrapeJob(db: Db, id: string, document: unknown, c
 /** The ledger key of a scrape's charge (one per scrape id, whichever path completed it). */
 export const scrapeCreditKey = (scrapeId: string) => `scrape:${scrapeId}`;
 
+/** A pending scrape fails with its error record; the waiting API hears of it on SCRAPE_DONE_CHANNEL, as of a completion. */
 export async function failScrapeJob(db: Db, id: string, error: unknown) {
-  await db
-    .update(scrapeJobs)
-    .set({ status: 'failed', error: storable(error), completedAt: new Date() })
-    .where(and(eq(scrapeJobs.id, id), eq(scrapeJobs.status, 'pending')));
+  await db.execute(sql`
+    WITH failed AS (
+      UPDATE ${scrapeJobs} SET status = 'failed', error = ${JSON.stringify(storable(error))}::jsonb, completed_at = now()
+      WHERE id = ${id} AND status = 'pending' RETURNING id
+    )
+    SELECT pg_notify(${SCRAPE_DONE_CHANNEL}, failed.id::text) FROM failed`);
 }
 
 /**

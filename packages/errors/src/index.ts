@@ -114,6 +114,12 @@ export function isWdsError(e: unknown): e is WdsError {
   return e instanceof WdsError;
 }
 
+/** The error a job's stored failure record (`{kind, message, code, details}`) stands for; an unknown kind is a 500. */
+export function errorFromRecord(r: unknown): WdsError {
+  const e = r as { kind?: string; message?: string; code?: string; details?: unknown } | null;
+  return new WdsError(isErrorKind(e?.kind) ? e.kind : 'INTERNAL', { message: e?.message, code: e?.code, details: e?.details });
+}
+
 /** Anything thrown that is not a WdsError becomes a 500 without leaking internals. */
 export function toWdsError(e: unknown): WdsError {
   if (e instanceof WdsError) return e;

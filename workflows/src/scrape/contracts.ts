@@ -19,6 +19,14 @@ export interface ScrapeWorkflowInput {
    * workers also fetch, e.g. the embedded default). Browser renders always go to wds-browser.
    */
   fetch?: 'queue' | 'local';
+  /**
+   * Started by a fetch worker that ran the page step of a directly dispatched scrape (no Temporal:
+   * activities/src/scrape/direct.ts) and found the page needs the browser: that step's result, so
+   * the workflow goes on from there instead of fetching again.
+   */
+  fetched?: FetchPageResult;
+  /** Epoch ms the scrape must be done by, when it started before the workflow (a direct scrape). */
+  deadlineMs?: number;
 }
 
 export interface ScrapeWorkflowResult {

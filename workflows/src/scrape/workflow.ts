@@ -36,7 +36,7 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<Scrape
     retry: { maximumAttempts: 5 },
   });
 
-  const deadlineMs = started + input.timeoutMs;
+  const deadlineMs = input.deadlineMs ?? started + input.timeoutMs;
   try {
     let page = await producePage();
     if (page.needsMedia) {
@@ -60,7 +60,7 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<Scrape
 
   /** The page by the HTTP engine, or by the browser when the fetch activity says it should. */
   async function producePage(): Promise<ScrapeWorkflowResult> {
-    const fetched: FetchPageResult = await scrapePage({ jobId: input.jobId });
+    const fetched: FetchPageResult = input.fetched ?? (await scrapePage({ jobId: input.jobId }));
     if (!fetched.needsBrowser) return fetched;
     const { required } = fetched.needsBrowser;
     const { renderPage } = proxyActivities<BrowserActivities>({

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { acquireConcurrencySlot, countRequest, getTeamLimits, releaseConcurrencySlot, teamCreditBalance, type Db, type LimitDefaults, type TeamLimits } from '@wds/db';
+import { acquireConcurrencySlot, admitRequest, countRequest, getTeamLimits, hashKey, pruneRateWindows, releaseConcurrencySlot, teamCreditBalance, type Db, type LimitDefaults, type TeamLimits } from '@wds/db';
 import { WdsError } from '@wds/errors';
 
 type LimitClass = 'scrape' | 'crawl' | 'batch' | 'map' | 'parse' | 'status' | 'other';
@@ -41,66 +41,73 @@ declare module 'fastify' {
   }
 }
 
-/** A team's effective limits (defaults + its row), re-read every few seconds. */
-export type TeamLimitsReader = (teamId: string) => Promise<TeamLimits>;
+/** A team's effective limits (defaults + its row), re-read every few seconds; `peek` answers only from what it holds. */
+export type TeamLimitsReader = ((teamId: string) => Promise<TeamLimits>) & { peek(teamId: string): TeamLimits | undefined };
+
+const LIMITS_FRESH_MS = 5_000;
 
 export function teamLimitsReader(db: Db, defaults: LimitDefaults): TeamLimitsReader {
   const cache = new Map<string, { at: number; limits: TeamLimits }>();
-  return async (teamId) => {
+  const peek = (teamId: string) => {
     const hit = cache.get(teamId);
-    if (hit && Date.now() - hit.at < 5_000) return hit.limits;
+    return hit && Date.now() - hit.at < LIMITS_FRESH_MS ? hit.limits : undefined;
+  };
+  const read = async (teamId: string) => {
+    const fresh = peek(teamId);
+    if (fresh) return fresh;
     const limits = await getTeamLimits(db, teamId, defaults);
     if (cache.size > 10_000) cache.clear();
     cache.set(teamId, { at: Date.now(), limits });
     return limits;
   };
+  return Object.assign(read, { peek });
 }
 
+const BEARER = /^Bearer\s+([A-Za-z0-9._~+\/=-]{1,256})\s*$/i;
+
 /**
- * Per-team limits (the deployment's defaults, overridden by team_limits rows in Postgres, so every
- * API process enforces the same ones): requests per minute per endpoint class (429 + Retry-After),
- * credits (402 on job routes once the team's credit limit is used up) and concurrent scrapes (wait
- * for a slot up to `concurrencyQueueMs`, then 429). Counts always come from Postgres.
+ * Every /v2 route: authentication (a valid, unrevoked key, else 401 with the spec's exact body),
+ * then the per-team limits (the deployment's defaults, overridden by team_limits rows in Postgres,
+ * so every API process enforces the same ones): requests per minute per endpoint class (429 +
+ * Retry-After), credits (402 on job routes once the team's credit limit is used up) and concurrent
+ * scrapes (wait for a slot up to `concurrencyQueueMs`, then 429). Counts always come from Postgres.
+ * When this process knows the key's team and its limits (a request of the last few seconds), the
+ * key check, the count and the slot are one statement (admitRequest); else they are done one by one.
  */
-export function enforceLimits(db: Db, cfg: LimitsConfig, limitsOf: TeamLimitsReader) {
+export function admitRequests(db: Db, cfg: LimitsConfig, limitsOf: TeamLimitsReader) {
+  /** Key hash → the team it authenticated for last (a key belongs to one team). */
+  const teamOfKey = new Map<string, string>();
   return async (req: FastifyRequest, reply: FastifyReply) => {
-    if (!req.auth) return;
+    const m = BEARER.exec(req.headers.authorization ?? '');
+    if (!m) throw new WdsError('UNAUTHORIZED');
+    const keyHash = hashKey(m[1]!);
     const cls = limitClassOf(req.method, req.routeOptions.url);
-    const limits = await limitsOf(req.auth.teamId);
+    const jobRoute = req.method === 'POST' && !!JOB_CLASS[req.routeOptions.url ?? ''];
+    const guess = teamOfKey.get(keyHash);
+    const known = guess ? limitsOf.peek(guess) : undefined;
+    // The slot comes after the credit check: with a credit limit, it is taken on its own below.
+    const slot = known && needsSlot(cls, jobRoute, known) && known.creditLimit === null ? { max: known.maxConcurrency!, ttlMs: slotTtlMs(cfg) } : undefined;
+    const a = await admitRequest(db, { keyHash, team: known && { id: guess!, cls, perMinute: known.ratePerMinute[cls] ?? undefined, slot } });
+    if (!a.auth) throw new WdsError('UNAUTHORIZED');
+    req.auth = a.auth;
+    if (teamOfKey.size > 10_000) teamOfKey.clear();
+    teamOfKey.set(keyHash, a.auth.teamId);
+    const limits = a.asked ? known! : await limitsOf(a.auth.teamId);
 
     const perMinute = limits.ratePerMinute[cls];
     if (perMinute !== undefined && perMinute !== null) {
-      const { count, retryAfterSeconds } = await countRequest(db, req.auth.teamId, cls);
+      const { count, retryAfterSeconds } = a.rate ?? (await countRequest(db, req.auth.teamId, cls));
+      if (a.rate) await pruneRateWindows(db);
       if (count > perMinute) {
         reply.header('Retry-After', String(retryAfterSeconds));
         throw new WdsError('RATE_LIMITED', { message: `Rate limit exceeded: ${perMinute} ${cls} requests per minute. Retry after ${retryAfterSeconds} s.` });
       }
     }
-    if (!JOB_CLASS[req.routeOptions.url ?? ''] || req.method !== 'POST') return;
+    if (!jobRoute) return;
 
     // POST /v2/scrape is checked once its body is read (scrapeCreditCheck): catalog mode answers its own 402.
     if (req.routeOptions.url !== '/v2/scrape') await checkCredits(db, req.auth.teamId, limits);
-    if (cls === 'scrape' && limits.maxConcurrency !== null) {
-      const t0 = Date.now();
-      // The slot outlives the request only if the API dies; then it expires (scrape timeout + margin).
-      const ttlMs = Math.max(cfg.concurrencyQueueMs, 0) + 10 * 60_000;
-      for (let waited = false; ; waited = true) {
-        const slot = await acquireConcurrencySlot(db, req.auth.teamId, limits.maxConcurrency, ttlMs);
-        if (slot) {
-          if (waited) req.concurrencyQueueMs = Date.now() - t0;
-          // Released when the response is sent (or the client went away).
-          reply.raw.once('close', () => void releaseConcurrencySlot(db, slot).catch(() => {}));
-          return;
-        }
-        if (Date.now() - t0 >= cfg.concurrencyQueueMs) {
-          reply.header('Retry-After', '5');
-          throw new WdsError('CONCURRENCY_LIMITED', {
-            message: `Concurrency limit reached: ${limits.maxConcurrency} scrapes at once, and none finished within ${cfg.concurrencyQueueMs} ms.`,
-          });
-        }
-        await new Promise((r) => setTimeout(r, 100 + Math.random() * 100));
-      }
-    }
+    if (needsSlot(cls, jobRoute, limits)) await holdSlot(db, cfg, req, reply, limits.maxConcurrency!, a.slot);
   };
 }
 
@@ -123,4 +130,30 @@ export function scrapeCreditCheck(db: Db, limitsOf: TeamLimitsReader) {
     if (body && typeof body === 'object' && ('catalog' in body || 'alexandria' in body)) return;
     await checkCredits(db, req.auth.teamId, await limitsOf(req.auth.teamId));
   };
+}
+
+const needsSlot = (cls: LimitClass, jobRoute: boolean, limits: TeamLimits) => jobRoute && cls === 'scrape' && limits.maxConcurrency !== null;
+
+/** The slot outlives the request only if the API dies; then it expires (scrape timeout + margin). */
+const slotTtlMs = (cfg: LimitsConfig) => Math.max(cfg.concurrencyQueueMs, 0) + 10 * 60_000;
+
+/** A concurrency slot for the request (`taken`: by admitRequest already), waiting for one up to concurrencyQueueMs; released when the response is sent. */
+async function holdSlot(db: Db, cfg: LimitsConfig, req: FastifyRequest, reply: FastifyReply, max: number, taken: string | null | undefined) {
+  const t0 = Date.now();
+  for (let waited = false; ; waited = true) {
+    const slot = !waited && taken !== undefined ? taken : await acquireConcurrencySlot(db, req.auth.teamId, max, slotTtlMs(cfg));
+    if (slot) {
+      if (waited) req.concurrencyQueueMs = Date.now() - t0;
+      // Released when the response is sent (or the client went away).
+      reply.raw.once('close', () => void releaseConcurrencySlot(db, slot).catch(() => {}));
+      return;
+    }
+    if (Date.now() - t0 >= cfg.concurrencyQueueMs) {
+      reply.header('Retry-After', '5');
+      throw new WdsError('CONCURRENCY_LIMITED', {
+        message: `Concurrency limit reached: ${max} scrapes at once, and none finished within ${cfg.concurrencyQueueMs} ms.`,
+      });
+    }
+    await new Promise((r) => setTimeout(r, 100 + Math.random() * 100));
+  }
 }

@@ -14,8 +14,7 @@ import { searchController } from '../controllers/v2/search';
 import { OwnIndexProvider } from '@wds/search';
 import { scrapeStatusController } from '../controllers/v2/scrape-status';
 import type { ApiDeps } from '../deps';
-import { authenticate } from '../middleware/auth';
-import { enforceLimits, scrapeCreditCheck, teamLimitsReader, type LimitsConfig } from '../middleware/limits';
+import { admitRequests, scrapeCreditCheck, teamLimitsReader, type LimitsConfig } from '../middleware/limits';
 import { teamControllers } from '../controllers/v2/team';
 
 export interface RouteConfig extends CrawlConfig {
@@ -31,9 +30,8 @@ export interface RouteConfig extends CrawlConfig {
 
 /** The v2 route table. Every route sits behind authentication. */
 export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteConfig) {
-  app.addHook('onRequest', authenticate(deps.db));
   const limitsOf = teamLimitsReader(deps.db, cfg.limits.defaults);
-  app.addHook('onRequest', enforceLimits(deps.db, cfg.limits, limitsOf));
+  app.addHook('onRequest', admitRequests(deps.db, cfg.limits, limitsOf));
   app.post('/scrape', { preHandler: scrapeCreditCheck(deps.db, limitsOf) }, scrapeController(deps));
   app.get('/scrape/:id', scrapeStatusController(deps));
   const interact = interactControllers(deps, cfg.interact, limitsOf);

@@ -25,9 +25,21 @@ export const scrapeJobs = pgTable(
     creditsUsed: integer('credits_used').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
+    /**
+     * `direct`: dispatched through Postgres to a fetch worker (scrape-queue.ts), which leases it;
+     * null: a Temporal workflow runs it (browser, model formats, WDS_SCRAPE_FETCH=queue/local).
+     */
+    dispatch: text('dispatch').$type<'direct'>(),
+    /** The worker holding a direct scrape (`host:pid:tag`) and until when; an expired lease is taken over. */
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    /** Direct scrapes: attempts started (a worker that dies mid-scrape costs one). */
+    attempts: integer('attempts').notNull().default(0),
   },
   (t) => [
     index('scrape_jobs_team_created_idx').on(t.teamId, t.createdAt),
+    // What fetch workers sweep for: direct scrapes nobody holds (a lost notification, a dead worker).
+    index('scrape_jobs_direct_pending_idx').on(t.createdAt).where(sql`status = 'pending' AND dispatch = 'direct'`),
     // The rows a zero-data-retention or lockdown scrape leaves when its API died before deleting
     // it: the control workers' retention sweep finds them by age (retention.ts).
     index('scrape_jobs_keep_nothing_idx').on(t.createdAt).where(sql`${KEEPS_NOTHING_SQL}`),

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { loadTeamScrape } from '@wds/db';
-import { WdsError, isErrorKind } from '@wds/errors';
+import { WdsError, errorFromRecord } from '@wds/errors';
 import type { ApiDeps } from '../../deps';
 import { requireScope } from '../../middleware/auth';
 
@@ -15,10 +15,7 @@ export function scrapeStatusController(deps: ApiDeps) {
     const row = await loadTeamScrape(deps.db, req.auth.teamId, id);
     if (!row) throw new WdsError('NOT_FOUND', { message: 'Scrape job not found' });
     if (row.status === 'pending') return reply.send({ success: true, status: 'scraping' });
-    if (row.status === 'failed') {
-      const e = row.error as { kind?: string; message?: string; code?: string; details?: unknown } | null;
-      throw new WdsError(isErrorKind(e?.kind) ? e.kind : 'INTERNAL', { message: e?.message, code: e?.code, details: e?.details });
-    }
+    if (row.status === 'failed') throw errorFromRecord(row.error);
     return reply.send({ success: true, data: row.document });
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { keepsNoData, scrapeUrlRequestSchema, type ScrapeDocument } from '@wds/contracts';
-import { deleteScrapeJob, insertCompletedScrape, insertScrapeJob, loadScrapeJob } from '@wds/db';
+import { deleteScrapeJob, insertCompletedScrape } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { creditsUsed } from '@wds/metrics';
 import type { ApiDeps } from '../../deps';
@@ -10,6 +10,7 @@ import { requireScope } from '../../middleware/auth';
 import { domainToolsOf } from '../../services/domain-tools';
 import { answerFromCache } from '../../services/scrape-cache';
 import { checkScrapePolicy } from '../../services/scrape-policy';
+import { runScrapeJob } from '../../services/scrape-run';
 import { catalogMode } from './scrape-catalog';
 import { validateBody } from './validate';
 
@@ -55,24 +56,16 @@ export function scrapeController(deps: ApiDeps) {
       return reply.send({ success: true, data: await withTools(cached.document) });
     }
 
-    // A cached PDF still needs converting: the workflow's activity reads the cache (cacheLookup) instead of fetching.
+    // A cached PDF still needs converting: the job reads the cache (cacheLookup) instead of fetching.
     const options = cached?.worker ? { ...o, cacheLookup: cached.worker } : o;
-    await insertScrapeJob(deps.db, { id: scrapeId, teamId: req.auth.teamId, url: keepNothing ? null : o.url, options });
-    let job: Awaited<ReturnType<typeof loadScrapeJob>>;
-    // Registered before the start, so the announcement cannot come first. Whichever comes first
-    // answers: the stored document, or the workflow's result (the only path for failures).
-    const stored = deps.scrapeDone?.wait(scrapeId);
+    let document: ScrapeDocument;
     try {
-      const run = deps.starters.runScrape({ jobId: scrapeId, timeoutMs: o.timeout });
-      await (stored ? Promise.race([run, stored.stored]) : run);
-      job = await loadScrapeJob(deps.db, scrapeId);
+      document = await runScrapeJob(deps, { id: scrapeId, teamId: req.auth.teamId, url: keepNothing ? null : o.url, options }, deps.scrapeDispatch ?? 'queue');
     } finally {
-      stored?.cancel();
       // Zero data retention and lockdown (here only through a cached PDF) leave nothing behind, even on failure.
       if (keepNothing) await deleteScrapeJob(deps.db, scrapeId);
     }
-    if (!job?.document) throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the scrape finished without a document' });
-    return reply.send({ success: true, data: await withTools(job.document as ScrapeDocument) });
+    return reply.send({ success: true, data: await withTools(document) });
 
     /** domainTools: the catalog's tools for the page's domain (free; never stored with the document). */
     async function withTools(d: ScrapeDocument) {
