@@ -58,9 +58,11 @@ const temporal = await startTemporalDevServer({
 });
 console.log(`# infrastructure ready in ${Date.now() - t0} ms (postgres ${pg.url.replace(/:[^:@/]+@/, ':***@')}, temporal ${temporal.address})`);
 
+// --test-force-exit: a file whose tests have all ended exits even if a handle stayed open (a browser pool
+// a failed assertion never closed kept a file alive at 0% CPU for 12 minutes, and CI for its whole budget).
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${process.env.WDS_TEST_CONCURRENCY ?? 2}`, ...files],
+  ['--import', 'tsx', '--test', '--test-force-exit', '--test-reporter=spec', `--test-concurrency=${process.env.WDS_TEST_CONCURRENCY ?? 2}`, ...files],
   { stdio: 'inherit', env: { ...process.env, WDS_TEST_DATABASE_URL: pg.url, WDS_TEST_TEMPORAL_ADDRESS: temporal.address } },
 );
 const code = await new Promise((r) => child.on('exit', (c, s) => r(c ?? (s ? 1 : 0))));
