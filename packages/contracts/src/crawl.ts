@@ -1,7 +1,7 @@
 import { z } from 'zod';
 // The pattern compiler alone (not the rest of the crawl engine): re2js and nothing else.
 import { checkPathPatterns, PATH_PATTERN_LIMITS } from '@wds/crawl/path-patterns';
-import { checkCrossFieldRules, httpUrl, locationSchema, scrapeOptionsSchema, scrapeOptionsShape } from './scrape';
+import { checkCrossFieldRules, httpHeaderValue, httpUrl, locationSchema, scrapeOptionsSchema, scrapeOptionsShape } from './scrape';
 import { auditMetadataSchema, threatProtectionSchema } from './enterprise';
 
 /** Crawl, batch scrape and map requests, as Firecrawl's v2 docs and JS SDK define them. */
@@ -13,7 +13,7 @@ import { auditMetadataSchema, threatProtectionSchema } from './enterprise';
  */
 const pathPatterns = z.array(z.string().min(1).max(PATH_PATTERN_LIMITS.maxLength)).max(PATH_PATTERN_LIMITS.maxCount).nullable().optional();
 
-const headerValue = z.string().max(8_192).refine((v) => !/[\r\n]/.test(v), 'header values must not contain line breaks');
+const headerValue = httpHeaderValue;
 
 export const WEBHOOK_EVENTS = ['started', 'page', 'completed', 'failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

@@ -39,7 +39,10 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): ParseO
   // Too deep to walk safely: the schema is not asked.
   const r = bad.some((d) => d.code === 'too_deep') ? null : schema.safeParse(body ?? {});
   if (r?.success && !bad.length) return { ok: true, data: r.data };
-  const details = [...bad, ...(r && !r.success ? issuesToDetails(r.error.issues) : [])];
+  // A string the character check refused is one detail, not that one and the schema's pattern for it too.
+  const refused = new Set(bad.map((d) => d.path.join('\u0000')));
+  const schemaDetails = r && !r.success ? issuesToDetails(r.error.issues).filter((d) => !refused.has(d.path.join('\u0000'))) : [];
+  const details = [...bad, ...schemaDetails];
   const urlInvalid = details.some((d) => d.path.length === 1 && d.path[0] === 'url');
   return { ok: false, details, urlInvalid };
 }

@@ -71,6 +71,9 @@ describe('fields of the scrape request', () => {
     ['minAge negative', { minAge: -5 }, 'minAge'],
     ['headers value not string', { headers: { a: 1 } }, 'headers.a'],
     ['header value with newline', { headers: { a: 'x\r\ny: z' } }, 'headers.a'],
+    // Schemathesis: a control character or a character beyond Latin-1 cannot be sent (a 502 once, from the fetch).
+    ['header value with a control character', { headers: { a: 'x\u0017' } }, 'headers.a'],
+    ['header value beyond Latin-1', { headers: { a: '\ud951\udf2e' } }, 'headers.a'],
     ['waitFor negative', { waitFor: -1 }, 'waitFor'],
     ['waitFor above half of timeout', { waitFor: 6000, timeout: 10000 }, 'waitFor'],
     ['timeout below 1000', { timeout: 999 }, 'timeout'],

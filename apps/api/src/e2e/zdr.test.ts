@@ -26,6 +26,8 @@ let site: FixtureSite;
 let searx: FakeSearxng;
 let team: { teamId: string; apiKey: string; name: string };
 let fc: Firecrawl;
+/** An API that runs every scrape as a workflow (WDS_SCRAPE_FETCH=queue): the direct path writes no Temporal history, so the history scan needs this one. */
+let queueApi: { url: string };
 const logs: { name: string; text: () => string }[] = [];
 /** Every test's limit: a hang fails with a message instead of holding a test slot. */
 const T = { timeout: 120_000 };
@@ -63,6 +65,9 @@ before(async () => {
   capture('api', stack.api.child);
   capture('worker', stack.worker.child);
   capture('browser worker', (await stack.addWorker({ WDS_WORKER_QUEUES: 'wds-browser', WDS_PUBLIC_URL: stack.url, WDS_BROWSER_PAGES: '2' })).child);
+  const q = await stack.addApi({ WDS_SCRAPE_FETCH: 'queue' });
+  capture('queue api', q.child);
+  queueApi = { url: q.url! };
   const t = await stack.newTeam();
   const name = (await stack.db.pool.query('SELECT name FROM teams WHERE id = $1', [t.teamId])).rows[0].name as string;
   team = { ...t, name };
@@ -113,9 +118,12 @@ describe('zero data retention', () => {
   test('failing ZDR scrapes (unreachable host, redirect loop) answer their error and keep nothing either', T, async () => {
     const down = await call(as(), 'POST', '/v2/scrape', { url: `http://127.0.0.1:9/${M}/down`, zeroDataRetention: true, timeout: 5000 });
     assert.ok(down.status >= 400, down.text);
-    const loop = await call(as(), 'POST', '/v2/scrape', { url: site.url(`/${M}/loop`), zeroDataRetention: true, timeout: 10000 });
-    assert.ok(loop.status >= 400, loop.text);
-    assert.match(loop.json.error, /Too many redirects/);
+    // Both dispatch paths: the direct one (the default) and the workflow, whose failure Temporal keeps.
+    for (const api of [stack.url, queueApi.url]) {
+      const loop = await call({ url: api, apiKey: team.apiKey }, 'POST', '/v2/scrape', { url: site.url(`/${M}/loop`), zeroDataRetention: true, timeout: 10000 });
+      assert.ok(loop.status >= 400, loop.text);
+      assert.match(loop.json.error, /Too many redirects/);
+    }
   });
 
   test('scrape in the browser (actions, script-rendered text): nothing stored', T, async () => {
@@ -225,8 +233,10 @@ describe('zero data retention', () => {
     const fcc = new Firecrawl({ apiKey: ctl.apiKey, apiUrl: stack.url });
     await fcc.scrape(site.url(`/${C}/page`), { formats: ['markdown', { type: 'screenshot' }] } as never);
     await fcc.crawl(site.url(`/${C}/page`), { limit: 2, sitemap: 'skip', crawlEntireDomain: true, pollInterval: 1 } as never);
-    const loop = await call({ url: stack.url, apiKey: ctl.apiKey }, 'POST', '/v2/scrape', { url: site.url(`/${C}/loop`), timeout: 10000 });
-    assert.match(loop.json.error, new RegExp(`Too many redirects.*${C}`));
+    for (const api of [stack.url, queueApi.url]) {
+      const loop = await call({ url: api, apiKey: ctl.apiKey }, 'POST', '/v2/scrape', { url: site.url(`/${C}/loop`), timeout: 10000 });
+      assert.match(loop.json.error, new RegExp(`Too many redirects.*${C}`));
+    }
     await new Promise((r) => setTimeout(r, 1000));
     const tables = (await scanTables(stack.db, C)).map((h) => h.where);
     for (const t of ['scrape_jobs.url', 'scrape_jobs.document', 'page_cache.body', 'crawl_documents.document', 'crawl_urls.url', 'search_pages.url']) {
@@ -235,7 +245,7 @@ describe('zero data retention', () => {
     assert.ok(scanFiles(join(dataDir, 'files'), '').files.length >= 1, 'the control screenshot is a file');
     assert.ok(logs.some((l) => l.text().includes(C)), 'the control URL appears in a log line (the failure of its redirect loop)');
     const history = await scanTemporalHistories(testInfra().temporalAddress, stack.namespace, C);
-    assert.ok(history.hits.length >= 1, 'the control URL appears in a Temporal history (the same failure)');
+    assert.ok(history.hits.length >= 1, 'the control URL appears in a Temporal history (the same failure, through the workflow path)');
   });
 
   test('afterwards: no table, file, log line or Temporal history holds the ZDR marker; the bills do', T, async () => {
@@ -270,7 +280,10 @@ describe('auditMetadata and threatProtection', () => {
     const row = (await stack.db.pool.query('SELECT options FROM scrape_jobs WHERE id = $1', [doc.metadata!.scrapeId])).rows[0];
     assert.deepEqual(row.options.auditMetadata, { username: 'alice@example.test' });
     const api = logs.find((l) => l.name === 'api')!;
-    const line = api.text().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'request' && l.scrapeId === doc.metadata!.scrapeId);
+    // The request line is written when the response has gone out: it may reach the pipe after the SDK has the answer.
+    const requestLine = () => api.text().split('\n').filter(Boolean).map((l) => { try { return JSON.parse(l); } catch { return {}; } }).find((l) => l.msg === 'request' && l.scrapeId === doc.metadata!.scrapeId);
+    await until(() => !!requestLine(), 'the request log line', { timeoutMs: 10_000 }).catch(() => undefined);
+    const line = requestLine();
     assert.deepEqual(line?.auditMetadata, { username: 'alice@example.test' }, 'the request line names who it was for');
 
     const hooks: { type: string; auditMetadata?: unknown }[] = [];
