@@ -1,3 +1,4 @@
+import { httpHeaders } from '@wds/contracts';
 import { compileUserSchema } from '@wds/llm';
 import { z } from 'zod';
 import { builtinEntry, builtinOptionsSchema } from './builtins';
@@ -16,7 +17,6 @@ const OPERATOR_BUILTINS = ['scrape', 'map', 'search'] as const;
 
 const id = z.string().trim().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'letters, digits and . _ : / - only');
 const httpUrl = z.url({ protocol: /^https?$/ });
-const headers = z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), z.string().max(8_192).refine((v) => !/[\r\n]/.test(v), 'no line breaks'));
 const domain = z.string().transform((d, ctx) => {
   const n = normalizeDomain(d);
   if (!n) ctx.addIssue({ code: 'custom', message: `not a domain: ${d}` });
@@ -41,7 +41,7 @@ const capability = z.strictObject({
   categories: z.array(z.string().min(1).max(100)).max(20).optional(),
   domains: z.array(domain).max(500).optional(),
   endpoint: httpUrl.optional(),
-  headers: headers.optional(),
+  headers: httpHeaders.optional(),
   timeoutMs: z.int().min(1_000).max(300_000).optional(),
   builtin: z.enum(OPERATOR_BUILTINS).optional(),
 });
@@ -53,7 +53,7 @@ const provider = z.strictObject({
   categories: z.array(z.string().min(1).max(100)).max(20).optional(),
   domains: z.array(domain).max(500).optional(),
   endpoint: httpUrl.optional(),
-  headers: headers.optional(),
+  headers: httpHeaders.optional(),
   timeoutMs: z.int().min(1_000).max(300_000).optional(),
   allowPrivateNetwork: z.boolean().optional(),
   /** Third-party data terms a team must accept before calling the provider (README: Terms). */

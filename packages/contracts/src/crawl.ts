@@ -1,7 +1,7 @@
 import { z } from 'zod';
 // The pattern compiler alone (not the rest of the crawl engine): re2js and nothing else.
 import { checkPathPatterns, PATH_PATTERN_LIMITS } from '@wds/crawl/path-patterns';
-import { checkCrossFieldRules, httpHeaderValue, httpUrl, locationSchema, scrapeOptionsSchema, scrapeOptionsShape } from './scrape';
+import { checkCrossFieldRules, httpHeaders, httpUrl, locationSchema, scrapeOptionsSchema, scrapeOptionsShape } from './scrape';
 import { auditMetadataSchema, threatProtectionSchema } from './enterprise';
 
 /** Crawl, batch scrape and map requests, as Firecrawl's v2 docs and JS SDK define them. */
@@ -13,8 +13,6 @@ import { auditMetadataSchema, threatProtectionSchema } from './enterprise';
  */
 const pathPatterns = z.array(z.string().min(1).max(PATH_PATTERN_LIMITS.maxLength)).max(PATH_PATTERN_LIMITS.maxCount).nullable().optional();
 
-const headerValue = httpHeaderValue;
-
 export const WEBHOOK_EVENTS = ['started', 'page', 'completed', 'failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -25,7 +23,7 @@ export function webhookSchemaOf<const E extends readonly [string, ...string[]]>(
       httpUrl,
       z.strictObject({
         url: httpUrl,
-        headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), headerValue).optional(),
+        headers: httpHeaders.optional(),
         metadata: z.record(z.string(), z.unknown()).optional(),
         events: z.array(z.enum(events)).optional(),
       }),

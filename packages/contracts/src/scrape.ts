@@ -61,6 +61,9 @@ export const httpHeaderValue = z
   // A pattern (not a refine), so the OpenAPI document states it too.
   .regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'header values must be tab, space, printable ASCII or Latin-1 characters (no line breaks or other control characters)');
 
+/** Request headers someone asks us to send (scrape `headers`, webhook `headers`, catalog providers). */
+export const httpHeaders = z.record(z.string().regex(headerName, 'invalid header name'), httpHeaderValue);
+
 /** Scrape options shared by scrape, crawl scrapeOptions and batch scrape. */
 export const scrapeOptionsShape = {
   formats: formatsSchema.default([{ type: 'markdown' }]),
@@ -70,9 +73,7 @@ export const scrapeOptionsShape = {
   excludeTags: z.array(z.string().min(1).max(500)).max(100).optional(),
   maxAge: z.int().min(0).optional(),
   minAge: z.int().min(0).optional(),
-  headers: z
-    .record(z.string().regex(headerName, 'invalid header name'), httpHeaderValue)
-    .optional(),
+  headers: httpHeaders.optional(),
   waitFor: z.int().min(0).max(300_000).default(0),
   mobile: z.boolean().default(false),
   skipTlsVerification: z.boolean().default(true),
