@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from './client';
 import type { AuthedKey } from './keys';
+import { pruneRateWindows } from './limits';
 import type { LimitClass } from './schema/limits';
 
 /**
@@ -72,7 +73,11 @@ export async function admitRequest(db: Db, ask: AdmissionAsk): Promise<Admission
   const auth: AuthedKey = { keyId: row.key_id, teamId: row.team_id, scopes: row.scopes, flags: row.flags };
   const asked = !!t && row.team_id === t.id;
   const out: Admission = { auth, asked };
-  if (asked && row.count !== null) out.rate = { count: Number(row.count), retryAfterSeconds: Math.max(1, Number(row.left)) };
+  if (asked && row.count !== null) {
+    out.rate = { count: Number(row.count), retryAfterSeconds: Math.max(1, Number(row.left)) };
+    // As countRequest does: whoever counts prunes now and then.
+    await pruneRateWindows(db);
+  }
   if (asked && t!.slot && (t!.perMinute === undefined || (out.rate?.count ?? 0) <= t!.perMinute)) out.slot = row.slot;
   return out;
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { acquireConcurrencySlot, admitRequest, countRequest, getTeamLimits, hashKey, pruneRateWindows, releaseConcurrencySlot, teamCreditBalance, type Db, type LimitDefaults, type TeamLimits } from '@wds/db';
+import { acquireConcurrencySlot, admitRequest, countRequest, getTeamLimits, hashKey, releaseConcurrencySlot, teamCreditBalance, type Db, type LimitDefaults, type TeamLimits } from '@wds/db';
 import { WdsError } from '@wds/errors';
 
 type LimitClass = 'scrape' | 'crawl' | 'batch' | 'map' | 'parse' | 'status' | 'other';
@@ -97,7 +97,6 @@ export function admitRequests(db: Db, cfg: LimitsConfig, limitsOf: TeamLimitsRea
     const perMinute = limits.ratePerMinute[cls];
     if (perMinute !== undefined && perMinute !== null) {
       const { count, retryAfterSeconds } = a.rate ?? (await countRequest(db, req.auth.teamId, cls));
-      if (a.rate) await pruneRateWindows(db);
       if (count > perMinute) {
         reply.header('Retry-After', String(retryAfterSeconds));
         throw new WdsError('RATE_LIMITED', { message: `Rate limit exceeded: ${perMinute} ${cls} requests per minute. Retry after ${retryAfterSeconds} s.` });
