@@ -22,9 +22,9 @@ import { cpuByPid, cpuSecondsBetween, rssMb, round, writeResult } from './stats'
 const PAGES = Number(process.env.BENCH_CRAWL_PAGES ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CRAWL_CONCURRENCY ?? 20);
 
-/** The synthetic site (site-server.ts) with `pages` pages, in its own process (`js`: script-rendered pages of ~`bytes`). */
-export async function startSite(pages = PAGES, o: { js?: boolean; bytes?: number } = {}): Promise<{ child: ChildProcess; origin: string }> {
-  const args = [String(pages), ...(o.js || o.bytes ? [String(o.bytes ?? 20_000), o.js ? 'js' : 'html'] : [])];
+/** The synthetic site (site-server.ts) with `pages` pages, in its own process (`js`: script-rendered pages of ~`bytes`; `varied`: different text in every paragraph). */
+export async function startSite(pages = PAGES, o: { js?: boolean; bytes?: number; varied?: boolean } = {}): Promise<{ child: ChildProcess; origin: string }> {
+  const args = [String(pages), ...(o.js || o.bytes || o.varied ? [String(o.bytes ?? 20_000), o.js ? 'js' : o.varied ? 'varied' : 'html'] : [])];
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./site-server.ts', import.meta.url)), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => child.stdout!.on('data', (d) => { const m = /PORT (\d+)/.exec(String(d)); if (m) resolve(Number(m[1])); }));
   return { child, origin: `http://127.0.0.1:${port}` };

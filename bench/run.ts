@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   llm: async () => (await import('./llm')).runLlmBench(),
   'scrape-paths': async () => (await import('./scrape-paths')).runScrapePathsBench(),
   monitor: async () => (await import('./monitor')).runMonitorBench(),
+  'search-cost': async () => (await import('./search-cost')).runSearchCostBench(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

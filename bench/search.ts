@@ -10,6 +10,9 @@ import { cpuByPid, cpuUsedBetween, round, summary, writeResult } from './stats';
  *  1. Crawl a local site (BENCH_SEARCH_CRAWL_PAGES, 2,000) through the full stack with indexing
  *     off, on, off, on (the worker restarted with WDS_SEARCH_INDEX each time; a new site process,
  *     so new URLs, per crawl: every page is fetched): pages/s each way, target on ≥ 90% of off.
+ *     BENCH_SEARCH_SITES (repeated,varied): the crawl bench's site as it is (one paragraph repeated
+ *     on every page, which indexing stores once) and with different text in every paragraph
+ *     (site-server.ts `varied`, what indexing real pages costs); each kind off, on, off, on.
  *  2. Index BENCH_SEARCH_PAGES (100,000) generated pages (bench/search-corpus.ts: Zipf vocabulary,
  *     ~800 words, English/German/French/none) with indexDocuments, the rows the storing statements
  *     write; rows/s and index size per page (table + TOAST + GIN).
@@ -22,6 +25,7 @@ const CRAWL_PAGES = Number(process.env.BENCH_SEARCH_CRAWL_PAGES ?? 2000);
 const PAGES = Number(process.env.BENCH_SEARCH_PAGES ?? 100_000);
 const QUERIES = Number(process.env.BENCH_SEARCH_QUERIES ?? 1000);
 const SKIP = (process.env.BENCH_SEARCH_SKIP ?? '').split(',');
+const SITES = (process.env.BENCH_SEARCH_SITES ?? 'repeated,varied').split(',');
 
 /** One crawl: pages/s, and CPU ms per page of each process group (where indexing's cost lands). */
 async function crawlOnce(stack: BenchStack, worker: AppProcess, origin: string, pages: number): Promise<{ pagesPerSec: number; cpuMsPerPage: Record<string, number> }> {
@@ -42,24 +46,28 @@ async function crawlOnce(stack: BenchStack, worker: AppProcess, origin: string, 
   }
 }
 
-/** Crawls with the worker's indexing off and on, alternating, in the same stack. */
-async function crawlPhase(stack: BenchStack) {
+/** Crawls with the worker's indexing off and on, alternating, in the same stack, on one kind of site. */
+async function crawlPhase(stack: BenchStack, varied: boolean) {
   const runs: { indexing: boolean; pagesPerSec: number; cpuMsPerPage: Record<string, number> }[] = [];
   let worker: AppProcess = stack.worker;
-  for (const indexing of [false, true, false, true]) {
-    // A fresh site process per crawl: URLs differ (its port), so no crawl reuses another's cache or frontier.
-    const site = await startSite(CRAWL_PAGES);
-    try {
-      await stopChild(worker.child);
-      worker = await spawnApp('worker', { ...stack.env, WDS_SEARCH_INDEX: String(indexing) });
-      runs.push({ indexing, ...(await crawlOnce(stack, worker, site.origin, CRAWL_PAGES)) });
-    } finally {
-      await stopChild(site.child);
+  try {
+    for (const indexing of [false, true, false, true]) {
+      // A fresh site process per crawl: URLs differ (its port), so no crawl reuses another's cache or frontier.
+      const site = await startSite(CRAWL_PAGES, { varied });
+      try {
+        await stopChild(worker.child);
+        worker = await spawnApp('worker', { ...stack.env, WDS_SEARCH_INDEX: String(indexing) });
+        runs.push({ indexing, ...(await crawlOnce(stack, worker, site.origin, CRAWL_PAGES)) });
+      } finally {
+        await stopChild(site.child);
+      }
     }
+  } finally {
+    // The stack stops only the worker it started (stopped by the first crawl).
+    await stopChild(worker.child);
   }
-  await stopChild(worker.child);
   const mean = (on: boolean) => runs.filter((r) => r.indexing === on).reduce((a, r) => a + r.pagesPerSec, 0) / 2;
-  return { pages: CRAWL_PAGES, runs, offPagesPerSec: round(mean(false), 1), onPagesPerSec: round(mean(true), 1), ratioOnToOff: round(mean(true) / mean(false)), target: 0.9 };
+  return { pages: CRAWL_PAGES, text: varied ? 'varied' : 'repeated', runs, offPagesPerSec: round(mean(false), 1), onPagesPerSec: round(mean(true), 1), ratioOnToOff: round(mean(true) / mean(false)), target: 0.9 };
 }
 
 export async function runSearchBench() {
@@ -67,7 +75,8 @@ export async function runSearchBench() {
   const stack = await startBenchStack({ env: { WDS_SEARCH_INDEX: 'false' } });
   const dbh = connectDb(stack.databaseUrl, { max: 4 });
   try {
-    const crawl = SKIP.includes('crawl') ? null : await crawlPhase(stack);
+    const crawl = [];
+    for (const kind of SITES) if (!SKIP.includes('crawl')) crawl.push(await crawlPhase(stack, kind === 'varied'));
 
     const teamId = await ensureTeam(dbh.db, 'bench-search');
     const corpus = makeCorpus();

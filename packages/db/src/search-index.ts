@@ -75,42 +75,53 @@ const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /**
  * Markdown → the text that is indexed: headings apart (weighted above the body), links, images and
- * markup reduced to their words. It runs on the worker's main thread for every stored page, so each
- * rewrite is tried only on lines that hold its marker (a page's lines mostly hold none).
+ * markup reduced to their words, and each distinct line of the body once. It runs on the worker's
+ * main thread for every stored page, so it is a few passes of global expressions over the whole
+ * text, each tried only when its marker occurs (bench/search-cost.ts times it).
+ *
+ * A line (a paragraph, list item or table row) that repeats an earlier one is left out: it adds no
+ * word to match, and a phrase within it matches in its first copy, so only a "phrase" spanning two
+ * paragraphs can be lost. What it saves is Postgres parsing the same text again (to_tsvector costs
+ * ~0.1 ms per 1,000 characters on this host, most of indexing's cost) and storing it again.
  */
 export function markdownToIndexText(markdown: string): { headings: string; body: string } {
+  // Text is never longer than its markdown, and link-heavy markdown is a few times its text.
+  const md = markdown.length > 3 * MAX_INDEXED_CHARS ? markdown.slice(0, 3 * MAX_INDEXED_CHARS) : markdown;
   const headings: string[] = [];
-  const body: string[] = [];
-  let size = 0;
-  for (const line of markdown.split('\n')) {
-    if (size > MAX_INDEXED_CHARS) break;
-    const h = mayBeHeading(line) ? HEADING.exec(line) : null;
-    const text = plain(h ? h[1]! : line);
-    if (!text) continue;
-    (h ? headings : body).push(text);
-    size += text.length + 1;
-  }
-  return { headings: headings.join('\n').slice(0, 10_000), body: body.join('\n').slice(0, MAX_INDEXED_CHARS) };
+  const rest = md.includes('#') ? md.replace(HEADING, (_, text: string) => (headings.push(text), '')) : md;
+  return { headings: plain(headings.join('\n')).slice(0, 10_000), body: uniqueLines(plain(rest)).slice(0, MAX_INDEXED_CHARS) };
 }
 
-const HEADING = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
-/** A `#` within the line's first four characters (HEADING needs one there). */
-const mayBeHeading = (line: string) => {
-  const i = line.indexOf('#');
-  return i >= 0 && i <= 3;
-};
-/** Quotes and list marks at the line's start, emphasis, code, strike-through and table marks anywhere, rules. */
-const MARKUP = /^\s*(?:>\s*)+|^\s*(?:[-*+]|\d+[.)])\s+|[*`~|]+|^\s*-{3,}\s*$/g;
+/** `[^\S\n]`: white space within a line; every rewrite stays within one line, as markdown's syntax does. */
+const HEADING = /^[^\S\n]{0,3}#{1,6}[^\S\n]+(.*?)[^\S\n]*#*[^\S\n]*$/gm;
+const IMAGE = /!\[([^\]\n]*)\]\([^)\n]*\)/g;
+const LINK = /\[([^\]\n]*)\]\([^)\n]*\)/g;
+const TAG = /<[^>\n]{1,200}>/g;
+/** Quotes and list marks at a line's start, rules. */
+const LINE_MARKUP = /^[^\S\n]*(?:(?:>[^\S\n]*)+|(?:[-*+]|\d+[.)])[^\S\n]+|-{3,}[^\S\n]*$)/gm;
+/** Emphasis, code, strike-through and table marks anywhere. */
+const INLINE_MARKUP = /[*`~|]+/g;
+/**
+ * Runs of spaces and other line-internal white space (V8 runs `[^\S\n]+` over a page ~5× slower;
+ * rarer Unicode spaces are left as they are: the text-search parser and the snippets treat them as
+ * spaces anyway).
+ */
+const SPACES = /[ \t\r\f\v\u00a0]{2,}|[\t\r\f\v\u00a0]/g;
 
-function plain(line: string): string {
-  let t = line;
-  if (t.includes('](')) {
-    t = t.replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1'); // images: their alt text
-    t = t.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1'); // links: their text
-  }
-  if (t.includes('<')) t = t.replace(/<[^>]{1,200}>/g, ' '); // stray tags
-  t = t.replace(MARKUP, ' ');
-  return t.replace(/\s+/g, ' ').trim();
+/** Links and images to their text, tags and markup to spaces; lines trimmed, runs of spaces and empty lines dropped. */
+function plain(text: string): string {
+  let t = text;
+  if (t.includes('](')) t = t.replace(IMAGE, '$1').replace(LINK, '$1');
+  if (t.includes('<')) t = t.replace(TAG, ' ');
+  return t.replace(LINE_MARKUP, ' ').replace(INLINE_MARKUP, ' ').replace(SPACES, ' ').replace(/ ?\n\s*/g, '\n').trim();
+}
+
+/** The text with each line's later copies left out. */
+function uniqueLines(text: string): string {
+  const lines = text.split('\n');
+  const seen = new Set<string>();
+  const out = lines.filter((line) => !seen.has(line) && !!seen.add(line));
+  return out.length === lines.length ? text : out.join('\n');
 }
 
 /** Which index row a stored document would write, or null when it is not indexed (see searchEntryOf). */

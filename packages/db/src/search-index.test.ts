@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { markdownToIndexText, MAX_INDEXED_CHARS, searchEntryOf } from './search-index';
+
+// What the own index stores of a page's markdown (pure: no database).
+
+test('headings apart; links, images, tags and markup reduced to their words; lines trimmed', () => {
+  const md = [
+    '# Kettle guide #',
+    '',
+    'Boil water in a [kettle](https://shop.test/kettle "Buy") — see ![a steel kettle](https://img.test/k.png).',
+    '   ## Choosing  ',
+    '> Quoted **advice**: use `descale` weekly.',
+    '- first item',
+    '12. numbered ~~old~~ item',
+    '---',
+    '| col a | col b |',
+    'text with <span class="x">a tag</span>\there',
+    '#hashtag is not a heading',
+  ].join('\n');
+  const { headings, body } = markdownToIndexText(md);
+  assert.equal(headings, 'Kettle guide\nChoosing');
+  assert.deepEqual(body.split('\n'), [
+    'Boil water in a kettle — see a steel kettle.',
+    'Quoted advice : use descale weekly.',
+    'first item',
+    'numbered old item',
+    'col a col b',
+    'text with a tag here',
+    '#hashtag is not a heading',
+  ]);
+  assert.ok(!/https?:|png|Buy/.test(body), 'link targets, image URLs and titles are not words of the page');
+});
+
+test('a repeated line is kept once (its words and phrases still match); distinct lines keep their order', () => {
+  const para = 'Benchmark prose with [a link](http://127.0.0.1:9/p/1), **bold words** and enough text.';
+  const md = ['# Page 5', '', para, '', 'Another paragraph.', '', para, '', para, '', 'Last words.'].join('\n');
+  const { body } = markdownToIndexText(md);
+  assert.equal(body, 'Benchmark prose with a link, bold words and enough text.\nAnother paragraph.\nLast words.');
+  // The crawl bench's page: one paragraph 180 times is indexed as one.
+  assert.equal(markdownToIndexText(Array(180).fill(para).join('\n\n')).body, 'Benchmark prose with a link, bold words and enough text.');
+});
+
+test('the body is capped at MAX_INDEXED_CHARS, and so is a huge markdown before any rewrite', () => {
+  const line = (i: number) => `line ${i} ${'word '.repeat(20)}`;
+  const md = Array.from({ length: 20_000 }, (_, i) => line(i)).join('\n');
+  const { body } = markdownToIndexText(md);
+  assert.equal(body.length, MAX_INDEXED_CHARS);
+  assert.ok(body.startsWith('line 0 word'));
+});
+
+test('searchEntryOf: the entry of a stored document (title, language configuration, no 4xx pages)', () => {
+  const doc = (statusCode: number) => ({
+    markdown: '# Wasserkocher\n\nUnsere Wasserkocher kochen Wasser.\n\nUnsere Wasserkocher kochen Wasser.',
+    metadata: { url: 'https://www.Example.test/de/k/?b=2&a=1#x', statusCode, title: ' Wasserkocher  im Test ', language: 'de-DE' },
+  });
+  const e = searchEntryOf(doc(200))!;
+  assert.equal(e.urlKey, 'example.test/de/k?a=1&b=2');
+  assert.equal(e.title, 'Wasserkocher im Test');
+  assert.equal(e.config, 'german');
+  assert.equal(e.headings, 'Wasserkocher');
+  assert.equal(e.body, 'Unsere Wasserkocher kochen Wasser.');
+  assert.equal(searchEntryOf(doc(404)), null);
+});
