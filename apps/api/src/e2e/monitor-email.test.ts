@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { signRecipientToken } from '@wds/storage';
-import { call, namespaceFor, startFakeSmtp, startStack, type FakeSmtp, type Stack } from '@wds/test-utils';
+import { call, namespaceFor, startFakeSmtp, startStack, until, type FakeSmtp, type Stack } from '@wds/test-utils';
 import { follow, linkIn, mailsTo, PUBLIC_URL, waitForMails } from './monitor-mail';
 import { page, startMonitorSite, type MonitorSite } from './monitor-site';
 
@@ -19,13 +19,6 @@ let smtp: FakeSmtp;
 let fc: Firecrawl;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(what: string, f: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(200)) {
-    const v = await f();
-    if (v) return v;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 before(async () => {
   site = await startMonitorSite();
@@ -53,17 +46,17 @@ after(async () => {
 
 async function runAndWait(client: Firecrawl, monitorId: string) {
   const check = await client.runMonitor(monitorId);
-  return until('the check to end', async () => {
+  return until(async () => {
     const c = await client.getMonitorCheck(monitorId, check.id);
     return c.status !== 'running' && c.status !== 'queued' ? c : null;
-  }, 90_000);
+  }, 'the check to end', { timeoutMs: 90_000, everyMs: 200 });
 }
 const emailStatus = async (monitorId: string, checkId: string) =>
   ((await fc.getMonitorCheck(monitorId, checkId)).notificationStatus as { email?: { status: string; recipients?: string[]; reason?: string } } | null)?.email;
-const decided = (monitorId: string, checkId: string) => until('the summary decided', async () => {
+const decided = (monitorId: string, checkId: string) => until(async () => {
   const s = await emailStatus(monitorId, checkId);
   return s && s.status !== 'retrying' ? s : null;
-}, 30_000);
+}, 'the summary decided', { timeoutMs: 30_000, everyMs: 200 });
 const subscriptions = async (client: Firecrawl, id: string) => (await client.getMonitor(id)).emailRecipientSubscriptions;
 
 describe('recipient opt-in', () => {
@@ -82,7 +75,7 @@ describe('recipient opt-in', () => {
     assert.match(invite!.subject, /optin-monitor/);
     const confirm = linkIn(invite!, 'confirm');
     assert.ok(!invite!.text.includes(LINK_SECRET));
-    await until('confirmationEmailSent', async () => (await subscriptions(fc, m.id))?.[0]?.confirmationEmailSent);
+    await until(async () => (await subscriptions(fc, m.id))?.[0]?.confirmationEmailSent, 'confirmationEmailSent', { everyMs: 200 });
 
     // Pending: the check's summary is not sent to it.
     const first = await runAndWait(fc, m.id);

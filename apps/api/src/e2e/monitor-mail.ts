@@ -1,4 +1,4 @@
-import type { FakeMail, FakeSmtp } from '@wds/test-utils';
+import { until, type FakeMail, type FakeSmtp } from '@wds/test-utils';
 
 /**
  * Reading monitor emails in e2e tests: the confirmation email of an address, the links in a
@@ -6,20 +6,17 @@ import type { FakeMail, FakeSmtp } from '@wds/test-utils';
  */
 export const PUBLIC_URL = 'https://wds.example';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Messages to `address` (compared case-insensitively) whose subject matches `what`. */
 export function mailsTo(smtp: FakeSmtp, address: string, what?: RegExp): FakeMail[] {
   return smtp.messages.filter((m) => m.to.some((t) => t.toLowerCase() === address.toLowerCase()) && (!what || what.test(m.subject)));
 }
 
 /** Waits until `address` has received `n` messages matching `what`, and returns them. */
-export async function waitForMails(smtp: FakeSmtp, address: string, what: RegExp, n = 1, ms = 30_000): Promise<FakeMail[]> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(150)) {
+export function waitForMails(smtp: FakeSmtp, address: string, what: RegExp, n = 1, timeoutMs = 30_000): Promise<FakeMail[]> {
+  return until(() => {
     const got = mailsTo(smtp, address, what);
-    if (got.length >= n) return got;
-  }
-  throw new Error(`timed out waiting for ${n} message(s) to ${address} matching ${what}`);
+    return got.length >= n ? got : null;
+  }, `${n} message(s) to ${address} matching ${what}`, { timeoutMs, everyMs: 150 });
 }
 
 /** The link of a purpose in a message (`confirm` or `unsubscribe`). */
