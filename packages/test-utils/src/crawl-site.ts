@@ -19,7 +19,9 @@ import { gzipSync } from 'node:zlib';
  *   /slow/i           chain of `slowPages` pages, each answering after `slowMs`: /slow/i → /slow/i+1
  *   /js/i             binary tree of `jsPages` pages like /gen/i whose content and links a script
  *                     writes into an empty `#root` (`jsRenderMs` after it runs): the HTML as served
- *                     has neither; every fifth page (i % 5 === 4) is server-rendered instead
+ *                     has neither; every fifth page (i % 5 === 1) is server-rendered instead, /js/1
+ *                     among them: the crawl sees a server-rendered page before it could decide that
+ *                     the origin is script-rendered, so each page keeps its own engine choice
  *   robots.txt        Disallow /private/ for *, Disallow /blog/ for StrictBot, Sitemap line
  *   /sitemap.xml      sitemap index → /sitemap-pages.xml.gz (gzip) → /orphan, /docs/a, /blog/post-1
  *
@@ -121,7 +123,7 @@ export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<Crawl
     if (m && Number(m[1]) < (opts.jsPages ?? 0)) {
       const i = Number(m[1]);
       const body = jsPageBody(i, opts.jsPages!);
-      const answer = () => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(i % 5 === 4 ? page(`JS ${i}`, body) : jsShell(`JS ${i}`, body, opts.jsRenderMs ?? 20));
+      const answer = () => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(i % 5 === 1 ? page(`JS ${i}`, body) : jsShell(`JS ${i}`, body, opts.jsRenderMs ?? 20));
       if (!opts.jsDelayMs) return answer();
       const t = setTimeout(answer, opts.jsDelayMs);
       return void res.on('close', () => clearTimeout(t));
