@@ -1,9 +1,9 @@
-import { allEntries, entriesForUrls, invokeHttpProvider, optionContracts, optionProblems, rankByQuery, reservationOf, resolveEntry, termsGates, toolId, type CatalogEntry } from '@wds/catalog';
+import { allEntries, entriesForUrls, invokeHttpProvider, optionContracts, optionProblems, rankByQuery, reservationOf, resolveEntry, termsGates, toolId, type CatalogEntry, type TermsGate } from '@wds/catalog';
 import type { AgentRunOptions, AgentToolArgsOf } from '@wds/contracts';
 import { agentCatalogCalls } from '@wds/db';
 import type { DiscoveryDeps } from '../crawl/discovery';
 import type { RunContext } from './context';
-import { ToolError, type Tool } from './tool-runner';
+import { ToolError, type Tool, type ToolOutcome } from './tool-runner';
 
 /**
  * Exchange for the agent (the request's `exchange: {enabled: true}`; Firecrawl's Exchange is its
@@ -71,7 +71,7 @@ export function callToolTool(deps: AgentCatalogDeps): Tool<AgentToolArgsOf<'call
       if (problems.length) throw new ToolError(`invalid options for ${toolId(entry)}: ${problems.join('; ')}`);
       // Gated providers are never called for a team that has not accepted their terms; accepting is the user's act, not the agent's.
       const [gate] = await termsGates(deps.db, env.ctx.root.teamId, [entry]);
-      if (gate) throw new ToolError(`${toolId(entry)} needs the team to accept ${gate.name}'s third-party data terms (version ${gate.version}, ${gate.url}) first; use another tool`);
+      if (gate) return termsSkipped(entry, gate, a.adds, x, env.ctx);
       if (x.maxCalls !== undefined && (await agentCatalogCalls(deps.db, env.ctx.root.id)).paidCalls >= x.maxCalls) {
         throw new ToolError(`this job may make at most ${x.maxCalls} paid provider calls (exchange.maxCalls), and has made them`);
       }
@@ -93,5 +93,36 @@ export function callToolTool(deps: AgentCatalogDeps): Tool<AgentToolArgsOf<'call
         credits: price,
       };
     },
+  };
+}
+
+/**
+ * A gated provider (its data terms not accepted by the team): never called, in any mode. The
+ * call's result records it as a skipped provider (the status's `exchange.skippedProviders`). With
+ * `onTermsRequired: "ask"` the orchestrator's turn ends here with a terms offer (the status's
+ * `pendingApproval` and `exchange.requiresAction`), unless the user declined these terms in
+ * answer to the previous turn; a sub-agent never ends the turn: it skips.
+ */
+function termsSkipped(entry: CatalogEntry, gate: TermsGate, adds: string | undefined, x: Exchange, ctx: RunContext): ToolOutcome {
+  const declined = x.termsAnswer?.approved === false && x.termsAnswer.providers.includes(entry.provider);
+  const ask = x.onTermsRequired === 'ask' && ctx.isRoot && !declined;
+  const skippedProvider = {
+    provider: entry.provider,
+    name: gate.name,
+    capability: entry.capability,
+    ...(adds?.trim() ? { adds: adds.trim() } : {}),
+    reason: 'terms_required',
+    version: gate.version,
+    termsUrl: gate.url,
+    digest: gate.digest,
+  };
+  const why = `${toolId(entry)} was not called: the team has not accepted ${gate.name}'s third-party data terms (version ${gate.version}).`;
+  return {
+    content: ask
+      ? `${why} The user is asked to accept them; this turn ends now. Tell the user what ${gate.name} would add.`
+      : `${why}${declined ? ' The user declined them.' : ''} Do not call ${entry.provider}'s tools again in this run; answer with other tools. The user is told it was skipped.`,
+    result: { tool: toolId(entry), skippedProvider },
+    credits: 0,
+    ...(ask ? { outcome: { kind: 'terms_required' as const } } : {}),
   };
 }

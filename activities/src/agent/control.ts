@@ -72,6 +72,10 @@ async function userTurn(db: Db, ctx: RunContext): Promise<string> {
     const answer = t.data !== null ? JSON.stringify(t.data).slice(0, 4_000) : (t.message ?? t.error ?? '(no answer)');
     return `Turn ${t.threadTurn} asked: ${(t.options as { prompt: string }).prompt}\nIt ended ${t.state}: ${answer}`;
   });
+  const t = ctx.options.exchange?.termsAnswer;
+  if (t) lines.push(t.approved
+    ? `The user agreed to the data terms of ${t.providers.join(', ')} (offered in the previous turn): their tools may be called now.`
+    : `The user declined the data terms of ${t.providers.join(', ')}: do not use their tools.`);
   return `Earlier in this conversation:\n\n${lines.join('\n\n')}\n\nNow: ${ctx.options.prompt}`;
 }
 
@@ -265,7 +269,8 @@ async function finishAgent(db: Db, input: FinishAgentInput): Promise<{ state: st
 async function endTexts(db: Db, ctx: RunContext, state: string, input: FinishAgentInput): Promise<{ message: string | null; error: string | null }> {
   switch (state) {
     case 'succeeded': {
-      return { message: await agentFinishMessage(db, ctx.run.id), error: null };
+      // A turn a terms offer ended has no finish message of its own: the workflow's says why it ended.
+      return { message: (await agentFinishMessage(db, ctx.run.id)) ?? input.message ?? null, error: null };
     }
     case 'cancelled':
       return { message: null, error: 'Agent was cancelled' };

@@ -84,8 +84,14 @@ const SPECS: Record<string, ToolSpec> = {
   },
   call_tool: {
     name: 'call_tool',
-    description: 'Run one catalog tool found with `find_tools`: its provider, capability and options (as its contract lists them). Costs the credits shown on the tool.',
-    parameters: { type: 'object', properties: { provider: { type: 'string' }, capability: { type: 'string' }, options: { type: 'object' } }, required: ['provider', 'capability'] },
+    description:
+      'Run one catalog tool found with `find_tools`: its provider, capability and options (as its contract lists them). Costs the credits shown on the tool. ' +
+      'A provider whose data terms the team has not accepted is not called; say in `adds` what the call would add to the answer (the user is shown it).',
+    parameters: {
+      type: 'object',
+      properties: { provider: { type: 'string' }, capability: { type: 'string' }, options: { type: 'object' }, adds: { type: 'string', description: 'One sentence: what this call adds to the answer.' } },
+      required: ['provider', 'capability'],
+    },
   },
   wait_subagents: {
     name: 'wait_subagents',

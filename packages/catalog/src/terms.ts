@@ -7,8 +7,8 @@ import type { CatalogEntry } from './types';
  * `terms` ({version, url, digest?}) in the catalog file; a team's calls to it run only after the
  * team accepted that version — with the built-in `firecrawl/terms/accept` (the JS SDK's shape:
  * `{provider, version, digest, confirmed: true}`) or the operator's `npm run catalog -- accept-terms`.
- * Until then a call answers 403 `THIRD_PARTY_DATA_TERMS_REQUIRED` with `requiresAction: true`
- * and, in `details`, what to accept and how; nothing runs. Discovery lists gated tools as usual.
+ * Until then a call answers 403 `THIRD_PARTY_DATA_TERMS_REQUIRED` with `requiresAction`
+ * (`{type: 'accept_terms', terms: provider, version, url}`, the SDKs' shape) and, in `details`, what to accept and how; nothing runs. Discovery lists gated tools as usual.
  */
 
 /** One provider whose terms stand between the team and a call. */
@@ -56,7 +56,8 @@ export function termsRequiredError(gates: TermsGate[]): WdsError {
   const names = gates.map((g) => `${g.name} (${g.provider}, terms version ${g.version}: ${g.url})`).join(', ');
   return new WdsError('FORBIDDEN', {
     code: 'THIRD_PARTY_DATA_TERMS_REQUIRED',
-    requiresAction: true,
+    // The SDKs' RequiresAction names one provider: the first; every gated provider is in details.
+    requiresAction: { type: 'accept_terms', terms: gates[0]!.provider, version: gates[0]!.version, url: gates[0]!.url },
     message: `Forbidden: this team has not accepted the third-party data terms of ${names}. After the user has read and explicitly agreed to them, call firecrawl/terms/accept with the options in details[].accept, then retry. Nothing was executed.`,
     details: gates,
   });

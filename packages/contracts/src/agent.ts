@@ -31,7 +31,10 @@ export type AgentWebhookConfig = z.output<typeof agentWebhookSchema>;
  * The SDK's AgentExchangeOptions: Exchange is Firecrawl's catalogue of provider tools (the
  * deployment's catalog here, packages/catalog). `enabled` gives the agent the `find_tools` and
  * `call_tool` tools; `toolkits` limits them to those providers (ids) or categories; `maxCalls`
- * caps its paid calls. Approvals (`requireApproval`, `approve`, `decline`) are not built.
+ * caps its paid calls; `onTermsRequired` says what a provider whose data terms the team has not
+ * accepted does to the run (`skip`, the default: it is listed in `exchange.skippedProviders`;
+ * `ask`: the turn also ends with a `terms` pendingApproval), and `approve` / `decline` answer
+ * that offer on the thread's next turn. Approvals of paid calls (`requireApproval`) are not built.
  */
 const exchangeSchema = z.strictObject({
   enabled: z.boolean().optional(),
@@ -65,6 +68,10 @@ export const agentRequestSchema = z.strictObject({
   origin: z.string().max(200).optional(),
   integration: z.string().max(200).nullable().optional(),
 }).superRefine((o, ctx) => {
+  if (o.exchange?.approve && o.exchange.decline) ctx.addIssue({ code: 'custom', path: ['exchange', 'decline'], message: 'approve and decline answer the same offer: send one of them' });
+  for (const k of ['approve', 'decline'] as const) {
+    if (o.exchange?.[k] && !o.threadId) ctx.addIssue({ code: 'custom', path: ['exchange', k], message: `exchange.${k} answers the previous turn of a thread: it needs threadId` });
+  }
   if (o.strictConstrainToURLs && !o.urls?.length) {
     ctx.addIssue({ code: 'custom', path: ['strictConstrainToURLs'], message: 'strictConstrainToURLs needs a non-empty urls list' });
   }
@@ -81,8 +88,8 @@ export interface AgentRunOptions {
   model: AgentModel;
   effort?: 'low' | 'medium' | 'high';
   mode: 'extract' | 'chat';
-  /** Catalog tools for the agent (the request's `exchange` with `enabled: true`). */
-  exchange?: { toolkits?: string[]; maxCalls?: number };
+  /** Catalog tools for the agent (the request's `exchange` with `enabled: true`, or inherited in a thread). */
+  exchange?: AgentRunExchange;
   webhook?: AgentWebhookConfig;
   location?: z.output<typeof locationSchema>;
   origin?: string;
@@ -92,7 +99,32 @@ export interface AgentRunOptions {
   threatProtection?: ThreatProtection;
 }
 
-export function agentRunOptions(r: AgentRequest): AgentRunOptions {
+/** What a run keeps of `exchange`. */
+export interface AgentRunExchange {
+  toolkits?: string[];
+  maxCalls?: number;
+  /** What a gated provider does to the run (absent on runs stored before it existed: `skip`). */
+  onTermsRequired?: AgentOnTermsRequired;
+  /** This turn answers the previous turn's terms offer (`approve` / `decline`): its id, the answer and its providers. */
+  termsAnswer?: { approvalId: string; approved: boolean; providers: string[] };
+}
+export type AgentOnTermsRequired = 'skip' | 'ask';
+
+/**
+ * The run's `exchange`: the request's, or on a follow-up turn that does not set `enabled` the
+ * previous turn's (toolkits, maxCalls, onTermsRequired: the SDK's "omitted on a follow-up turn
+ * inherits the previous turn's value"); `enabled: false` turns it off. The terms answer is the
+ * API's to add (it checks the approval id).
+ */
+function runExchange(x: AgentRequest['exchange'], prior: AgentRunExchange | undefined): AgentRunExchange | undefined {
+  if (x?.enabled === false || (!x?.enabled && !prior)) return undefined;
+  const base = x?.enabled ? { ...(x.toolkits?.length ? { toolkits: x.toolkits } : {}), ...(x.maxCalls !== undefined ? { maxCalls: x.maxCalls } : {}) } : { ...(prior!.toolkits ? { toolkits: prior!.toolkits } : {}), ...(prior!.maxCalls !== undefined ? { maxCalls: prior!.maxCalls } : {}) };
+  return { ...base, onTermsRequired: x?.onTermsRequired ?? prior?.onTermsRequired ?? 'skip' };
+}
+
+/** `prior`: the previous turn's options when the request continues a thread. */
+export function agentRunOptions(r: AgentRequest, prior?: Pick<AgentRunOptions, 'exchange'>): AgentRunOptions {
+  const exchange = runExchange(r.exchange, prior?.exchange);
   return {
     prompt: r.prompt,
     ...(r.urls?.length ? { urls: r.urls } : {}),
@@ -102,7 +134,7 @@ export function agentRunOptions(r: AgentRequest): AgentRunOptions {
     model: r.model ?? DEFAULT_AGENT_MODEL,
     ...(r.effort ? { effort: r.effort } : {}),
     mode: r.mode ?? 'extract',
-    ...(r.exchange?.enabled ? { exchange: { ...(r.exchange.toolkits?.length ? { toolkits: r.exchange.toolkits } : {}), ...(r.exchange.maxCalls !== undefined ? { maxCalls: r.exchange.maxCalls } : {}) } } : {}),
+    ...(exchange ? { exchange } : {}),
     ...(r.webhook ? { webhook: r.webhook } : {}),
     ...(r.location ? { location: r.location } : {}),
     ...(r.origin ? { origin: r.origin } : {}),
@@ -156,7 +188,13 @@ export const agentToolArgs = {
   /** Exchange (the catalog): discovery, free. */
   find_tools: z.object({ query: z.string().max(1_000).optional(), url: httpUrl.optional() }),
   /** Exchange: one capability call, billed at its price. */
-  call_tool: z.object({ provider: z.string().min(1).max(200), capability: z.string().min(1).max(200), options: z.record(z.string(), z.unknown()).optional() }),
+  call_tool: z.object({
+    provider: z.string().min(1).max(200),
+    capability: z.string().min(1).max(200),
+    options: z.record(z.string(), z.unknown()).optional(),
+    /** What the call adds to the answer, in the agent's words (shown to the user when the provider is skipped). */
+    adds: z.string().max(500).optional(),
+  }),
 };
 export type AgentToolName = keyof typeof agentToolArgs;
 export const AGENT_TOOL_NAMES = Object.keys(agentToolArgs) as AgentToolName[];
@@ -187,6 +225,52 @@ export const agentStartedResponseSchema = z.strictObject({
   threadTurn: z.int().describe('1-based position of this run in its thread.'),
 });
 
+/** The SDK's AgentSkippedProvider. */
+const skippedProviderSchema = z.strictObject({
+  provider: z.string(),
+  name: z.string(),
+  capability: z.string().optional(),
+  adds: z.string().optional().describe('What it would have added, in the agent\'s words.'),
+  reason: z.literal('terms_required'),
+  version: z.string().describe('The gating terms version.'),
+  termsUrl: z.string().describe('Where the terms are published.'),
+});
+
+/** The SDK's AgentTermsGate (one provider of a `terms` pendingApproval). */
+const termsGateSchema = z.strictObject({
+  provider: z.string(),
+  name: z.string(),
+  capability: z.string().optional(),
+  adds: z.string().optional(),
+  version: z.string(),
+  digest: z.string().nullable(),
+  url: z.string(),
+});
+
+/** The SDK's AgentTermsRequiredAction. */
+const termsActionSchema = z.strictObject({
+  type: z.literal('accept_terms'),
+  approvalId: z.string(),
+  providers: z.array(termsGateSchema.extend({
+    show: z.strictObject({ provider: z.literal('firecrawl'), capability: z.literal('terms/show'), options: z.strictObject({ provider: z.string() }) }),
+    accept: z.strictObject({
+      provider: z.literal('firecrawl'),
+      capability: z.literal('terms/accept'),
+      options: z.strictObject({ provider: z.string(), version: z.string(), digest: z.string().nullable(), confirmed: z.literal(true) }),
+    }),
+  })),
+});
+
+/** The SDK's PendingTermsApproval. */
+export const pendingTermsApprovalSchema = z.strictObject({
+  id: z.string(),
+  kind: z.literal('terms'),
+  reason: z.string(),
+  resolution: z.strictObject({ approved: z.boolean(), callIds: z.array(z.string()), always: z.boolean(), byRunId: z.string() }).nullable(),
+  calls: z.array(z.never()),
+  terms: z.array(termsGateSchema),
+});
+
 export const agentStatusResponseSchema = z.strictObject({
   success: z.literal(true),
   status: publicStatus,
@@ -207,9 +291,13 @@ export const agentStatusResponseSchema = z.strictObject({
     enabled: z.boolean(),
     toolkits: z.array(z.string()).optional(),
     requireApproval: z.boolean(),
+    onTermsRequired: z.enum(['skip', 'ask']).describe('What the run resolved to after thread inheritance.'),
     paidCalls: z.int().describe('Catalog calls billed at a price above 0.'),
     creditsUsed: z.int().nullable().describe('Credits of those calls.'),
+    skippedProviders: z.array(skippedProviderSchema).optional().describe('Gated providers that would have helped and were not called (any mode).'),
+    requiresAction: termsActionSchema.optional().describe('`ask` mode, when a terms offer ended the turn: the calls that show and accept the terms.'),
   }).optional().describe('The SDK\'s AgentExchangeSummary: present when the run had catalog tools.'),
+  pendingApproval: pendingTermsApprovalSchema.optional().describe('The SDK\'s PendingTermsApproval: the turn ended waiting for the caller to accept providers\' data terms.'),
 });
 
 export const agentListResponseSchema = z.strictObject({
@@ -282,6 +370,7 @@ export const agentThreadResponseSchema = z.strictObject({
       creditsUsed: z.int().nullable(),
       message: z.string().nullable(),
       data: z.unknown().optional(),
+      pendingApproval: pendingTermsApprovalSchema.nullable().optional(),
     })),
   }),
 });

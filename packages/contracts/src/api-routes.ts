@@ -306,7 +306,7 @@ export const API_ROUTES: ApiRoute[] = [
     summary: 'Scrape one URL (URL mode) or run catalog calls (catalog mode)',
     description:
       'Catalog mode (a body with `catalog`, or `alexandria` as the JS SDK sends it): 403 unless enabled for the team, 403 `THIRD_PARTY_DATA_TERMS_REQUIRED` ' +
-      '(`requiresAction: true`; accept with `firecrawl/terms/accept`) for a provider whose data terms the team has not accepted; 404 `unknown_provider`; ' +
+      '(`requiresAction: {type: "accept_terms", terms: <provider>, version, url}`, the object both official SDKs read; accept with `firecrawl/terms/accept`) for a provider whose data terms the team has not accepted; 404 `unknown_provider`; ' +
       '400 when options break the capability\'s schema; 402 `insufficient_credits` (nothing ran); a repeated `x-request-id` replays the stored answer and its ' +
       '`scrape_id`, or answers 409 `duplicate_request` (other calls) / `request_in_flight` (still running), or 503 `request_unresolved` (outcome unknown: retry ' +
       'with the same id), each with `chargeId`. The answer carries the `x-request-id` header (generated when the request had none).',

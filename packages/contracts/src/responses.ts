@@ -16,7 +16,12 @@ export const errorBodySchema = z.strictObject({
   code: z.string().optional().describe('Stable machine-readable code, e.g. SCRAPE_TIMEOUT, FEATURE_NOT_AVAILABLE.'),
   details: z.unknown().optional().describe('For validation errors: one entry per field ({code, path, message}).'),
   chargeId: z.string().optional(),
-  requiresAction: z.boolean().optional(),
+  requiresAction: z.strictObject({
+    type: z.string().describe('`accept_terms`: a provider\'s third-party data terms must be accepted first.'),
+    terms: z.string().optional().describe('The provider whose terms these are.'),
+    version: z.string().optional().describe('The terms version to accept.'),
+    url: z.string().optional().describe('Where the terms are published.'),
+  }).optional().describe('The step to take first (403 THIRD_PARTY_DATA_TERMS_REQUIRED); the object both official SDKs read. Truthy where the spec tests for `true`.'),
 });
 
 const textOrList = z.union([z.string(), z.array(z.string())]);

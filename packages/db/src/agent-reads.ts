@@ -65,3 +65,27 @@ export async function agentCatalogCalls(db: Db, rootId: string): Promise<{ paidC
     WHERE r.root_id = ${rootId} AND m.role = 'tool' AND (m.result -> 'summary' ->> 'catalogCall') = 'true'`);
   return { paidCalls: r.rows[0]?.paid ?? 0, credits: r.rows[0]?.credits ?? 0 };
 }
+
+/** A provider an agent's `call_tool` did not call because the team has not accepted its data terms. */
+export interface AgentSkippedProviderRow {
+  runId: string;
+  /** The run's orchestrator ended its turn on it (`onTermsRequired: "ask"`). */
+  offered: boolean;
+  skipped: Record<string, unknown> & { provider: string };
+}
+
+/**
+ * Gated providers a job's agents wanted (`call_tool` results marked `skippedProvider`), oldest
+ * first, one per provider: the status's `exchange.skippedProviders` and a terms offer's providers.
+ */
+export async function agentSkippedProviders(db: Db, rootId: string): Promise<AgentSkippedProviderRow[]> {
+  const r = await db.execute<{ run_id: string; offered: boolean; skipped: AgentSkippedProviderRow['skipped'] }>(sql`
+    SELECT (array_agg(m.run_id ORDER BY m.created_at))[1] AS run_id,
+      bool_or((m.result -> 'outcome' ->> 'kind') = 'terms_required') AS offered,
+      (array_agg(m.result -> 'summary' -> 'skippedProvider' ORDER BY m.created_at))[1] AS skipped
+    FROM agent_messages m JOIN agent_runs r ON r.id = m.run_id
+    WHERE r.root_id = ${rootId} AND m.role = 'tool' AND (m.result -> 'summary' -> 'skippedProvider') IS NOT NULL
+    GROUP BY m.result -> 'summary' -> 'skippedProvider' ->> 'provider'
+    ORDER BY min(m.created_at)`);
+  return r.rows.map((x) => ({ runId: x.run_id, offered: !!x.offered, skipped: x.skipped }));
+}

@@ -29,13 +29,27 @@ export const ERROR_KINDS = {
 
 export type ErrorKind = keyof typeof ERROR_KINDS;
 
+/**
+ * An out-of-band step the caller must take before the request can succeed (403
+ * THIRD_PARTY_DATA_TERMS_REQUIRED: `{type: 'accept_terms', terms: <provider>, version, url}`).
+ * The spec's error table calls `requiresAction` a boolean; both official SDKs (firecrawl-js
+ * `parseRequiresAction`, firecrawl-py `RequiresAction.from_payload`) read this object and ignore a
+ * boolean, so WDS sends the object: it is truthy wherever the spec's `true` is tested for.
+ */
+export interface RequiresAction {
+  type: string;
+  terms?: string;
+  version?: string;
+  url?: string;
+}
+
 export interface ErrorBody {
   success: false;
   error: string;
   details?: unknown;
   code?: string;
   chargeId?: string;
-  requiresAction?: boolean;
+  requiresAction?: RequiresAction;
 }
 
 export interface WdsErrorInit {
@@ -44,7 +58,7 @@ export interface WdsErrorInit {
   code?: string;
   details?: unknown;
   chargeId?: string;
-  requiresAction?: boolean;
+  requiresAction?: RequiresAction;
   /** Overrides the table's retryability for this instance (e.g. a DNS failure is permanent). */
   retryable?: boolean;
   cause?: unknown;
@@ -55,7 +69,7 @@ export class WdsError extends Error {
   readonly code?: string;
   readonly details?: unknown;
   readonly chargeId?: string;
-  readonly requiresAction?: boolean;
+  readonly requiresAction?: RequiresAction;
   readonly retryable: boolean;
 
   constructor(kind: ErrorKind, init: WdsErrorInit = {}) {

@@ -91,7 +91,9 @@ export type AgentToolResult =
   /** `spawn_subagent`: the sub-agent's row is written; the workflow starts it. */
   | { kind: 'spawned'; childId: string }
   /** `wait_subagents`: the workflow waits for these, then records their results. */
-  | { kind: 'wait'; ids: string[] };
+  | { kind: 'wait'; ids: string[] }
+  /** `call_tool` in `onTermsRequired: "ask"` mode hit a provider whose data terms the team has not accepted: the turn ends with a terms offer. */
+  | { kind: 'terms_required' };
 
 export interface SubagentResultsInput extends AgentToolInput {
   ids: string[];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { afterStep, newProgress, shouldHandOver, toolQueue } from './decide';
+import { afterStep, newProgress, shouldHandOver, TERMS_OFFER_MESSAGE, toolQueue } from './decide';
 
 test('tools go to the queue that serves them', () => {
   assert.equal(toolQueue('search'), 'fetch');
@@ -29,4 +29,10 @@ test('what a step\'s results mean: stop > credit limit > refusal > finish; one r
   const end = afterStep([{ kind: 'finish', accepted: false }], p);
   assert.equal(end?.state, 'internal');
   assert.equal(end?.retryable, false);
+});
+
+test('a terms offer (onTermsRequired "ask") ends the turn as succeeded with the offer message; an accepted finish in the same step wins', () => {
+  assert.deepEqual(afterStep([{ kind: 'done' }, { kind: 'terms_required' }], newProgress()), { state: 'succeeded', message: TERMS_OFFER_MESSAGE });
+  assert.deepEqual(afterStep([{ kind: 'terms_required' }, { kind: 'finish', accepted: true }], newProgress()), { state: 'succeeded' });
+  assert.deepEqual(afterStep([{ kind: 'terms_required' }, { kind: 'credit_limit' }], newProgress()), { state: 'credit_limit_reached' });
 });

@@ -31,6 +31,9 @@ export function shouldHandOver(stepsThisRun: number, plan: AgentPlan, suggested:
   return stepsThisRun >= plan.stepsPerRun || (stepsThisRun > 0 && suggested);
 }
 
+/** The closing message of a turn a terms offer ended (the model's own `finish` message wins when it gave one). */
+export const TERMS_OFFER_MESSAGE = 'This turn ended to ask for the acceptance of third-party data terms: see pendingApproval. After the user has agreed, accept them (firecrawl/terms/accept) and continue the thread with exchange.approve, or decline.';
+
 export type StepEnd = Pick<FinishAgentInput, 'state' | 'message' | 'retryable'> | null;
 
 /** What one step's tool results mean: the run ends (and how), or it goes on. Mutates `progress.repairs`. */
@@ -40,6 +43,8 @@ export function afterStep(results: AgentToolResult[], progress: AgentProgress): 
   if (results.some((r) => r.kind === 'refused')) return { state: 'refused' };
   const finish = results.find((r): r is Extract<AgentToolResult, { kind: 'finish' }> => r.kind === 'finish');
   if (finish?.accepted) return { state: 'succeeded' };
+  // New kind (no committed history holds it), so no patch: the turn ends waiting for the user's acceptance of data terms.
+  if (results.some((r) => r.kind === 'terms_required')) return { state: 'succeeded', message: TERMS_OFFER_MESSAGE };
   if (finish && ++progress.repairs > 1) {
     return { state: 'internal', retryable: false, message: 'The agent could not produce data matching the requested schema (its answer was rejected twice).' };
   }

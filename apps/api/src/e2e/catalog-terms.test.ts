@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import Firecrawl from '@mendable/firecrawl-js';
+import Firecrawl, { type SdkError } from '@mendable/firecrawl-js';
 import { teamCreditBalance } from '@wds/db';
-import { call, namespaceFor, startStack, type Stack } from '@wds/test-utils';
+import { call, namespaceFor, promptText, startFakeOpenAI, startStack, until, type FakeChatRequest, type FakeOpenAI, type Stack } from '@wds/test-utils';
 
 // Third-party data terms (spec: Authentication rule 5, the scrape error table's 403): a provider
 // whose catalog entry declares terms is called only for a team that accepted their current
@@ -21,6 +21,7 @@ let team: { teamId: string; apiKey: string };
 let fc: Firecrawl;
 let executions = 0;
 let file: string;
+let model: FakeOpenAI;
 
 const root = new URL('../../../../', import.meta.url).pathname;
 const run = promisify(execFile);
@@ -42,6 +43,25 @@ function catalogFile(version: string) {
   }));
 }
 
+/**
+ * The agent's scripted model: its first step calls the gated provider (saying what it adds); a
+ * prompt with OPEN then calls the open provider; then it finishes with whether a provider answered.
+ */
+function agentScript(r: FakeChatRequest) {
+  const user = promptText(r);
+  const step = r.messages.filter((m) => m.role === 'assistant').length + 1;
+  const last = String(r.messages.at(-1)?.content ?? '');
+  if (step === 1) return { toolCalls: [{ name: 'call_tool', arguments: { ...gated, adds: 'The gated record x1.' } }] };
+  if (step === 2 && user.includes('OPEN')) return { toolCalls: [{ name: 'call_tool', arguments: open }] };
+  return { toolCalls: [{ name: 'finish', arguments: { data: { answered: last.includes('"value":42') } } }] };
+}
+
+const finished = (fcOf: Firecrawl, id: string) =>
+  until(async () => {
+    const st = await fcOf.getAgentStatus(id);
+    return st.status === 'processing' ? null : st;
+  }, 'the agent to finish', { timeoutMs: 90_000, everyMs: 250 });
+
 before(async () => {
   provider = createServer((req, res) => {
     req.resume();
@@ -52,7 +72,8 @@ before(async () => {
   });
   await new Promise<void>((r) => provider.listen(0, '127.0.0.1', () => r()));
   providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-  stack = await startStack({ namespace: namespaceFor(import.meta.url) });
+  model = await startFakeOpenAI({ handler: agentScript });
+  stack = await startStack({ namespace: namespaceFor(import.meta.url), env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test-not-a-secret', MODEL_NAME: 'fake-model' } });
   file = join(mkdtempSync(join(tmpdir(), 'wds-terms-')), 'catalog.json');
   catalogFile('2026-01');
   await operator('import', file);
@@ -62,6 +83,7 @@ before(async () => {
 
 after(async () => {
   await stack?.stop();
+  await model?.close();
   provider?.closeAllConnections();
   await new Promise<void>((r) => (provider ? provider.close(() => r()) : r()));
 });
@@ -71,7 +93,9 @@ describe('third-party data terms', { timeout: 180_000 }, () => {
     const r = await post({ catalog: [open, gated] }, 'terms-1');
     assert.equal(r.status, 403);
     assert.equal(r.json.code, 'THIRD_PARTY_DATA_TERMS_REQUIRED');
-    assert.equal(r.json.requiresAction, true);
+    // The SDKs' RequiresAction object (the spec's boolean would be dropped by both SDKs); truthy as the spec's `true`.
+    assert.deepEqual(r.json.requiresAction, { type: 'accept_terms', terms: 'gated', version: '2026-01', url: 'https://gated.example/terms' });
+    assert.ok(r.json.requiresAction);
     assert.match(r.json.error, /Gated data/);
     const [gate] = r.json.details as { type: string; provider: string; version: string; url: string; digest: string; accept: unknown }[];
     assert.deepEqual([gate!.type, gate!.provider, gate!.version, gate!.url, gate!.digest], ['accept_terms', 'gated', '2026-01', 'https://gated.example/terms', 'sha256:abcd']);
@@ -79,8 +103,13 @@ describe('third-party data terms', { timeout: 180_000 }, () => {
     assert.equal((r.json.details as unknown[]).length, 1, 'the open provider needs nothing');
     assert.equal(executions, 0, 'not even the open call ran');
     assert.deepEqual(await teamCreditBalance(stack.db.db, team.teamId), { used: 0, reserved: 0 });
-    // The JS SDK surfaces the status and code.
-    await assert.rejects(fc.scrape({ alexandria: gated }), (e: { status?: number; code?: string }) => e.status === 403 && e.code === 'THIRD_PARTY_DATA_TERMS_REQUIRED');
+    // The JS SDK surfaces the status, the code and its parsed requiresAction.
+    await assert.rejects(fc.scrape({ alexandria: gated }), (e: SdkError) => {
+      assert.equal(e.status, 403);
+      assert.equal(e.code, 'THIRD_PARTY_DATA_TERMS_REQUIRED');
+      assert.deepEqual(e.requiresAction, { type: 'accept_terms', terms: 'gated', version: '2026-01', url: 'https://gated.example/terms' });
+      return true;
+    });
     // A provider without terms runs as usual.
     const ok = await fc.scrape({ alexandria: open });
     assert.deepEqual(ok.alexandria[0]!.data, { value: 42 });
@@ -121,11 +150,96 @@ describe('third-party data terms', { timeout: 180_000 }, () => {
     const r = await post({ catalog: gated });
     assert.equal(r.status, 403);
     assert.equal((r.json.details as { version: string }[])[0]!.version, '2026-07');
+    assert.equal(r.json.requiresAction.version, '2026-07');
     const shown = await fc.scrape({ alexandria: show });
     assert.equal((shown.alexandria[0]!.data as { acceptedVersion?: string }).acceptedVersion, '2026-01');
     const out = await operator('accept-terms', team.teamId, 'gated');
     assert.match(out.stdout, /accepted gated's terms version 2026-07/);
     assert.equal((await post({ catalog: gated })).status, 200);
     await assert.rejects(operator('accept-terms', team.teamId, 'open'), /publishes no third-party data terms/);
+  });
+});
+
+describe('third-party data terms in agent runs (exchange.onTermsRequired)', { timeout: 240_000 }, () => {
+  const skipped = { provider: 'gated', name: 'Gated data', capability: 'data/get', adds: 'The gated record x1.', reason: 'terms_required', version: '2026-07', termsUrl: 'https://gated.example/terms' };
+
+  test('skip (the default): the gated provider is never called, the run answers with the others and lists it in exchange.skippedProviders', { timeout: 120_000 }, async () => {
+    const t = await stack.newTeam({ flags: { catalog: true } });
+    const fcT = new Firecrawl({ apiKey: t.apiKey, apiUrl: stack.url });
+    const before = executions;
+    const { id } = await fcT.startAgent({ prompt: 'Get record x1, OPEN too', exchange: { enabled: true } });
+    const s = await finished(fcT, id);
+    assert.equal(s.status, 'completed', JSON.stringify(s));
+    assert.deepEqual(s.data, { answered: true }, 'the open provider answered');
+    assert.equal(executions - before, 1, 'only the open provider ran');
+    assert.deepEqual(s.exchange, { enabled: true, requireApproval: false, onTermsRequired: 'skip', paidCalls: 1, creditsUsed: 2, skippedProviders: [skipped] });
+    assert.equal(s.pendingApproval, undefined);
+  });
+
+  test('ask: the turn ends with a terms pendingApproval and exchange.requiresAction; after terms/accept, approve continues the thread and the provider runs', { timeout: 150_000 }, async () => {
+    const t = await stack.newTeam({ flags: { catalog: true } });
+    const fcT = new Firecrawl({ apiKey: t.apiKey, apiUrl: stack.url });
+    const before = executions;
+    const first = await fcT.startAgent({ prompt: 'Get record x1', exchange: { enabled: true, onTermsRequired: 'ask' } });
+    const s = await finished(fcT, first.id);
+    assert.equal(s.status, 'completed', JSON.stringify(s));
+    assert.equal(executions, before, 'nothing was called');
+    assert.match(String(s.message), /third-party data terms/);
+    const p = s.pendingApproval!;
+    assert.ok(p && p.kind === 'terms', JSON.stringify(s));
+    const gate = { provider: 'gated', name: 'Gated data', capability: 'data/get', adds: 'The gated record x1.', version: '2026-07', digest: 'sha256:abcd', url: 'https://gated.example/terms' };
+    assert.deepEqual(p, { id: p.id, kind: 'terms', reason: p.reason, resolution: null, calls: [], terms: [gate] });
+    const action = s.exchange!.requiresAction!;
+    assert.equal(action.type, 'accept_terms');
+    assert.equal(action.approvalId, p.id);
+    assert.deepEqual(action.providers, [{ ...gate, show: { provider: 'firecrawl', capability: 'terms/show', options: { provider: 'gated' } }, accept: accept('2026-07') }]);
+    assert.equal(s.exchange!.onTermsRequired, 'ask');
+    assert.deepEqual(s.exchange!.skippedProviders, [skipped]);
+
+    // Answers are checked: a wrong id, approve without a thread, approve and decline at once.
+    const bad = await call({ url: stack.url, apiKey: t.apiKey }, 'POST', '/v2/agent', { prompt: 'go on', threadId: first.threadId, exchange: { approve: { approvalId: 'nope' } } });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(bad.json.details[0].path, ['exchange', 'approve', 'approvalId']);
+    assert.equal((await call({ url: stack.url, apiKey: t.apiKey }, 'POST', '/v2/agent', { prompt: 'go on', exchange: { approve: { approvalId: p.id } } })).status, 400);
+    assert.equal((await call({ url: stack.url, apiKey: t.apiKey }, 'POST', '/v2/agent', { prompt: 'go on', threadId: first.threadId, exchange: { approve: { approvalId: p.id }, decline: { approvalId: p.id } } })).status, 400);
+    // Another team cannot answer it (its thread is not found).
+    const other = await stack.newTeam({ flags: { catalog: true } });
+    assert.equal((await call({ url: stack.url, apiKey: other.apiKey }, 'POST', '/v2/agent', { prompt: 'go on', threadId: first.threadId, exchange: { approve: { approvalId: p.id } } })).status, 404);
+
+    // The user agreed: the caller sends the accept call it was given, then approves.
+    const accepted = await fcT.scrape({ alexandria: action.providers[0]!.accept });
+    assert.equal((accepted.alexandria[0]!.data as { accepted: boolean }).accepted, true);
+    const second = await fcT.startAgent({ prompt: 'Go on', threadId: first.threadId, exchange: { approve: { approvalId: p.id } } });
+    const s2 = await finished(fcT, second.id);
+    assert.equal(s2.status, 'completed', JSON.stringify(s2));
+    assert.deepEqual(s2.data, { answered: true });
+    assert.equal(executions - before, 1, 'the gated provider ran once, after acceptance');
+    assert.equal(s2.exchange!.onTermsRequired, 'ask', 'inherited from the previous turn');
+    assert.equal(s2.exchange!.skippedProviders, undefined);
+    const told = model.chatRequests().map(promptText).find((x) => x.includes('Go on'));
+    assert.match(String(told), /agreed to the data terms of gated/);
+    // The first turn's approval is resolved by the second.
+    const again = await fcT.getAgentStatus(first.id);
+    assert.deepEqual(again.pendingApproval!.resolution, { approved: true, callIds: [], always: false, byRunId: second.id });
+    const thread = await call({ url: stack.url, apiKey: t.apiKey }, 'GET', `/v2/agent/threads/${first.threadId}`);
+    assert.equal(thread.status, 200);
+    assert.equal(thread.json.thread.runs[0].pendingApproval.id, p.id);
+    assert.equal(thread.json.thread.runs[1].pendingApproval, null);
+  });
+
+  test('ask, then decline: the next turn skips the declined provider instead of asking again', { timeout: 120_000 }, async () => {
+    const t = await stack.newTeam({ flags: { catalog: true } });
+    const fcT = new Firecrawl({ apiKey: t.apiKey, apiUrl: stack.url });
+    const before = executions;
+    const first = await fcT.startAgent({ prompt: 'Get record x1', exchange: { enabled: true, onTermsRequired: 'ask' } });
+    const s = await finished(fcT, first.id);
+    const second = await fcT.startAgent({ prompt: 'Then without it, OPEN', threadId: first.threadId, exchange: { decline: { approvalId: s.pendingApproval!.id } } });
+    const s2 = await finished(fcT, second.id);
+    assert.equal(s2.status, 'completed', JSON.stringify(s2));
+    assert.equal(s2.pendingApproval, undefined, 'no new offer');
+    assert.deepEqual(s2.exchange!.skippedProviders, [skipped]);
+    assert.deepEqual(s2.data, { answered: true });
+    assert.equal(executions - before, 1, 'only the open provider ran');
+    assert.equal((await fcT.getAgentStatus(first.id)).pendingApproval!.resolution!.approved, false);
   });
 });

@@ -387,13 +387,13 @@ describe('agent exchange (Firecrawl Exchange = the catalog)', { timeout: 180_000
     assert.equal(s.status, 'completed', JSON.stringify(s));
     assert.deepEqual(s.data, { fromTool: true });
     assert.equal(totalExecutions(), before + 1, 'the provider ran once');
-    assert.deepEqual(s.exchange, { enabled: true, requireApproval: false, paidCalls: 1, creditsUsed: 3 });
+    assert.deepEqual(s.exchange, { enabled: true, requireApproval: false, onTermsRequired: 'skip', paidCalls: 1, creditsUsed: 3 });
     // The model was offered the tools and read the catalog's listing.
     const reqs = model.chatRequests();
     assert.ok(reqs[0]!.tools!.some((t: any) => (t.function?.name ?? t.name) === 'call_tool'));
     assert.match(promptText(reqs[1]!), /acme \/ company\/lookup — Company lookup/);
   });
-  test('without catalog access → 403; approvals → 400 FEATURE_NOT_AVAILABLE', async () => {
+  test('without catalog access → 403; approvals of paid calls → 400 FEATURE_NOT_AVAILABLE', async () => {
     assert.equal((await call(stack, 'POST', '/v2/agent', { prompt: 'x', exchange: { enabled: true } })).status, 403);
     const r = await call({ url: stack.url, apiKey: team.apiKey }, 'POST', '/v2/agent', { prompt: 'x', exchange: { enabled: true, requireApproval: true } });
     assert.equal(r.status, 400);

@@ -1,4 +1,4 @@
-import { mediaWork, needsLlm, type Deployment, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
+import { mediaWork, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
 import { enqueueDirectScrape, failScrapeJob, insertScrapeJob, loadScrapeJob } from '@wds/db';
 import { errorFromRecord, WdsError } from '@wds/errors';
 import { preferredBrowserNeeds, requiredBrowserNeeds, type ScrapeCacheLookup } from '@wds/workflows/scrape';
@@ -8,8 +8,11 @@ import type { ApiDeps } from '../deps';
  * Where a single scrape runs (WDS_SCRAPE_FETCH):
  * - `direct` (default): through Postgres to a fetch worker (@wds/db scrape-queue.ts,
  *   activities/src/scrape/direct.ts), for requests the HTTP engine serves; no Temporal workflow
- *   unless the page turns out to need the browser. Requests that need the browser, the media step
- *   (audio/video) or a model step from the start go to the scrape workflow as before.
+ *   unless the page turns out to need the browser, or the request asks for model-made formats:
+ *   then the fetch worker hands the fetched page to the scrape workflow, started past its fetch
+ *   step, so the model call is still an activity on wds-llm but the fetch costs Temporal nothing.
+ *   Requests that need the browser or the media step (audio/video) from the start go to the
+ *   scrape workflow as before.
  * - `queue` / `local`: always the scrape workflow, its fetch an activity on wds-fetch or a local
  *   activity of the control worker.
  * bench/README.md (scrape) has the measurements behind the default.
@@ -30,11 +33,10 @@ export interface ScrapeRun {
   options: ScrapeUrlRequest & { cacheLookup?: ScrapeCacheLookup };
 }
 
-/** Whether a request goes the direct way: the HTTP engine serves it, and no media or model step follows. */
-export function dispatchOf(o: ScrapeUrlRequest, configured: ScrapeDispatch, deployment?: Deployment): 'direct' | 'workflow' {
+/** Whether a request goes the direct way: the HTTP engine serves it, and no media step follows (a model step may: see above). */
+export function dispatchOf(o: ScrapeUrlRequest, configured: ScrapeDispatch): 'direct' | 'workflow' {
   if (configured !== 'direct') return 'workflow';
-  if (requiredBrowserNeeds(o).length || preferredBrowserNeeds(o).length || mediaWork(o).length) return 'workflow';
-  return needsLlm(o, deployment?.llm.ok ?? false) ? 'workflow' : 'direct';
+  return requiredBrowserNeeds(o).length || preferredBrowserNeeds(o).length || mediaWork(o).length ? 'workflow' : 'direct';
 }
 
 /** Runs the scrape job and answers its document, or throws its error (as stored on the job). */
@@ -42,7 +44,7 @@ export async function runScrapeJob(deps: ApiDeps, run: ScrapeRun, dispatch: Scra
   const timeoutMs = run.options.timeout;
   const waiting = deps.scrapeDone?.wait(run.id);
   try {
-    if (waiting && dispatchOf(run.options, dispatch, deps.deployment) === 'direct') {
+    if (waiting && dispatchOf(run.options, dispatch) === 'direct') {
       await enqueueDirectScrape(deps.db, run);
       return await untilEnded(deps, run.id, waiting.stored, Date.now() + timeoutMs + GRACE_MS);
     }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { agentRequestSchema, agentRunOptions, publicAgentStatus, type AgentRequest, type AgentRunOptions, type AgentState } from '@wds/contracts';
 import {
-  agentCatalogCalls,
   agentTraceEvents,
   appendJobEvent,
   finishAgentRunRow,
@@ -26,6 +25,7 @@ import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { validateBody } from './validate';
 import { checkTeamFeatures } from '../../services/team-features';
+import { exchangeSummary, pendingApprovalOf, termsAnswer } from './agent-terms';
 
 /**
  * The agent job (POST /v2/agent and the operations the JS SDK calls: status, list, cancel,
@@ -72,22 +72,29 @@ function start(deps: ApiDeps, cfg: AgentConfig) {
         details: [{ field: 'prompt', message: `agents need a model: ${llm.message}` }],
       });
     }
-    checkExchange(req, body.exchange);
+    checkApprovals(body.exchange);
     // A schema that is not JSON Schema is the caller's error (422), before anything runs.
     if (body.schema) compileUserSchema(body.schema);
-    const options = agentRunOptions(body);
 
     const id = randomUUID();
     noteLogIds(req, { jobId: id });
     let threadId: string = id;
     let threadTurn = 1;
+    let prev: AgentRunRow | undefined;
     if (body.threadId) {
       const next = await nextThreadTurn(deps.db, req.auth.teamId, body.threadId);
       if (!next) throw new WdsError('NOT_FOUND', { message: 'Agent thread not found' });
       if (next.busy) throw new WdsError('CONFLICT', { message: 'The previous turn of this thread is still running; wait for it (or cancel it) first.', code: 'THREAD_BUSY' });
       threadId = body.threadId;
       threadTurn = next.turn;
+      prev = (await teamThreadRuns(deps.db, req.auth.teamId, threadId)).at(-1);
     }
+    const options = agentRunOptions(body, prev?.options as AgentRunOptions | undefined);
+    if (options.exchange && !req.auth.flags.catalog) {
+      throw new WdsError('FORBIDDEN', { message: 'Forbidden: exchange (catalog tools) is not enabled for this team.', code: 'CATALOG_NOT_ENABLED' });
+    }
+    const answer = await termsAnswer(deps.db, body.exchange, prev);
+    if (answer && options.exchange) options.exchange.termsAnswer = answer;
     await insertAgentRun(deps.db, { id, teamId: req.auth.teamId, rootId: id, threadId, threadTurn, options });
     try {
       await deps.starters.startAgent({ runId: id, plan: cfg.plan });
@@ -140,7 +147,8 @@ function status(deps: ApiDeps) {
       steps: r.steps,
       createdAt: r.createdAt.toISOString(),
       ...(r.finishedAt ? { finishedAt: r.finishedAt.toISOString() } : {}),
-      ...(o.exchange ? { exchange: await exchangeSummary(deps, r, o.exchange, st) } : {}),
+      ...(o.exchange ? { exchange: await exchangeSummary(deps.db, r, o.exchange, st) } : {}),
+      ...(o.exchange ? await pendingOf(deps, r) : {}),
     });
   };
 }
@@ -148,27 +156,25 @@ function status(deps: ApiDeps) {
 /**
  * `exchange` (Firecrawl's Exchange: the catalog of provider tools) gives the agent `find_tools`
  * and `call_tool` over the operator's catalog; it needs the team's catalog access (403, as catalog
- * mode). Paid-call approvals are not built: `requireApproval`, `approve` and `decline` answer 400.
+ * mode). Approvals of paid calls are not built: `requireApproval` answers 400; `approve` and
+ * `decline` answer a terms offer only (agent-terms.ts).
  */
-function checkExchange(req: FastifyRequest, x: AgentRequest['exchange']) {
-  if (!x) return;
-  const approval = (['requireApproval', 'approve', 'decline'] as const).filter((k) => x[k] !== undefined && x[k] !== false);
-  if (approval.length) {
+function checkApprovals(x: AgentRequest['exchange']) {
+  if (x?.requireApproval) {
     throw new WdsError('FEATURE_NOT_AVAILABLE', {
-      message: `'exchange.${approval[0]}' is not available in this deployment: approvals of paid provider calls are not built (use maxCalls to bound them).`,
+      message: "'exchange.requireApproval' is not available in this deployment: approvals of paid provider calls are not built (use maxCalls to bound them).",
       code: 'FEATURE_NOT_AVAILABLE',
-      details: approval.map((k) => ({ field: `exchange.${k}` })),
+      details: [{ field: 'exchange.requireApproval' }],
     });
-  }
-  if (x.enabled && !req.auth.flags.catalog) {
-    throw new WdsError('FORBIDDEN', { message: 'Forbidden: exchange (catalog tools) is not enabled for this team.', code: 'CATALOG_NOT_ENABLED' });
   }
 }
 
-/** The SDK's AgentExchangeSummary: the job's paid catalog calls and their credits (0 once a failed run is unbilled). */
-async function exchangeSummary(deps: ApiDeps, r: AgentRunRow, x: NonNullable<AgentRunOptions['exchange']>, st: string) {
-  const calls = await agentCatalogCalls(deps.db, r.rootId);
-  return { enabled: true, ...(x.toolkits ? { toolkits: x.toolkits } : {}), requireApproval: false, paidCalls: calls.paidCalls, creditsUsed: st === 'failed' ? 0 : calls.credits };
+/** `pendingApproval` of a run's status: its terms offer, resolved by a later turn of its thread. */
+async function pendingOf(deps: ApiDeps, r: AgentRunRow): Promise<{ pendingApproval?: unknown }> {
+  if (r.parentId || r.state !== 'succeeded') return {};
+  const later = (await teamThreadRuns(deps.db, r.teamId, r.threadId)).filter((t) => t.threadTurn > r.threadTurn);
+  const p = await pendingApprovalOf(deps.db, r, later);
+  return p ? { pendingApproval: p } : {};
 }
 
 function list(deps: ApiDeps, cfg: AgentConfig) {
@@ -270,6 +276,7 @@ function thread(deps: ApiDeps) {
     const runs = await teamThreadRuns(deps.db, req.auth.teamId, threadId);
     if (!runs.length) throw new WdsError('NOT_FOUND', { message: 'Agent thread not found' });
     const includeData = req.query.includeData === 'true';
+    const pending = await Promise.all(runs.map((r, i) => ((r.options as AgentRunOptions).exchange ? pendingApprovalOf(deps.db, r, runs.slice(i + 1)) : null)));
     const updated = runs.reduce((t, r) => Math.max(t, (r.finishedAt ?? r.createdAt).getTime()), 0);
     return reply.send({
       success: true,
@@ -278,7 +285,7 @@ function thread(deps: ApiDeps) {
         createdAt: runs[0]!.createdAt.toISOString(),
         updatedAt: new Date(updated).toISOString(),
         status: runs.some(isLive) ? 'running' : 'idle',
-        runs: runs.map((r) => {
+        runs: runs.map((r, i) => {
           const o = r.options as AgentRunOptions;
           return {
             id: r.id,
@@ -294,6 +301,7 @@ function thread(deps: ApiDeps) {
             creditsUsed: isLive(r) ? null : r.creditsUsed,
             message: r.message ?? r.error ?? null,
             ...(includeData && r.state === 'succeeded' ? { data: r.data } : {}),
+            ...(o.exchange ? { pendingApproval: pending[i] ?? null } : {}),
           };
         }),
       },
