@@ -89,7 +89,7 @@ describe('crawl of a JavaScript-rendered site', () => {
   });
 
   test('a site whose pages are all script-rendered: once the crawl has seen a few, the rest go to the browser without an HTTP fetch', { timeout: 180_000 }, async () => {
-    const job = await fc.crawl(site.url('/app/0', 'app.site.test'), { limit: 100, sitemap: 'skip', scrapeOptions: { formats: ['markdown', 'links'] }, pollInterval: 1 } as never);
+    const job = await fc.crawl(site.url('/app/0', 'app.site.test'), { limit: 100, sitemap: 'skip', crawlEntireDomain: true, scrapeOptions: { formats: ['markdown', 'links'] }, pollInterval: 1 } as never);
     assert.equal(job.status, 'completed');
     const byPath = new Map(job.data.map((d) => [new URL(d.metadata!.sourceURL!).pathname, d]));
     assert.equal(byPath.size, APP_PAGES, `pages: ${[...byPath.keys()].sort().join(' ')}`);
