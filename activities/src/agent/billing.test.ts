@@ -17,7 +17,7 @@ after(() => h?.close());
 function runContext(teamId: string, maxCredits: number): RunContext {
   const run = { id: randomUUID(), teamId, rootId: '', state: 'running' };
   run.rootId = run.id;
-  return { run, root: run, options: { maxCredits }, rootOptions: { maxCredits }, isRoot: true } as unknown as RunContext;
+  return { run, root: run, options: { maxCredits }, rootOptions: { maxCredits }, isRoot: true, teamCap: null } as unknown as RunContext;
 }
 
 test("a step's reservation shrunk to its cost while sub-agents reserve: the job never holds more than maxCredits", async () => {

@@ -1,4 +1,4 @@
-import { agentBillableItems, chargeCredits, reduceReservation, releaseJobReservations, reserveCredits, teamCreditLimit, type Db } from '@wds/db';
+import { agentBillableItems, chargeCredits, reduceReservation, releaseJobReservations, reserveCredits, type Db } from '@wds/db';
 import type { RunContext } from './context';
 
 /**
@@ -25,8 +25,7 @@ export const reservationKey = (runId: string, item: string) => `agent:${runId}:$
 /** Reserves `amount` for one item of work of this run (idempotent on its key; 0 reserves nothing). */
 export async function reserveForRun(db: Db, c: RunContext, key: string, amount: number): Promise<Reservation> {
   if (amount <= 0) return { granted: true };
-  const teamCap = await teamCreditLimit(db, c.run.teamId);
-  const r = await reserveCredits(db, { teamId: c.run.teamId, jobId: c.root.id, kind: 'agent', amount, key, jobCap: c.rootOptions.maxCredits, teamCap });
+  const r = await reserveCredits(db, { teamId: c.run.teamId, jobId: c.root.id, kind: 'agent', amount, key, jobCap: c.rootOptions.maxCredits, teamCap: c.teamCap });
   if (r.granted) return { granted: true };
   const message = r.reason === 'job_cap'
     ? `The agent reached its credit limit: the next step needs ${amount} more credits than the ${r.cap} its maxCredits allows (${r.balance.used + r.balance.reserved} already spoken for).`
@@ -45,7 +44,7 @@ export async function reserveForRun(db: Db, c: RunContext, key: string, amount: 
 export async function shrinkReservation(db: Db, c: RunContext, key: string, estimate: number, actual: number): Promise<string> {
   if (actual >= estimate) return key;
   const actualKey = `${key}:actual`;
-  const caps = { jobCap: c.rootOptions.maxCredits, teamCap: await teamCreditLimit(db, c.run.teamId) };
+  const caps = { jobCap: c.rootOptions.maxCredits, teamCap: c.teamCap };
   await reduceReservation(db, { teamId: c.run.teamId, jobId: c.root.id, kind: 'agent', reservationKey: key, key: actualKey, amount: actual }, caps);
   return actualKey;
 }

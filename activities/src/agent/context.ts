@@ -1,5 +1,5 @@
 import type { AgentRunOptions } from '@wds/contracts';
-import { loadAgentRun, type AgentRunRow, type Db } from '@wds/db';
+import { loadAgentRunWithJob, type AgentRunRow, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
 
 /** A run as every agent activity sees it: its row, its job's (root) row, and both option sets. */
@@ -10,15 +10,18 @@ export interface RunContext {
   /** The job's options: maxCredits, the webhook, the URL bounds apply to all its agents. */
   rootOptions: AgentRunOptions;
   isRoot: boolean;
+  /**
+   * The team's credit limit (null = none) as the activity found it when it started: every
+   * reservation the activity makes is checked against it (read with the run, in one query).
+   */
+  teamCap: number | null;
 }
 
 export async function loadRunContext(db: Db, runId: string): Promise<RunContext> {
-  const run = await loadAgentRun(db, runId);
-  if (!run) throw new WdsError('NOT_FOUND', { message: `Agent run ${runId} not found` });
-  const isRoot = run.rootId === run.id;
-  const root = isRoot ? run : await loadAgentRun(db, run.rootId);
-  if (!root) throw new WdsError('NOT_FOUND', { message: `Agent job ${run.rootId} not found` });
-  return { run, root, options: run.options as AgentRunOptions, rootOptions: root.options as AgentRunOptions, isRoot };
+  const found = await loadAgentRunWithJob(db, runId);
+  if (!found) throw new WdsError('NOT_FOUND', { message: `Agent run ${runId} (or its job) not found` });
+  const { run, root } = found;
+  return { run, root, options: run.options as AgentRunOptions, rootOptions: root.options as AgentRunOptions, isRoot: run.rootId === run.id, teamCap: found.creditLimit };
 }
 
 /**

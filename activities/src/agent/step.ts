@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { appendAgentMessage, findAgentMessage, loadTranscript, noteAgentStep, type AgentMessageRow, type Db } from '@wds/db';
+import { appendAgentMessage, loadTranscript, noteAgentStep, type AgentMessageRow, type Db } from '@wds/db';
 import { countMessageTokens, isLlmError, type LlmClient, type ToolCall } from '@wds/llm';
 import { agentSteps, llmCalls, llmTokens } from '@wds/metrics';
 import type { AgentStepInput, AgentStepResult } from '@wds/workflows/agent';
@@ -7,7 +7,7 @@ import { reservationKey, reserveForRun, shrinkReservation, tokensToCredits } fro
 import { isActive, loadRunContext } from './context';
 import { runAvailability, toolSpecs, type ToolAvailability } from './prompts';
 import { traceEvent } from './trace';
-import { fitTranscript, TRANSCRIPT_STEPS } from './transcript';
+import { fitTranscript, stepKey, TRANSCRIPT_STEPS } from './transcript';
 
 export interface AgentStepDeps {
   db: Db;
@@ -21,8 +21,6 @@ export interface AgentStepDeps {
 /** Output tokens one step may produce: tool calls with their arguments, or a final answer. */
 export const STEP_OUTPUT_TOKENS = 4_096;
 const HEARTBEAT_MS = 2_000;
-
-export const stepKey = (step: number) => `step:${step}`;
 
 /** Tokens of the tool specs: a handful of fixed sets, counted once each. */
 const specTokenCache = new Map<string, number>();
@@ -45,12 +43,18 @@ export async function agentStep(deps: AgentStepDeps, input: AgentStepInput): Pro
   const actx = Context.current();
   const beat = setInterval(() => actx.heartbeat(), HEARTBEAT_MS);
   try {
-    const ctx = await loadRunContext(db, input.runId);
-    const stored = await findAgentMessage(db, input.runId, stepKey(input.step));
+    // The run and the transcript window in parallel; the window holds this step's own reply
+    // too when a retry finds it stored (steps ≥ fromStep), so no separate lookup is needed.
+    const [ctx, rows] = await Promise.all([loadRunContext(db, input.runId), loadTranscript(db, input.runId, Math.max(1, input.step - TRANSCRIPT_STEPS))]);
+    const stored = rows.find((r) => r.key === stepKey(input.step));
     if (stored) {
       const est = (stored.result as { estimate?: number } | null)?.estimate;
-      if (est !== undefined) await shrinkReservation(db, ctx, reservationKey(input.runId, stepKey(input.step)), est, stored.credits);
-      return await replyOf(db, ctx, input, stored);
+      const [, , result] = await Promise.all([
+        est !== undefined ? shrinkReservation(db, ctx, reservationKey(input.runId, stepKey(input.step)), est, stored.credits) : null,
+        noteAgentStep(db, input.runId, input.step),
+        replyOf(db, ctx, input, stored),
+      ]);
+      return result;
     }
     if (!isActive(ctx)) return { kind: 'stopped' };
 
@@ -58,7 +62,6 @@ export async function agentStep(deps: AgentStepDeps, input: AgentStepInput): Pro
     const tools = toolSpecs(availability);
     const limits = deps.client.config.limits;
     const toolTokens = specTokens(tools);
-    const rows = await loadTranscript(db, input.runId, Math.max(1, input.step - TRANSCRIPT_STEPS));
     const { messages, tokens } = fitTranscript(rows, limits, toolTokens + STEP_OUTPUT_TOKENS);
     const promptTokens = tokens + toolTokens;
     const estimate = tokensToCredits(promptTokens + STEP_OUTPUT_TOKENS);
@@ -109,9 +112,9 @@ export async function agentStep(deps: AgentStepDeps, input: AgentStepInput): Pro
       // The key shrinkReservation leaves holding the step's cost (the estimate's own key when they are equal).
       reservationKey: credits < estimate ? `${resKey}:actual` : resKey,
     });
-    await shrinkReservation(db, ctx, resKey, estimate, credits);
-    await noteAgentStep(db, input.runId, input.step);
-    return await replyOf(db, ctx, input, row);
+    // Independent writes (the ledger's, the run's step count, the job's trace), side by side.
+    const [, , result] = await Promise.all([shrinkReservation(db, ctx, resKey, estimate, credits), noteAgentStep(db, input.runId, input.step), replyOf(db, ctx, input, row)]);
+    return result;
   } finally {
     clearInterval(beat);
   }

@@ -1,12 +1,12 @@
 import { Context } from '@temporalio/activity';
 import { agentToolArgs, type AgentToolArgsOf, type AgentToolName } from '@wds/contracts';
-import { appendAgentMessage, countAgentArtifact, findAgentMessage, insertAgentSnapshot, type AgentMessageRow, type Db } from '@wds/db';
+import { appendAgentMessage, findAgentMessages, insertAgentSnapshot, type AgentMessageRow, type Db } from '@wds/db';
 import { agentToolCalls } from '@wds/metrics';
 import type { AgentToolInput, AgentToolResult } from '@wds/workflows/agent';
 import { reservationKey, reserveForRun } from './billing';
 import { isActive, loadRunContext, type RunContext } from './context';
 import { traceEvent } from './trace';
-import { boundedToolText } from './transcript';
+import { boundedToolText, stepKey } from './transcript';
 
 /**
  * One tool call, exactly once: every tool runs through here. The call's arguments are read from
@@ -79,10 +79,11 @@ export async function runToolCall<N extends AgentToolName>(db: Db, input: AgentT
   const actx = Context.current();
   const beat = setInterval(() => actx.heartbeat(), HEARTBEAT_MS);
   try {
-    const ctx = await loadRunContext(db, input.runId);
-    const done = await findAgentMessage(db, input.runId, toolKey(input));
+    // The run, this call's result (a retry finds it) and the step that made the call, side by side.
+    const [ctx, found] = await Promise.all([loadRunContext(db, input.runId), findAgentMessages(db, input.runId, [toolKey(input), stepKey(input.step)])]);
+    const done = found.find((r) => r.key === toolKey(input));
     if (done) return await emitEvents(db, ctx, input, done);
-    const call = await findCall(db, input);
+    const call = callOf(found.find((r) => r.key === stepKey(input.step)), input);
     if (!isActive(ctx)) return { kind: 'stopped' };
     const parsed = parseArgs(name, call.arguments);
     if (!parsed.ok) return await commit(db, ctx, input, errorOutcome(`invalid arguments for ${name}: ${parsed.error}`), undefined);
@@ -125,8 +126,7 @@ export async function runToolCall<N extends AgentToolName>(db: Db, input: AgentT
   }
 }
 
-async function findCall(db: Db, input: AgentToolInput): Promise<{ id: string; name: string; arguments: string }> {
-  const step = await findAgentMessage(db, input.runId, `step:${input.step}`);
+function callOf(step: AgentMessageRow | undefined, input: AgentToolInput): { id: string; name: string; arguments: string } {
   const call = ((step?.toolCalls ?? []) as { id: string; name: string; arguments: string }[]).find((c) => c.id === input.callId);
   if (!call) throw new Error(`tool call ${input.callId} of step ${input.step} is not in the transcript of run ${input.runId}`);
   return call;
@@ -157,9 +157,8 @@ export function errorOutcome(message: string): ToolOutcome {
 export async function commit(db: Db, ctx: RunContext, input: AgentToolInput, out: ToolOutcome, resKey: string | undefined): Promise<AgentToolResult> {
   const artifacts: StoredResult['artifacts'] = [];
   for (const [i, a] of (out.artifacts ?? []).entries()) {
-    const versions = await countAgentArtifact(db, ctx.run.id, a.artifact);
-    const snapshotId = await insertAgentSnapshot(db, { jobId: ctx.root.id, runId: ctx.run.id, key: `${toolKey(input)}:${i}`, artifact: a.artifact, kind: a.kind, content: a.content, url: a.url });
-    artifacts.push({ snapshotId, artifact: a.artifact, kind: a.kind, path: a.path, change: versions === 0 ? 'init' : 'update', ...(a.itemCount !== undefined ? { itemCount: a.itemCount } : {}) });
+    const { id: snapshotId, priorVersions } = await insertAgentSnapshot(db, { jobId: ctx.root.id, runId: ctx.run.id, key: `${toolKey(input)}:${i}`, artifact: a.artifact, kind: a.kind, content: a.content, url: a.url });
+    artifacts.push({ snapshotId, artifact: a.artifact, kind: a.kind, path: a.path, change: priorVersions === 0 ? 'init' : 'update', ...(a.itemCount !== undefined ? { itemCount: a.itemCount } : {}) });
   }
   const error = (out.result as { error?: string } | null)?.error;
   const outcome = out.outcome ?? { kind: 'done' };

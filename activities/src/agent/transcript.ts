@@ -7,6 +7,9 @@ import { countMessageTokens, CONTEXT_MARGIN, truncateToTokens, type ChatMessage,
  * first; their results that matter are in saved results and in the model's own later turns.
  */
 
+/** The key of a step's assistant message (its tool calls): the step's own record and what its tools read. */
+export const stepKey = (step: number) => `step:${step}`;
+
 /** Steps a model call reads back (before fitting to the window). */
 export const TRANSCRIPT_STEPS = 12;
 /** One tool result is cut to this many tokens when stored (a page's head is what the model reads). */
@@ -50,7 +53,8 @@ function tokensOfRow(r: AgentMessageRow, m: ChatMessage): number {
  */
 export function fitTranscript(rows: AgentMessageRow[], limits: ModelLimits, reserved: number): { messages: ChatMessage[]; tokens: number } {
   const budget = Math.floor(limits.contextWindow * (1 - CONTEXT_MARGIN)) - reserved;
-  const head = rows.filter((r) => r.step === 0).map(toChat);
+  const headRows = rows.filter((r) => r.step === 0);
+  const head = headRows.map(toChat);
   const steps = new Map<number, AgentMessageRow[]>();
   for (const r of rows) if (r.step > 0) steps.set(r.step, [...(steps.get(r.step) ?? []), r]);
   const stepRows = [...steps.keys()].sort((a, b) => a - b).map((k) => steps.get(k)!);
@@ -58,7 +62,9 @@ export function fitTranscript(rows: AgentMessageRow[], limits: ModelLimits, rese
   const size = (ms: ChatMessage[]) => countMessageTokens(ms.map((m) => ({ content: contentOf(m) })));
   // A group's count is its rows' (cached) counts on the common framing: the same as counting it whole.
   const sizes = stepRows.map((g, i) => EMPTY + g.reduce((n, r, j) => n + tokensOfRow(r, groups[i]![j]!), 0));
-  let total = size(head) + sizes.reduce((n, g) => n + g, 0);
+  // The opening turns (system prompt, request) are read by every step: their counts are cached too.
+  const headSize = EMPTY + headRows.reduce((n, r, j) => n + tokensOfRow(r, head[j]!), 0);
+  let total = headSize + sizes.reduce((n, g) => n + g, 0);
   while (total > budget && groups.length > 1) {
     groups.shift();
     total -= sizes.shift()!;
@@ -68,13 +74,15 @@ export function fitTranscript(rows: AgentMessageRow[], limits: ModelLimits, rese
     const tools = groups[0]!.filter((m) => m.role === 'tool');
     const each = Math.max(200, Math.floor((size(tools) - over) / Math.max(1, tools.length)));
     for (const m of tools) m.content = truncateToTokens(m.content ?? '', each).text;
-    total = size(head) + size(groups[0]!);
+    total = headSize + size(groups[0]!);
   }
   return { messages: [...head, ...groups.flat()], tokens: total };
 }
 
 /** A tool result as stored: cut to TOOL_RESULT_TOKENS, saying so. */
 export function boundedToolText(text: string): string {
+  // Every token covers at least one UTF-8 byte: a text this short fits without being encoded.
+  if (Buffer.byteLength(text) <= TOOL_RESULT_TOKENS) return text;
   const t = truncateToTokens(text, TOOL_RESULT_TOKENS);
   return t.truncated ? `${t.text}\n[… cut: the rest of this result is not shown]` : text;
 }

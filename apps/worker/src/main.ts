@@ -5,7 +5,7 @@ import { TaskQueues } from '@wds/workflows/common';
 import { MONITOR_RUN_PLAN } from '@wds/workflows/monitor';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { llmEnvOf } from '@wds/config/common';
-import { createLlmClient, resolveLlmConfig } from '@wds/llm';
+import { createLlmClient, loadTokenizer, resolveLlmConfig } from '@wds/llm';
 import { connectDb, migrateDb, setSearchIndexing } from '@wds/db';
 import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics, observeBrowserPool, observeBrowserSessions, serveMetrics } from '@wds/metrics';
@@ -99,6 +99,8 @@ if (env.WDS_WORKER_QUEUES.includes('wds-media')) {
 // Model calls: one client per process (keep-alive pool, what it learned about the model).
 const llmConfig = resolveLlmConfig(llmEnvOf(env).env, llmEnvOf(env).settings);
 const llm = env.WDS_WORKER_QUEUES.includes('wds-llm') && llmConfig.ok ? createLlmClient(llmConfig.config) : undefined;
+// Every model call counts tokens: the encoder is loaded before the first task, not inside it.
+if (llm) loadTokenizer();
 if (env.WDS_WORKER_QUEUES.includes('wds-llm') && !llmConfig.ok) log.warn({ queue: 'wds-llm' }, `not serving wds-llm: ${llmConfig.message}`);
 const workflows = env.WDS_WORKER_QUEUES.includes('wds-control') ? await workflowBundleOption(log) : undefined;
 const resources = {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { and, asc, eq, gte, inArray, isNull, notInArray, or, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from './client';
 import { agentMessages, agentRuns, agentSnapshots, teamLimits } from './schema/index';
 import { storable, storableText } from './text';
@@ -46,6 +47,23 @@ export async function insertAgentRun(db: Db, r: NewAgentRun): Promise<void> {
 export async function loadAgentRun(db: Db, id: string): Promise<AgentRunRow | null> {
   const [row] = await db.select().from(agentRuns).where(eq(agentRuns.id, id));
   return row ?? null;
+}
+
+const rootRuns = alias(agentRuns, 'root_runs');
+
+/**
+ * A run, its job's (root) row and its team's credit limit (null = none) in one query: what every
+ * agent activity reads first (one round trip instead of up to three per activity). Null when
+ * the run (or its root) is missing.
+ */
+export async function loadAgentRunWithJob(db: Db, id: string): Promise<{ run: AgentRunRow; root: AgentRunRow; creditLimit: number | null } | null> {
+  const [row] = await db
+    .select({ run: agentRuns, root: rootRuns, creditLimit: teamLimits.creditLimit })
+    .from(agentRuns)
+    .innerJoin(rootRuns, eq(rootRuns.id, agentRuns.rootId))
+    .leftJoin(teamLimits, eq(teamLimits.teamId, agentRuns.teamId))
+    .where(eq(agentRuns.id, id));
+  return row ? { run: row.run, root: row.root, creditLimit: row.creditLimit ?? null } : null;
 }
 
 /** A team's agent job (roots only: sub-agents are not jobs of their own). */
@@ -129,6 +147,11 @@ export async function findAgentMessage(db: Db, runId: string, key: string): Prom
   return row ?? null;
 }
 
+/** Several items of a run by key, in one query (those not stored are absent). */
+export async function findAgentMessages(db: Db, runId: string, keys: string[]): Promise<AgentMessageRow[]> {
+  return db.select().from(agentMessages).where(and(eq(agentMessages.runId, runId), inArray(agentMessages.key, keys)));
+}
+
 /**
  * The transcript a model step reads: the opening turns (step 0: system prompt, the user's
  * request) and every item from `fromStep` on, in order. Older steps are left out, so a long
@@ -153,14 +176,23 @@ export interface NewSnapshot {
   url?: string;
 }
 
-/** Stores an artifact version (idempotent: its id derives from run and key) and returns its id. */
-export async function insertAgentSnapshot(db: Db, s: NewSnapshot): Promise<string> {
+/**
+ * Stores an artifact version (idempotent: its id derives from run and key) and returns its id
+ * and how many other versions of the artifact the run had stored before it (0: this one is the
+ * artifact's first, `init`). One statement: the count reads the table as it was before the insert,
+ * and leaves out this version's own id, which a retried insert finds already stored. The job id
+ * in the count's filter lets it use the (job, artifact) index.
+ */
+export async function insertAgentSnapshot(db: Db, s: NewSnapshot): Promise<{ id: string; priorVersions: number }> {
   const id = stableUuid('agent-snapshot', s.runId, s.key);
-  await db
-    .insert(agentSnapshots)
-    .values({ id, jobId: s.jobId, runId: s.runId, artifact: s.artifact, kind: s.kind, content: storableText(s.content), url: s.url ?? null })
-    .onConflictDoNothing();
-  return id;
+  const r = await db.execute<{ n: number }>(sql`
+    WITH ins AS (
+      INSERT INTO agent_snapshots (id, job_id, run_id, artifact, kind, content, url)
+      VALUES (${id}, ${s.jobId}, ${s.runId}, ${s.artifact}, ${s.kind}, ${storableText(s.content)}, ${s.url ?? null})
+      ON CONFLICT DO NOTHING
+    )
+    SELECT count(*)::int AS n FROM agent_snapshots WHERE job_id = ${s.jobId} AND artifact = ${s.artifact} AND run_id = ${s.runId} AND id <> ${id}`);
+  return { id, priorVersions: r.rows[0]!.n };
 }
 
 /** A snapshot of a job (any of its agents), or null. */
@@ -178,12 +210,6 @@ export async function latestAgentArtifact(db: Db, runId: string, artifact: strin
     .orderBy(sql`${agentSnapshots.createdAt} DESC, ${agentSnapshots.id}`)
     .limit(1);
   return row ?? null;
-}
-
-/** How many versions of an artifact a run has written (the next one's change is `init` when 0). */
-export async function countAgentArtifact(db: Db, runId: string, artifact: string): Promise<number> {
-  const r = await db.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM agent_snapshots WHERE run_id = ${runId} AND artifact = ${artifact}`);
-  return r.rows[0]!.n;
 }
 
 /** Credits of the work a job (all its agents) has done so far: the live `creditsUsed` of a running job. */

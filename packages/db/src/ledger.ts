@@ -159,30 +159,50 @@ export type ReserveOutcome =
  * the job cap under a per-job transaction advisory lock, summing the job's ledger rows (jobs
  * with a cap — agents — have few). Charges that convert no reservation (pages of a crawl) are
  * not checked against caps: they bill work already done, and may take `used` past a cap.
+ * Without a team cap this is two statements in the transaction (agents reserve several times
+ * a step): the job's lock with the insert, then the job's sum with shard 0's update.
  */
 export async function reserveCredits(db: Db, r: ReserveInput): Promise<ReserveOutcome> {
   checkAmount(r.amount);
   const refused = Symbol('refused');
+  const jobCapped = r.jobCap !== null && r.jobCap !== undefined;
+  const teamCapped = r.teamCap !== null && r.teamCap !== undefined;
   let outcome: ReserveOutcome | null = null;
   try {
     return await db.transaction(async (tx) => {
-      if (r.jobCap !== null && r.jobCap !== undefined) {
-        await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended('wds-credit-job:' || ${r.jobId}, 0))`);
-      }
+      // The job's lock is taken before the row is inserted, by the same statement; every later
+      // statement of the transaction starts after it and so sees every reservation granted before.
       const ins = await tx.execute(sql`
+        WITH job_lock AS (SELECT ${jobCapped ? sql`pg_advisory_xact_lock(hashtextextended('wds-credit-job:' || ${r.jobId}, 0))` : sql`NULL`})
         INSERT INTO credit_ledger (team_id, job_id, job_kind, entry, amount, idempotency_key)
-        VALUES (${r.teamId}, ${r.jobId}, ${r.kind}, 'reservation', ${r.amount}, ${r.key})
+        SELECT ${r.teamId}::uuid, ${r.jobId}::uuid, ${r.kind}::text, 'reservation', ${r.amount}::int, ${r.key}::text FROM job_lock
         ON CONFLICT (team_id, idempotency_key) DO NOTHING RETURNING id`);
       if (!ins.rows.length) {
         const [prior] = (await tx.execute<{ entry: string }>(sql`SELECT entry FROM credit_ledger WHERE team_id = ${r.teamId} AND idempotency_key = ${r.key}`)).rows;
         if (prior?.entry !== 'reservation') throw new Error(`credit ledger key ${r.key} is already used by a ${prior?.entry ?? 'missing'} entry`);
         return { granted: true as const, replay: true };
       }
-      if (r.jobCap !== null && r.jobCap !== undefined) {
-        // The row just inserted is part of the sum: the job is over its cap if the total is.
+      if (!teamCapped) {
+        // The job's sum (the row just inserted is part of it: over the cap if the total is) and,
+        // only when it fits, the reservation added to shard 0; a refusal rolls the row back.
+        const r2 = await tx.execute<{ used: string; reserved: string; granted: boolean }>(sql`
+          WITH job AS (${jobCapped ? balanceSql(sql`job_id = ${r.jobId}`) : sql`SELECT 0 AS used, 0 AS reserved`}),
+          shard AS (
+            INSERT INTO team_credit_balances AS b (team_id, shard, reserved)
+            SELECT ${r.teamId}::uuid, 0, ${r.amount}::bigint FROM job WHERE ${jobCapped ? sql`job.used + job.reserved <= ${r.jobCap}` : sql`true`}
+            ON CONFLICT (team_id, shard) DO UPDATE SET reserved = b.reserved + excluded.reserved
+            RETURNING 1
+          )
+          SELECT used, reserved, EXISTS (SELECT 1 FROM shard) AS granted FROM job`);
+        const row = r2.rows[0]!;
+        if (row.granted) return { granted: true as const, replay: false };
+        outcome = { granted: false, reason: 'job_cap', cap: r.jobCap!, balance: { used: Number(row.used), reserved: Number(row.reserved) - r.amount } };
+        throw refused;
+      }
+      if (jobCapped) {
         const job = await balanceOf(tx, sql`job_id = ${r.jobId}`);
-        if (job.used + job.reserved > r.jobCap) {
-          outcome = { granted: false, reason: 'job_cap', cap: r.jobCap, balance: { used: job.used, reserved: job.reserved - r.amount } };
+        if (job.used + job.reserved > r.jobCap!) {
+          outcome = { granted: false, reason: 'job_cap', cap: r.jobCap!, balance: { used: job.used, reserved: job.reserved - r.amount } };
           throw refused;
         }
       }
@@ -191,12 +211,10 @@ export async function reserveCredits(db: Db, r: ReserveInput): Promise<ReserveOu
       await tx.execute(sql`
         INSERT INTO team_credit_balances AS b (team_id, shard) VALUES (${r.teamId}, 0)
         ON CONFLICT (team_id, shard) DO UPDATE SET reserved = b.reserved`);
-      if (r.teamCap !== null && r.teamCap !== undefined) {
-        const team = await teamCreditBalance(tx, r.teamId);
-        if (team.used + team.reserved + r.amount > r.teamCap) {
-          outcome = { granted: false, reason: 'team_cap', cap: r.teamCap, balance: team };
-          throw refused;
-        }
+      const team = await teamCreditBalance(tx, r.teamId);
+      if (team.used + team.reserved + r.amount > r.teamCap!) {
+        outcome = { granted: false, reason: 'team_cap', cap: r.teamCap!, balance: team };
+        throw refused;
       }
       await tx.execute(sql`UPDATE team_credit_balances SET reserved = reserved + ${r.amount} WHERE team_id = ${r.teamId} AND shard = 0`);
       return { granted: true as const, replay: false };
@@ -231,22 +249,25 @@ export async function reduceReservation(db: Db, r: ReduceInput, caps: { jobCap?:
   checkAmount(r.amount);
   const swapped = await db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended('wds-credit-job:' || ${r.jobId}, 0))`);
-    const [done] = (await tx.execute(sql`SELECT 1 FROM credit_ledger WHERE team_id = ${r.teamId} AND idempotency_key = ${r.key}`)).rows;
-    if (done) return true;
-    const [open] = (
-      await tx.execute<{ amount: number }>(sql`
-        SELECT amount FROM credit_ledger res WHERE team_id = ${r.teamId} AND idempotency_key = ${r.reservationKey} AND entry = 'reservation'
-          AND NOT EXISTS (SELECT 1 FROM credit_ledger s WHERE s.team_id = res.team_id AND s.reservation_key = res.idempotency_key)
-        FOR UPDATE`)
+    // After the lock (a new statement, a new snapshot): whether the swap is done, else the open reservation, locked.
+    const [state] = (
+      await tx.execute<{ done: boolean; open: number | null }>(sql`
+        SELECT EXISTS (SELECT 1 FROM credit_ledger WHERE team_id = ${r.teamId} AND idempotency_key = ${r.key}) AS done,
+          (SELECT amount FROM credit_ledger res WHERE team_id = ${r.teamId} AND idempotency_key = ${r.reservationKey} AND entry = 'reservation'
+            AND NOT EXISTS (SELECT 1 FROM credit_ledger s WHERE s.team_id = res.team_id AND s.reservation_key = res.idempotency_key)
+            FOR UPDATE) AS open`)
     ).rows;
-    if (!open) return false;
-    if (r.amount > open.amount) throw new RangeError(`a reservation of ${open.amount} cannot be reduced to ${r.amount}`);
+    if (state!.done) return true;
+    const open = state!.open;
+    if (open === null) return false;
+    if (r.amount > open) throw new RangeError(`a reservation of ${open} cannot be reduced to ${r.amount}`);
     await tx.execute(sql`
-      INSERT INTO credit_ledger (team_id, job_id, job_kind, entry, amount, reservation_key, released, idempotency_key) VALUES
-        (${r.teamId}, ${r.jobId}, ${r.kind}, 'release', ${open.amount}, ${r.reservationKey}, ${open.amount}, ${`release:${r.reservationKey}`}),
-        (${r.teamId}, ${r.jobId}, ${r.kind}, 'reservation', ${r.amount}, NULL, 0, ${r.key})`);
-    await tx.execute(sql`
-      INSERT INTO team_credit_balances AS b (team_id, shard, reserved) VALUES (${r.teamId}, 0, ${r.amount - open.amount})
+      WITH entries AS (
+        INSERT INTO credit_ledger (team_id, job_id, job_kind, entry, amount, reservation_key, released, idempotency_key) VALUES
+          (${r.teamId}, ${r.jobId}, ${r.kind}, 'release', ${open}, ${r.reservationKey}, ${open}, ${`release:${r.reservationKey}`}),
+          (${r.teamId}, ${r.jobId}, ${r.kind}, 'reservation', ${r.amount}, NULL, 0, ${r.key})
+      )
+      INSERT INTO team_credit_balances AS b (team_id, shard, reserved) VALUES (${r.teamId}, 0, ${r.amount - open})
       ON CONFLICT (team_id, shard) DO UPDATE SET reserved = b.reserved + excluded.reserved`);
     return true;
   });
@@ -292,11 +313,14 @@ export async function teamLedgerTotals(db: Pick<Db, 'execute'>, teamId: string):
   return balanceOf(db, sql`team_id = ${teamId}`);
 }
 
-async function balanceOf(db: Pick<Db, 'execute'>, where: SQL): Promise<CreditBalance> {
-  const r = await db.execute<{ used: string; reserved: string }>(sql`
+/** The used and reserved sums of the ledger rows matching `where` (one row). */
+const balanceSql = (where: SQL) => sql`
     SELECT coalesce(sum(amount) FILTER (WHERE entry = 'charge'), 0) AS used,
            coalesce(sum(amount) FILTER (WHERE entry = 'reservation'), 0) - coalesce(sum(released), 0) AS reserved
-    FROM credit_ledger WHERE ${where}`);
+    FROM credit_ledger WHERE ${where}`;
+
+async function balanceOf(db: Pick<Db, 'execute'>, where: SQL): Promise<CreditBalance> {
+  const r = await db.execute<{ used: string; reserved: string }>(balanceSql(where));
   return { used: Number(r.rows[0]!.used), reserved: Number(r.rows[0]!.reserved) };
 }
 

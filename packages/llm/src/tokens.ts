@@ -8,13 +8,23 @@ import type { ModelLimits } from './models';
  * the prompt budget keeps a safety margin (CONTEXT_MARGIN).
  *
  * The encoder (≈0.4 s to load) is loaded on first use, so importing this package costs nothing
- * for processes that only validate schemas or read configuration.
+ * for processes that only validate schemas or read configuration (workers serving wds-llm load it
+ * at start-up: loadTokenizer).
  */
 type Encoder = typeof import('gpt-tokenizer/encoding/o200k_base');
 let encoder: Encoder | undefined;
 function enc(): Encoder {
   encoder ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as Encoder;
   return encoder;
+}
+
+/**
+ * Loads the encoder now: a process that will count tokens (one serving wds-llm) calls this at
+ * start-up, so its first model call does not spend the load (≈0.4 s of CPU, the event loop
+ * blocked) in the middle of a job.
+ */
+export function loadTokenizer(): void {
+  enc();
 }
 
 // Page text is untrusted: "<|endoftext|>" in it is plain text, not a special token (and must not throw).
