@@ -3,7 +3,7 @@ import { loadScrapeJob, storeCachedPage } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { LivePage, RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browser';
 import { buildDocumentAsync, outputsVariant, type BuiltScrapeDocument, type PageContent } from '@wds/documents';
-import { scrapeCacheKey } from '@wds/fetch';
+import { assertUrlAllowed, scrapeCacheKey } from '@wds/fetch';
 import type { FileStore } from '@wds/storage';
 import type { RenderPageInput, RenderPageResult } from '@wds/workflows/scrape';
 import { finishScrapePage } from '../scrape/finish';
@@ -97,6 +97,7 @@ export interface BrowserPageResult {
  */
 export async function renderBrowserPage(deps: BrowserActivityDeps, req: BrowserPageRequest): Promise<BrowserPageResult> {
   const o = req.options;
+  assertUrlAllowed(req.url, o.threatProtection);
   const screenshot = screenshotOptions(o);
   const branding = o.formats.some((f) => f.type === 'branding');
   let r: RenderResult;
@@ -127,6 +128,8 @@ export async function renderBrowserPage(deps: BrowserActivityDeps, req: BrowserP
 /** The rendered DOM → formats, files as signed links, the cache entry. */
 async function pageFromRender(deps: BrowserActivityDeps, req: BrowserPageRequest, r: RenderResult, branding: boolean): Promise<BrowserPageResult> {
   const o = req.options;
+  // Threat protection: where the browser ended up after redirects is checked again; nothing of a blocked page is returned.
+  assertUrlAllowed(r.finalUrl, o.threatProtection);
   const page = renderedPage(req.url, r);
   const built = await buildDocumentAsync(page, withLlmInputs(o, deps.llmAvailable), {
     scrapeId: req.scrapeId,

@@ -1,5 +1,6 @@
 import { changeTrackingOf, needsLlm } from '@wds/contracts';
 import { failPage, finishPage, finishPageCountingLinks, handToBrowser, type ClaimedUrl, type FrontierEntry } from '@wds/db';
+import { threatVerdict } from '@wds/fetch';
 import { crawlPageStored } from '@wds/metrics';
 import { createScope, type CrawlScope } from '@wds/crawl';
 import { planEngine } from '@wds/workflows/scrape';
@@ -99,7 +100,8 @@ export async function storeCrawlPage(deps: PageDeps, job: LoadedJob, u: ClaimedU
   if (scope) {
     for (const l of page.links ?? []) {
       const a = scope.admit(l, { depth: u.depth, external: u.external });
-      if (a.ok) links.push({ url: a.url, key: a.key, depth: a.depth, external: a.external });
+      // Threat protection: blocked links found mid-crawl are skipped, the crawl goes on (Firecrawl's docs).
+      if (a.ok && !threatVerdict(a.url, job.scrape.threatProtection)) links.push({ url: a.url, key: a.key, depth: a.depth, external: a.external });
     }
   }
   // A page whose formats need the model is stored as pending LLM work: the LLM window ends it

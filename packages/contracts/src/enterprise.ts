@@ -20,8 +20,8 @@ const domainList = z
 
 /**
  * A per-request override of the team's threat-protection policy. Validated and recorded with the
- * job; this deployment has no URL classifier and no team policy, so nothing is enforced from it
- * (README: What works).
+ * job; its lists are enforced on the URLs the request fetches (`@wds/fetch` threat.ts), its
+ * classifier modes answered as unavailable (README: What works).
  */
 export const threatProtectionSchema = z.strictObject({
   mode: z.enum(['off', 'manual-only', 'normal', 'zscaler']).optional(),

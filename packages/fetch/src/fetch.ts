@@ -233,6 +233,7 @@ async function followRedirects(
 
   for (let redirects = 0; ; redirects++) {
     chain.push(url.href);
+    req.checkUrl?.(url);
     const res = await requestOnce(url, agent, headers, isForbidden, signal);
     const location = first(res.headers['location']);
     if (!REDIRECT_STATUSES.has(res.statusCode) || !location) return readPage(req, url, chain, res, signal);

@@ -19,6 +19,8 @@ export interface FetchRequest {
   saveTo?: string;
   userAgent?: string;
   signal?: AbortSignal;
+  /** Called with every URL before it is requested (the first and each redirect hop): throws to refuse it (threat protection). */
+  checkUrl?: (url: URL) => void;
 }
 
 export interface FetchedPage {

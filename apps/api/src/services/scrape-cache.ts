@@ -2,7 +2,7 @@ import { browserOnlyFeatures, changeTrackingOf, effectiveMaxAge, mediaWork, need
 import { addCachedOutputs, findCachedPage, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { buildFromCache, cacheReadNeedsBody, needsPdfConversion, outputsVariant, storedFormatsNeeded } from '@wds/documents';
-import { scrapeCacheKey } from '@wds/fetch';
+import { assertUrlAllowed, scrapeCacheKey } from '@wds/fetch';
 import { cacheLookups } from '@wds/metrics';
 import type { ScrapeCacheLookup } from '@wds/workflows/scrape';
 
@@ -41,6 +41,8 @@ export async function answerFromCache(db: Db, o: ScrapeUrlRequest, scrapeId: str
     }
     return null;
   }
+  // Threat protection: a copy that a redirect brought from a blocked site is never served.
+  assertUrlAllowed(hit.finalUrl, o.threatProtection);
   // PDF conversion, model calls and media extraction belong on workers (the API never calls the model). Stored
   // outputs exist for HTML pages only; without them the body was read and tells what the page is.
   if (needsLlm(o, llmAvailable) || mediaWork(o).length || (hit.body && needsPdfConversion({ contentTypeHeader: hit.contentType, body: hit.body }, o))) {

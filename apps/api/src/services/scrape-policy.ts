@@ -18,7 +18,7 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: D
   validateSelectors(o.includeTags, 'includeTags');
   validateSelectors(o.excludeTags, 'excludeTags');
   validateSelectors(attributeSelectorsOf(o.formats)?.map((s) => s.selector), 'attributes selector');
-  checkTeamFeatures(auth, o);
+  checkTeamFeatures(auth, o, typeof o.url === 'string' ? [o.url] : []);
   if (o.domainTools && (!auth.flags.catalog || o.zeroDataRetention)) {
     throw new WdsError('FORBIDDEN', { message: 'Forbidden: domainTools needs catalog access enabled for the team and zero data retention off.', code: 'CATALOG_NOT_ENABLED' });
   }

@@ -63,7 +63,7 @@ function start(deps: ApiDeps, cfg: AgentConfig) {
     requireScope(req, 'agent');
     const body = validateBody(agentRequestSchema, req.body);
     if (req.auth.flags.zeroDataRetention || body.zeroDataRetention) throw new WdsError('BAD_REQUEST', { message: ZDR_MESSAGE, code: 'ZDR_NOT_SUPPORTED' });
-    checkTeamFeatures(req.auth, { threatProtection: body.threatProtection });
+    checkTeamFeatures(req.auth, { threatProtection: body.threatProtection }, body.urls ?? []);
     const llm = deps.deployment?.llm ?? { ok: false as const, message: 'no LLM is configured: set OPENAI_API_KEY (or OPENAI_BASE_URL / OLLAMA_BASE_URL with MODEL_NAME)' };
     if (!llm.ok) {
       throw new WdsError('FEATURE_NOT_AVAILABLE', {

@@ -11,6 +11,7 @@ import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
 import { startJobOrFail } from '../../services/job-start';
 import { checkScrapePolicy } from '../../services/scrape-policy';
+import { checkTeamFeatures } from '../../services/team-features';
 import type { CrawlConfig } from './crawl';
 import { validateBody } from './validate';
 
@@ -48,6 +49,8 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
     });
     if (invalid.length && !ignoreInvalidURLs) throw new WdsError('INVALID_URL', { details });
     if (!valid.length) throw new WdsError('INVALID_URL', { message: 'Invalid URL: no valid URL in urls', details });
+    // Threat protection: a blocked URL refuses the batch (403 unsafe_domain_blocked naming it) before anything runs.
+    checkTeamFeatures(req.auth, { threatProtection: scrapeOptions.threatProtection }, valid);
 
     const base = baseUrl(req, cfg.publicUrl);
     const plan = planCrawl({ maxConcurrency, scrapeOptions }, cfg.defaultConcurrency, cfg.batchesPerRun);

@@ -10,6 +10,7 @@ import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
 import { startJobOrFail } from '../../services/job-start';
 import { checkScrapePolicy } from '../../services/scrape-policy';
+import { checkTeamFeatures } from '../../services/team-features';
 import { crawlOptionsFromPrompt, withPromptOptions } from '../../services/crawl-prompt';
 import { validateBody } from './validate';
 
@@ -35,6 +36,8 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
       o = withPromptOptions(req.body as Record<string, unknown>, derived);
     }
     checkScrapePolicy({ ...o.scrapeOptions, zeroDataRetention: o.zeroDataRetention || o.scrapeOptions.zeroDataRetention }, req.auth, deps.deployment);
+    // A blocked seed fails the request; blocked links found later are skipped (activities/src/crawl/page.ts).
+    checkTeamFeatures(req.auth, { threatProtection: o.scrapeOptions.threatProtection }, [o.url]);
     o.limit = crawlLimitWithin(o.limit, (req.body as { limit?: unknown }).limit == null, cfg.maxCrawlLimit);
 
     const id = randomUUID();

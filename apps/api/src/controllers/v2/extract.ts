@@ -54,9 +54,12 @@ export function extractController(deps: ApiDeps, cfg: ExtractConfig) {
     if (o.schema) compileUserSchema(o.schema);
     const warnings: string[] = [];
     const pageOptions = pageOptionsOf(o.scrapeOptions ?? scrapeOptionsSchema.parse({}), warnings);
+    // The request's threat protection covers every page the extract fetches (the pages' own wins when both are given).
+    if (o.threatProtection && !pageOptions.threatProtection) pageOptions.threatProtection = o.threatProtection;
     checkScrapePolicy(pageOptions, req.auth, deps.deployment, { jobKind: 'extract' });
 
     const { valid, invalid, details } = checkUrls(o.urls ?? []);
+    checkTeamFeatures(req.auth, { threatProtection: pageOptions.threatProtection }, valid);
     if (invalid.length && !o.ignoreInvalidURLs) throw new WdsError('INVALID_URL', { details });
     const webSearch = o.enableWebSearch ? webSearchOf(o) : null;
     if (!valid.length && !webSearch) {

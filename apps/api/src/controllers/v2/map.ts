@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { mapRequestSchema } from '@wds/contracts';
 import { insertMapJob, loadMapJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
+import { allowedUrls } from '@wds/fetch';
 import type { ApiDeps } from '../../deps';
 import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
@@ -16,13 +17,15 @@ export function mapController(deps: ApiDeps) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     requireScope(req, 'map');
     const o = validateBody(mapRequestSchema, req.body);
-    checkTeamFeatures(req.auth, o);
+    checkTeamFeatures(req.auth, o, [o.url]);
     const id = randomUUID();
     noteLogIds(req, { jobId: id });
     await insertMapJob(deps.db, { id, teamId: req.auth.teamId, options: o });
     await deps.starters.runMap({ jobId: id, timeoutMs: o.timeout ?? DEFAULT_MAP_TIMEOUT_MS });
     const job = await loadMapJob(deps.db, id);
     if (!job || job.status !== 'completed') throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the map finished without links' });
-    return reply.send({ success: true, id, links: job.links });
+    // Threat protection: blocked links are removed from the result (Firecrawl's docs), the seed was refused above.
+    const links = allowedUrls(job.links as { url: string }[], (l) => l.url, o.threatProtection);
+    return reply.send({ success: true, id, links });
   };
 }

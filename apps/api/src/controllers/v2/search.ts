@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { keepsNoData, searchRequestSchema, type ScrapeOptions, type SearchRequest } from '@wds/contracts';
 import { chargeCredits, insertCrawlJob, jobStatus, liveCounters, markJobCancelled, markJobDelivered, pageOfDocuments } from '@wds/db';
 import { WdsError } from '@wds/errors';
+import { allowedUrls } from '@wds/fetch';
 import { crawlUrlKey } from '@wds/crawl';
 import { parseTbs, runSearch, searchCredits, usableUrl, type SearchProvider, type SearchQuery, type SearchResults, type SearchSource } from '@wds/search';
 import type { ApiDeps } from '../../deps';
@@ -55,7 +56,9 @@ export function searchController(deps: ApiDeps, cfg: CrawlConfig, provider: Sear
     const data: Partial<Record<SearchSource, Result[]>> = {};
     for (const source of o.sources) {
       const rows = (found[source] ?? []) as unknown as Result[];
-      data[source] = o.ignoreInvalidURLs ? rows.filter((r) => typeof r.url === 'string' && usableUrl(r.url)) : rows;
+      const kept = o.ignoreInvalidURLs ? rows.filter((r) => typeof r.url === 'string' && usableUrl(r.url)) : rows;
+      // Threat protection: blocked results are removed, not surfaced and refused (Firecrawl's docs).
+      data[source] = allowedUrls(kept, (r) => String(r.url ?? ''), o.threatProtection);
     }
     const count = Object.values(data).reduce((n, rows) => n + rows.length, 0);
     const credits = searchCredits(count);
