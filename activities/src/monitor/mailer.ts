@@ -1,6 +1,10 @@
 import nodemailer from 'nodemailer';
 import { checkPages, claimDueEmails, loadCheckById, monitorsById, recordEmail, type CheckPageRow, type Db, type DueEmail, type EmailOutcome } from '@wds/db';
 import { startSweepLoop } from '../stranded/sweep';
+import { backoffMs, type MailContext, type MailerOptions, type Summary } from './mail-context';
+import { deliverSummary, sendDueConfirmations } from './recipient-mail';
+
+export type { MailerOptions };
 
 /**
  * Monitor email summaries (Firecrawl's `notification.email`), sent by control workers through the
@@ -9,48 +13,33 @@ import { startSweepLoop } from '../stranded/sweep';
  * summary from the check, sends it, and records the outcome on the check (`notificationStatus`).
  * A failed send is retried with backoff (1 s, 2 s, 4 s … 5 min) up to `maxAttempts`. With judging
  * on, meaningful changes come first, and a check whose every change was judged noise (and has no
- * new, removed or failed page) sends nothing.
+ * new, removed or failed page) sends nothing. Only recipients who confirmed get a summary, one
+ * message each with its own unsubscribe link; confirmation emails go out from the same loop
+ * (recipient-mail.ts).
  */
-export interface MailerOptions {
-  db: Db;
-  /** smtp://user:pass@host:port or smtps://… (nodemailer's transport URL). */
-  smtpUrl: string;
-  from: string;
-  /** Base of the check's link in the message (WDS_PUBLIC_URL). */
-  publicUrl?: string;
-  pollMs?: number;
-  maxAttempts?: number;
-  /** Deadline of one SMTP conversation. */
-  timeoutMs?: number;
-}
 
 /** Pages a summary lists at most (the check's API lists them all). */
 const LISTED = 50;
 /** Characters of one page's diff a summary with includeDiffs shows. */
 const DIFF_CHARS = 2_000;
 
-const backoffMs = (attempt: number) => Math.min(1_000 * 2 ** (attempt - 1), 5 * 60_000);
-
-export function startMonitorMailer(o: MailerOptions): { stop(): Promise<void> } {
-  const timeoutMs = o.timeoutMs ?? 20_000;
-  const transport = nodemailer.createTransport(o.smtpUrl, { connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs });
-  const maxAttempts = o.maxAttempts ?? 8;
-  const loop = startSweepLoop(o.pollMs ?? 1_000, async (stopped) => {
-    for (const e of await claimDueEmails(o.db, 10, timeoutMs * 3)) {
+export function startMonitorMailer(opts: MailerOptions): { stop(): Promise<void> } {
+  const timeoutMs = opts.timeoutMs ?? 20_000;
+  const transport = nodemailer.createTransport(opts.smtpUrl, { connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs });
+  const ctx: MailContext = { o: { ...opts, publicUrl: opts.publicUrl ?? 'http://localhost:3002' }, transport, maxAttempts: opts.maxAttempts ?? 8, claimMs: timeoutMs * 3 };
+  const loop = startSweepLoop(opts.pollMs ?? 1_000, async (stopped) => {
+    await sendDueConfirmations(ctx, stopped);
+    for (const e of await claimDueEmails(opts.db, 10, ctx.claimMs)) {
       if (stopped()) return;
       let outcome: EmailOutcome;
       try {
-        const msg = await summaryOf(o, e);
-        if ('suppressed' in msg) outcome = { kind: 'suppressed', reason: msg.suppressed };
-        else {
-          await transport.sendMail({ from: o.from, to: msg.to, subject: msg.subject, text: msg.text });
-          outcome = { kind: 'sent', recipients: msg.to };
-        }
+        const msg = await summaryOf(ctx.o, e);
+        outcome = 'suppressed' in msg ? { kind: 'suppressed', reason: msg.suppressed } : await deliverSummary(ctx, e, msg);
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
-        outcome = e.attempt < maxAttempts ? { kind: 'retry', error, inMs: backoffMs(e.attempt) } : { kind: 'failed', error };
+        outcome = e.attempt < ctx.maxAttempts ? { kind: 'retry', error, inMs: backoffMs(e.attempt) } : { kind: 'failed', error };
       }
-      await recordEmail(o.db, e.checkId, outcome).catch(() => {});
+      await recordEmail(opts.db, e.checkId, outcome).catch(() => {});
     }
   });
   return {
@@ -61,7 +50,7 @@ export function startMonitorMailer(o: MailerOptions): { stop(): Promise<void> } 
   };
 }
 
-type Message = { to: string[]; subject: string; text: string } | { suppressed: string };
+type Message = Summary | { suppressed: string };
 
 interface EmailSettings {
   enabled?: boolean;
@@ -91,7 +80,7 @@ export async function summaryOf(o: Pick<MailerOptions, 'db' | 'publicUrl'>, e: D
     ...listed.flatMap((p) => pageLines(p, !!email.includeDiffs)),
     ...(o.publicUrl ? ['', `Details: ${o.publicUrl.replace(/\/$/, '')}/v2/monitor/${m.id}/checks/${k.id}`] : []),
   ];
-  return { to: email.recipients, subject: `[WDS monitor] ${m.name}: ${counts}`, text: lines.join('\n') };
+  return { to: email.recipients, subject: `[WDS monitor] ${m.name}: ${counts}`, text: lines.join('\n'), teamId: m.teamId, monitorId: m.id };
 }
 
 function pageLines(p: CheckPageRow, includeDiffs: boolean): string[] {

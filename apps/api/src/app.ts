@@ -3,6 +3,7 @@ import { buildOpenApiDocument } from '@wds/contracts';
 import type { Logger } from '@wds/log';
 import type { ApiDeps } from './deps';
 import { filesController, type FilesConfig } from './controllers/v2/files';
+import { monitorEmailLinkRoutes } from './controllers/v2/monitor-email-links';
 import { frameworkErrors, installErrorHandling } from './errors';
 import { installRequestLog } from './logging';
 import { installMetrics } from './metrics';
@@ -50,6 +51,8 @@ export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<Fastify
   await app.register(async (v2) => v2Routes(v2, deps, opts), { prefix: '/v2' });
   // Signed links instead of bearer auth, so it sits outside the authenticated v2 plugin.
   if (opts.files) app.get('/v2/files/*', filesController(opts.files));
+  // Monitor emails' confirm and unsubscribe links, signed with the same secret.
+  if (opts.files) monitorEmailLinkRoutes(app, { db: deps.db, secret: opts.files.secret });
   app.get('/v2/openapi.json', openApiController());
   const streams = attachJobStreams(app, deps, { ...opts.streams, onMessage: checkMessage });
   // Before the server closes: it waits for every socket, and a WebSocket never ends by itself.

@@ -1,4 +1,5 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { startMonitorMailer, startMonitorUpkeep, startPageVersionPruner, startRetentionSweeper, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability, temporalQueueAvailability } from '@wds/activities';
 import { TaskQueues } from '@wds/workflows/common';
@@ -11,6 +12,7 @@ import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics, observeBrowserPool, observeBrowserSessions, serveMetrics } from '@wds/metrics';
 import { warmPdfWorker } from '@wds/documents';
 import { configureHostOverrides, loadCharsets, parseHostOverrides } from '@wds/fetch';
+import { lazySigningSecret } from '@wds/storage';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
 import { loadWorkerEnv } from './env';
 import { browserPages, createBrowserResources } from './browser';
@@ -212,7 +214,11 @@ const monitorUpkeep = monitorClient
   : null;
 // ...and send monitor email summaries through the operator's SMTP server.
 const mailer = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SMTP_URL
-  ? startMonitorMailer({ db: dbh.db, smtpUrl: env.WDS_SMTP_URL, from: env.WDS_SMTP_FROM, publicUrl: env.WDS_PUBLIC_URL })
+  ? startMonitorMailer({
+    db: dbh.db, smtpUrl: env.WDS_SMTP_URL, from: env.WDS_SMTP_FROM, publicUrl: env.WDS_PUBLIC_URL,
+    // Confirm and unsubscribe links are signed with the file-link secret, which the API checks them with.
+    secret: lazySigningSecret(env.WDS_FILE_SIGNING_SECRET, resolve(env.WDS_DATA_DIR)), confirmTtlSeconds: env.WDS_MONITOR_CONFIRM_TTL_SECONDS,
+  })
   : null;
 // ...and index for search the pages stored before the index existed (once; resumable).
 const backfill = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SEARCH_INDEX && env.WDS_SEARCH_BACKFILL ? startSearchBackfill({ db: dbh.db, log }) : null;

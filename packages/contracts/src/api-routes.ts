@@ -7,7 +7,7 @@ import { batchScrapeRequestSchema, crawlParamsPreviewSchema, crawlRequestSchema,
 import { crawlParamsPreviewResponseSchema, extractRequestSchema, extractStartedResponseSchema, extractStatusResponseSchema } from './extract';
 import {
   monitorCheckDetailResponseSchema, monitorCheckListResponseSchema, monitorCreateRequestSchema, monitorDeletedResponseSchema,
-  monitorListResponseSchema, monitorResponseSchema, monitorRunRequestSchema, monitorRunResponseSchema, monitorUpdateRequestSchema,
+  monitorListResponseSchema, monitorRecipientLinkResponseSchema, monitorRecipientResendRequestSchema, monitorRecipientResponseSchema, monitorResponseSchema, monitorRunRequestSchema, monitorRunResponseSchema, monitorUpdateRequestSchema,
 } from './monitor';
 import { interactRequestSchema, interactResponseSchema, interactStopResponseSchema } from './interact';
 import { parseOptionsSchema } from './parse';
@@ -43,6 +43,7 @@ export const REQUEST_SCHEMAS = {
   MonitorCreateRequest: monitorCreateRequestSchema,
   MonitorUpdateRequest: monitorUpdateRequestSchema,
   MonitorRunRequest: monitorRunRequestSchema,
+  MonitorRecipientResendRequest: monitorRecipientResendRequestSchema,
   InteractRequest: interactRequestSchema,
 } as const;
 
@@ -82,6 +83,8 @@ export const RESPONSE_SCHEMAS = {
   MonitorListResponse: monitorListResponseSchema,
   MonitorDeletedResponse: monitorDeletedResponseSchema,
   MonitorRunResponse: monitorRunResponseSchema,
+  MonitorRecipientResponse: monitorRecipientResponseSchema,
+  MonitorRecipientLinkResponse: monitorRecipientLinkResponseSchema,
   MonitorCheckListResponse: monitorCheckListResponseSchema,
   MonitorCheckDetailResponse: monitorCheckDetailResponseSchema,
   InteractResponse: interactResponseSchema,
@@ -94,7 +97,8 @@ export type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 
 /** What one status answers: a JSON body (a schema name), or another media type. */
 export type RouteResponse =
-  | { json: ResponseSchemaName; description: string }
+  /** `html`: the route also answers text/html (to a browser) with the same status. */
+  | { json: ResponseSchemaName; description: string; html?: boolean }
   | { text: string; description: string }
   | { binary: string[]; description: string };
 
@@ -253,7 +257,7 @@ function monitorRoutes(): ApiRoute[] {
     {
       method: 'POST', path: '/v2/monitor', operationId: 'createMonitor', tag, auth: 'bearer',
       summary: 'Create a monitor: targets checked on a schedule (cron or text, at least 5 minutes apart)', body: { json: 'MonitorCreateRequest' },
-      description: 'A schedule firing more often than every 5 minutes, an unknown timezone or schedule text, a search target without a goal: 400 with `details`. Email notifications: 400 FEATURE_NOT_AVAILABLE (not built).',
+      description: 'A schedule firing more often than every 5 minutes, an unknown timezone or schedule text, a search target without a goal: 400 with `details`. Email notifications: 400 FEATURE_NOT_AVAILABLE without an SMTP server; each new recipient is sent a confirmation email and gets change emails only once it confirmed (`emailRecipientSubscriptions`). Target `scrapeOptions` are checked against the team\'s features as POST /v2/scrape checks them (zero data retention: 400 `SCRAPE_ZDR_VIOLATION_ERROR`; a feature the team lacks: 403).',
       responses: { ...ok('MonitorResponse'), ...errors(...JSON_BODY, ...AUTHED) },
     },
     {
@@ -297,6 +301,28 @@ function monitorRoutes(): ApiRoute[] {
       },
       responses: { ...ok('MonitorCheckDetailResponse'), ...errors(400, 404, ...AUTHED) },
     },
+    {
+      method: 'POST', path: '/v2/monitor/:id/recipients/resend', operationId: 'resendMonitorRecipientConfirmation', tag, auth: 'bearer', params: id,
+      summary: "Send another confirmation email to one of the monitor's pending (or unsubscribed) email recipients",
+      description: 'At most one confirmation email per address and team every WDS_MONITOR_CONFIRM_RESEND_SECONDS: sooner is 429 `CONFIRMATION_RATE_LIMITED` with `Retry-After`. 404 when the address is not a recipient of the monitor; 409 `RECIPIENT_ALREADY_CONFIRMED`.',
+      body: { json: 'MonitorRecipientResendRequest' },
+      responses: { ...ok('MonitorRecipientResponse'), ...errors(...JSON_BODY, 404, 409, ...AUTHED) },
+    },
+    ...(['confirm', 'unsubscribe'] as const).map((purpose): ApiRoute => ({
+      method: 'GET', path: `/v2/monitor/email/${purpose}`, operationId: purpose === 'confirm' ? 'confirmMonitorRecipient' : 'unsubscribeMonitorRecipient', tag, auth: 'signed-link',
+      summary: purpose === 'confirm'
+        ? "A recipient's confirmation link (from its confirmation email): the address then gets the team's monitor emails"
+        : 'The unsubscribe link of every monitor email: the address gets no more monitor email from the team',
+      description: 'No bearer token: the signed link is the credential. Answers HTML to a browser (Accept: text/html), JSON otherwise. A malformed or tampered token is 400 `INVALID_LINK`; ' +
+        (purpose === 'confirm' ? 'an expired one 410 `LINK_EXPIRED`; one replaced by a newer confirmation (or for an address that unsubscribed since) 410 `LINK_SUPERSEDED`; ' : '') +
+        'a recipient that no longer exists 404.',
+      query: { token: { description: 'The signed token of the link.', schema: { type: 'string' }, required: true } },
+      responses: {
+        200: { json: 'MonitorRecipientLinkResponse', description: 'Done (or already done).', html: true },
+        ...Object.fromEntries([400, 404, ...(purpose === 'confirm' ? [410] : [])].map((s) => [s, { json: 'ErrorBody' as const, description: ERROR_TEXT[s]!, html: true }])),
+        ...errors(500),
+      },
+    })),
   ];
 }
 

@@ -112,6 +112,9 @@ export const monitorUpdateRequestSchema = z
   .refine((o) => Object.keys(o).some((k) => k !== 'origin' && k !== 'integration'), { message: 'include at least one field to update' });
 export type MonitorUpdateRequest = z.output<typeof monitorUpdateRequestSchema>;
 
+/** POST /v2/monitor/{id}/recipients/resend: another confirmation email to one of the monitor's recipients. */
+export const monitorRecipientResendRequestSchema = z.strictObject({ email: z.email().max(254), ...clientTags });
+
 /** POST /v2/monitor/{id}/run: the JS SDK sends only `origin`. */
 export const monitorRunRequestSchema = z.strictObject({ ...clientTags });
 
@@ -128,6 +131,22 @@ export type MonitorCheckStatus = (typeof MONITOR_CHECK_STATUSES)[number];
 export const MONITOR_PAGE_STATUSES = ['same', 'new', 'changed', 'removed', 'error'] as const;
 export type MonitorPageStatus = (typeof MONITOR_PAGE_STATUSES)[number];
 
+export const MONITOR_RECIPIENT_STATUSES = ['pending', 'confirmed', 'unsubscribed'] as const;
+/**
+ * A recipient's opt-in (the JS SDK's MonitorEmailRecipientSubscription): `pending` until the
+ * address follows its confirmation email's link, then `confirmed`; `unsubscribed` after the
+ * unsubscribe link of any monitor email. Per team and address: one confirmation serves every
+ * monitor of the team. `source` is `opt_in` (named by a create/update) or `legacy` (named by a
+ * monitor made before opt-in existed); `team` (members, auto-confirmed) never occurs here, as this
+ * deployment keeps no member addresses.
+ */
+export const monitorRecipientSubscriptionSchema = z.strictObject({
+  email: z.string(),
+  status: z.enum(MONITOR_RECIPIENT_STATUSES),
+  source: z.enum(['team', 'opt_in', 'legacy']),
+  confirmationEmailSent: z.boolean().optional(),
+});
+
 export const monitorSchema = z.strictObject({
   id: z.string(),
   name: z.string(),
@@ -139,6 +158,8 @@ export const monitorSchema = z.strictObject({
   targets: z.array(z.looseObject({ id: z.string(), type: z.enum(['scrape', 'crawl', 'search']) })),
   webhook: z.looseObject({ url: z.string() }).nullable(),
   notification: z.looseObject({}).nullable(),
+  /** Every explicit email recipient's opt-in state, in the order of `notification.email.recipients`; absent without recipients. */
+  emailRecipientSubscriptions: z.array(monitorRecipientSubscriptionSchema).optional(),
   retentionDays: z.int(),
   estimatedCreditsPerMonth: z.int().nullable(),
   lastCheckSummary: monitorSummarySchema.nullable(),
@@ -196,6 +217,12 @@ export const monitorCheckPageSchema = z.strictObject({
 export const monitorResponseSchema = z.strictObject({ success: z.literal(true), data: monitorSchema });
 export const monitorListResponseSchema = z.strictObject({ success: z.literal(true), data: z.array(monitorSchema) });
 export const monitorDeletedResponseSchema = z.strictObject({ success: z.literal(true) });
+export const monitorRecipientResponseSchema = z.strictObject({ success: z.literal(true), data: monitorRecipientSubscriptionSchema });
+/** What a followed confirm or unsubscribe link answers as JSON (browsers get an HTML page): the address masked, nothing of the team. */
+export const monitorRecipientLinkResponseSchema = z.strictObject({
+  success: z.literal(true),
+  data: z.strictObject({ status: z.enum(['confirmed', 'unsubscribed']), email: z.string(), alreadyDone: z.boolean() }),
+});
 export const monitorRunResponseSchema = z.strictObject({ success: z.literal(true), id: z.string(), data: monitorCheckSchema });
 export const monitorCheckListResponseSchema = z.strictObject({ success: z.literal(true), data: z.array(monitorCheckSchema) });
 export const monitorCheckDetailResponseSchema = z.strictObject({

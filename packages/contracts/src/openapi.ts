@@ -52,7 +52,7 @@ function toComponents(schemas: Record<string, z.ZodType>, io: 'input' | 'output'
 const ref = (name: string) => ({ $ref: `${REF}${name}` });
 
 function responseObject(r: RouteResponse): JsonObject {
-  if ('json' in r) return { description: r.description, content: { 'application/json': { schema: ref(r.json) } } };
+  if ('json' in r) return { description: r.description, content: { 'application/json': { schema: ref(r.json) }, ...(r.html ? { 'text/html': { schema: { type: 'string' } } } : {}) } };
   if ('text' in r) return { description: r.description, content: { [r.text]: { schema: { type: 'string' } } } };
   return {
     description: r.description,

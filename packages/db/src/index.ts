@@ -38,6 +38,7 @@ export * from './monitor-runs';
 export * from './monitor-model';
 export * from './monitor-targets';
 export * from './monitor-emails';
+export * from './monitor-recipients';
 export * from './page-versions';
 export * from './page-versions-prune';
 export * from './interact';

@@ -15,16 +15,23 @@ export interface DueEmail {
   monitorId: string;
   teamId: string;
   attempt: number;
+  /** Recipients (lower case) an earlier attempt already reached. */
+  sentTo: string[];
 }
 
 /** Claims up to `n` due summaries for `claimMs` (SKIP LOCKED: mailers of several workers share the table). */
 export async function claimDueEmails(db: Db, n: number, claimMs: number): Promise<DueEmail[]> {
-  const r = await db.execute<{ check_id: string; monitor_id: string; team_id: string; attempts: number }>(sql`
+  const r = await db.execute<{ check_id: string; monitor_id: string; team_id: string; attempts: number; sent_to: string[] }>(sql`
     UPDATE monitor_emails e SET attempts = e.attempts + 1, next_attempt_at = now() + make_interval(secs => ${claimMs / 1000})
     WHERE e.check_id = ANY(${pickOnce(sql`
       SELECT check_id FROM monitor_emails WHERE status = 'pending' AND next_attempt_at <= now() ORDER BY next_attempt_at LIMIT ${n} FOR UPDATE SKIP LOCKED`)})
-    RETURNING e.check_id, e.monitor_id, e.team_id, e.attempts`);
-  return r.rows.map((e) => ({ checkId: e.check_id, monitorId: e.monitor_id, teamId: e.team_id, attempt: e.attempts }));
+    RETURNING e.check_id, e.monitor_id, e.team_id, e.attempts, e.sent_to`);
+  return r.rows.map((e) => ({ checkId: e.check_id, monitorId: e.monitor_id, teamId: e.team_id, attempt: e.attempts, sentTo: e.sent_to }));
+}
+
+/** One recipient reached: a retry of the summary (another recipient's send failed) skips it. */
+export async function markEmailSentTo(db: Db, checkId: string, recipient: string): Promise<void> {
+  await db.execute(sql`UPDATE monitor_emails SET sent_to = array_append(sent_to, ${recipient}::text) WHERE check_id = ${checkId} AND NOT (${recipient}::text = ANY(sent_to))`);
 }
 
 export type EmailOutcome =

@@ -4,3 +4,4 @@ export { contentTypeOf, extensionFor, isMediaKey, isValidKey, scrapeFileKey } fr
 export { fileSignature, signFileUrl, verifyFileLink, type LinkVerdict } from './signing';
 export { lazySigningSecret, resolveSigningSecret, SECRET_FILE } from './secret';
 export { FILES_ROUTE, LocalFileStore, type LocalFileStoreOptions } from './local';
+export { RECIPIENT_LINK_ROUTES, recipientLink, signRecipientToken, verifyRecipientToken, type RecipientLinkPurpose, type RecipientToken, type RecipientTokenVerdict } from './recipient-links';

@@ -5,6 +5,7 @@ import {
   call, namespaceFor, promptText, startFakeOpenAI, startFakeSearxng, startFakeSmtp, startStack,
   type FakeChatRequest, type FakeOpenAI, type FakeSearxng, type FakeSmtp, type Stack,
 } from '@wds/test-utils';
+import { confirmAddress, PUBLIC_URL } from './monitor-mail';
 import { page, startMonitorSite, type MonitorSite } from './monitor-site';
 
 // Monitors of whole sites (crawl targets) and of web searches (search targets), json mode's
@@ -54,7 +55,8 @@ before(async () => {
       SEARXNG_ENDPOINT: searx.url,
       WDS_SMTP_URL: smtp.url,
       WDS_SMTP_FROM: 'WDS monitors <monitors@wds.test>',
-      WDS_PUBLIC_URL: 'https://wds.example',
+      WDS_PUBLIC_URL: PUBLIC_URL,
+      WDS_FILE_SIGNING_SECRET: 'monitor-targets-e2e-link-secret',
       WDS_MONITOR_MIN_INTERVAL_SECONDS: '1',
       WDS_MONITOR_TICK_MS: '1000',
       WDS_MONITOR_JITTER_MS: '0',
@@ -268,7 +270,8 @@ describe('json mode and the goal judge on pages', () => {
 });
 
 describe('email summaries', () => {
-  const mailsOf = (name: string) => smtp.messages.filter((m) => m.subject.includes(name));
+  // Summaries only (confirmation emails name the monitor too).
+  const mailsOf = (name: string) => smtp.messages.filter((m) => m.subject.startsWith(`[WDS monitor] ${name}:`));
   const emailStatus = async (monitorId: string, checkId: string) => ((await fc.getMonitorCheck(monitorId, checkId)).notificationStatus as { email?: { status: string; recipients?: string[]; reason?: string } } | null)?.email;
 
   test('a check with changes is mailed through SMTP (a relay refusing once is retried); an unchanged check sends nothing', { timeout: 120_000 }, async () => {
@@ -278,12 +281,14 @@ describe('email summaries', () => {
       notification: { email: { enabled: true, recipients: ['ops@example.com', 'lead@example.com'], includeDiffs: true } },
       targets: [{ type: 'scrape', urls: [site.url('/mail')] }],
     });
+    // Recipients get summaries once they confirmed (monitor-email.test covers the opt-in).
+    for (const a of ['ops@example.com', 'lead@example.com']) await confirmAddress(smtp, stack.url, a);
     smtp.failNext(1);
     const first = await runAndWait(m.id);
     const sent = await until('the first summary sent', async () => ((await emailStatus(m.id, first.id))?.status === 'sent' ? mailsOf('mailed-monitor') : null), 30_000);
-    assert.equal(sent.length, 1, 'the 451 was retried, and the message sent once');
+    assert.equal(sent.length, 2, 'the 451 was retried, and each recipient got its message once');
+    assert.deepEqual(sent.map((x) => x.to).sort(), [['lead@example.com'], ['ops@example.com']]);
     const mail = sent[0]!;
-    assert.deepEqual(mail.to.sort(), ['lead@example.com', 'ops@example.com']);
     assert.equal(mail.from, 'monitors@wds.test');
     assert.match(mail.subject, /mailed-monitor: 1 new/);
     assert.ok(mail.text.includes(`NEW ${site.url('/mail')}`), mail.text);
@@ -292,13 +297,13 @@ describe('email summaries', () => {
 
     const same = await runAndWait(m.id);
     await sleep(2_500);
-    assert.equal(mailsOf('mailed-monitor').length, 1, 'nothing changed: no email');
+    assert.equal(mailsOf('mailed-monitor').length, 2, 'nothing changed: no email');
     assert.equal(await emailStatus(m.id, same.id), undefined);
 
     site.set('/mail', page('Mail', 'second mailed text'));
     const changed = await runAndWait(m.id);
     await until('the change mailed', async () => ((await emailStatus(m.id, changed.id))?.status === 'sent' ? true : null), 30_000);
-    const second = mailsOf('mailed-monitor')[1]!;
+    const second = mailsOf('mailed-monitor')[2]!;
     assert.match(second.subject, /1 changed/);
     assert.match(second.text, /^ {4}\+.*second mailed text/m, 'includeDiffs: the diff is in the message');
     assert.equal(smtp.refusedLogins, 0, 'the worker logged in with the URL\'s credentials');
@@ -312,6 +317,7 @@ describe('email summaries', () => {
       notification: { email: { enabled: true, recipients: ['ops@example.com'] } },
       targets: [{ type: 'scrape', urls: [site.url('/mail-judged')] }],
     });
+    if (m.emailRecipientSubscriptions?.[0]?.status !== 'confirmed') await confirmAddress(smtp, stack.url, 'ops@example.com');
     const first = await runAndWait(m.id);
     await until('the first summary', async () => ((await emailStatus(m.id, first.id))?.status === 'sent' ? true : null), 30_000);
     site.set('/mail-judged', page('Counter', 'Visitors: 2'));

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { teams } from './teams';
 
 /**
@@ -188,8 +188,48 @@ export const monitorEmails = pgTable(
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
     lastError: text('last_error'),
+    /** Recipients (lower case) this summary reached: a retry after a failed send skips them. */
+    sentTo: text('sent_to').array().notNull().default(sql`'{}'::text[]`),
     sentAt: timestamp('sent_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('monitor_emails_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`)],
+);
+
+/**
+ * A team's email recipients of monitor mail and their opt-in (packages/db/src/monitor-recipients.ts):
+ * one row per team and address (lower case), whatever monitors name it. An address gets change
+ * summaries only once `confirmed` (it followed the signed link of its confirmation email);
+ * `unsubscribed` stops all of the team's monitor mail to it. The row is also the outbox of its
+ * confirmation email (`confirm_due`), which control workers' mailer sends.
+ */
+export const monitorEmailRecipients = pgTable(
+  'monitor_email_recipients',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    status: text('status').$type<'pending' | 'confirmed' | 'unsubscribed'>().notNull().default('pending'),
+    /** opt_in: named by a create or update; legacy: named by a monitor made before opt-in existed (found by the mailer). */
+    source: text('source').$type<'opt_in' | 'legacy' | 'team'>().notNull().default('opt_in'),
+    /** Confirmation links carry it; a new confirmation flow (after an unsubscribe) bumps it, so older links stop working. */
+    nonce: integer('nonce').notNull().default(0),
+    /** The monitor whose create/update asked for the latest confirmation (named in the email). */
+    monitorId: uuid('monitor_id'),
+    confirmDue: boolean('confirm_due').notNull().default(false),
+    confirmAttempts: integer('confirm_attempts').notNull().default(0),
+    confirmNextAttemptAt: timestamp('confirm_next_attempt_at', { withTimezone: true }),
+    /** When a confirmation email was last asked for: resends and re-adds are rate-limited from here. */
+    confirmRequestedAt: timestamp('confirm_requested_at', { withTimezone: true }),
+    confirmSentAt: timestamp('confirm_sent_at', { withTimezone: true }),
+    confirmError: text('confirm_error'),
+    confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
+    unsubscribedAt: timestamp('unsubscribed_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('monitor_email_recipients_team_email_idx').on(t.teamId, t.email),
+    index('monitor_email_recipients_due_idx').on(t.confirmNextAttemptAt).where(sql`confirm_due`),
+  ],
 );

@@ -18,6 +18,8 @@ export interface MonitorConfig {
   crawl?: { defaultConcurrency: number; batchesPerRun?: number; maxCrawlLimit?: number };
   /** An SMTP server is configured (WDS_SMTP_URL): email summaries can be sent. */
   email?: boolean;
+  /** WDS_MONITOR_CONFIRM_RESEND_SECONDS in ms: at most one confirmation email per address and team this often. */
+  resendAfterMs?: number;
 }
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -40,6 +40,7 @@ export function resolveTargets(deps: ApiDeps, req: FastifyRequest, cfg: MonitorC
   parsed.forEach((t, i) => {
     const at = ['targets', i];
     if (t.type === 'search') return;
+    if (t.scrapeOptions) checkTargetPolicy(deps, req, t.scrapeOptions, [...at, 'scrapeOptions']);
     const ct = t.scrapeOptions?.formats?.find((f) => f.type === 'changeTracking') as { modes?: string[]; schema?: unknown; prompt?: string } | undefined;
     if (ct?.modes?.includes('json')) details.push(...jsonModeProblems(deps, ct, [...at, 'scrapeOptions', 'formats']));
     if (t.type === 'crawl') {
@@ -59,6 +60,31 @@ function jsonModeProblems(deps: ApiDeps, ct: { schema?: unknown; prompt?: string
   return [];
 }
 
+/** A page's formats as a monitor fetches them: changeTracking is the monitor's own work, markdown is always there. */
+function monitoredFormats<F>(formats: F[]): (F | 'markdown')[] {
+  const typeOf = (f: unknown) => (typeof f === 'object' && f ? (f as { type?: string }).type : f);
+  const out: (F | 'markdown')[] = formats.filter((f) => typeOf(f) !== 'changeTracking');
+  if (!out.some((f) => typeOf(f) === 'markdown')) out.push('markdown');
+  return out;
+}
+
+/**
+ * A target's scrapeOptions pass the checks POST /v2/scrape makes (checkScrapePolicy: team
+ * features 403, zero data retention's refusals 400, what the deployment lacks), under the
+ * monitor's zero data retention (the team's flag, or the options' own). Paths in the error's
+ * details are prefixed with the target's.
+ */
+function checkTargetPolicy(deps: ApiDeps, req: FastifyRequest, so: ScrapeOptions, at: (string | number)[]): void {
+  const formats = monitoredFormats(so.formats).map((f) => (f === 'markdown' ? { type: 'markdown' as const } : f));
+  try {
+    checkScrapePolicy({ ...so, formats, zeroDataRetention: !!req.auth.flags.zeroDataRetention || so.zeroDataRetention }, req.auth, deps.deployment);
+  } catch (e) {
+    if (!(e instanceof WdsError) || !Array.isArray(e.details)) throw e;
+    const details = (e.details as { path?: unknown }[]).map((d) => (Array.isArray(d.path) ? { ...d, path: [...at, ...d.path] } : d));
+    throw new WdsError(e.kind, { message: e.message, code: e.code, details, requiresAction: e.requiresAction });
+  }
+}
+
 /** A crawl target's spec: the crawl request it stands for, parsed and planned as POST /v2/crawl would. */
 function crawlSpecOf(deps: ApiDeps, req: FastifyRequest, cfg: MonitorConfig, t: Extract<MonitorTarget, { type: 'crawl' }>, stored: Record<string, unknown>, at: (string | number)[], details: Detail[]): MonitorCrawlSpec | null {
   const raw = { ...((stored.crawlOptions as Record<string, unknown> | undefined) ?? {}) };
@@ -72,15 +98,13 @@ function crawlSpecOf(deps: ApiDeps, req: FastifyRequest, cfg: MonitorConfig, t: 
   if (details.length) return null;
   // The monitor compares the pages itself: the crawl fetches markdown, fresh (monitors never read the cache).
   const scrape = { ...((stored.scrapeOptions as Record<string, unknown> | undefined) ?? {}) };
-  const formats = ((scrape.formats as unknown[] | undefined) ?? ['markdown']).filter((f) => (typeof f === 'object' && f ? (f as { type?: string }).type : f) !== 'changeTracking');
-  if (!formats.some((f) => (typeof f === 'object' && f ? (f as { type?: string }).type : f) === 'markdown')) formats.push('markdown');
+  const formats = monitoredFormats((scrape.formats as unknown[] | undefined) ?? ['markdown']);
   const r = parseBody(crawlRequestSchema, { ...raw, url: t.url, scrapeOptions: { ...scrape, formats, maxAge: 0 } });
   if (!r.ok) {
     details.push(...r.details.map((d) => ({ ...d, path: d.path[0] === 'url' ? [...at, 'url'] : d.path[0] === 'scrapeOptions' ? [...at, ...d.path] : [...at, 'crawlOptions', ...d.path] })));
     return null;
   }
   const o = r.data;
-  checkScrapePolicy({ ...o.scrapeOptions, zeroDataRetention: !!req.auth.flags.zeroDataRetention } as ScrapeOptions, req.auth, deps.deployment);
   o.limit = crawlLimitWithin(o.limit, raw.limit == null, cfg.crawl?.maxCrawlLimit);
   const { url, ...options } = o;
   return { url, options: { ...options, zeroDataRetention: !!req.auth.flags.zeroDataRetention }, plan: planCrawl(o, cfg.crawl?.defaultConcurrency ?? 20, cfg.crawl?.batchesPerRun) };

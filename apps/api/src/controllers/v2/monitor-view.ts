@@ -1,12 +1,13 @@
 import type { MonitorJudgment } from '@wds/contracts';
-import type { CheckPageRow, MonitorCheckRow, MonitorRow } from '@wds/db';
+import type { CheckPageRow, MonitorCheckRow, MonitorRow, RecipientSubscription } from '@wds/db';
 
 /** Monitors, checks and check pages as the API answers them (Firecrawl's v2 reference, the JS SDK's types). */
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 const EMPTY = { totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 };
 
-export function monitorView(m: MonitorRow) {
+/** `subscriptions`: the monitor's recipients' states (monitor-recipients.ts subscriptionsView), absent without recipients. */
+export function monitorView(m: MonitorRow, subscriptions?: RecipientSubscription[]) {
   return {
     id: m.id,
     name: m.name,
@@ -18,6 +19,7 @@ export function monitorView(m: MonitorRow) {
     targets: m.targets as { id: string; type: 'scrape' | 'crawl' | 'search' }[],
     webhook: m.webhook ?? null,
     notification: (m.notification as Record<string, unknown> | null) ?? null,
+    ...(subscriptions ? { emailRecipientSubscriptions: subscriptions } : {}),
     retentionDays: m.retentionDays,
     estimatedCreditsPerMonth: m.estimatedCreditsPerMonth,
     lastCheckSummary: (m.lastCheckSummary as typeof EMPTY | null) ?? null,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { monitorCreateRequestSchema, monitorUpdateRequestSchema } from '@wds/contracts';
 import { averageIntervalSeconds, compileCron, nextDueAt, normalizeSchedule, spreadOf, type NormalizedSchedule, type ScheduleInput } from '@wds/contracts/monitor-schedule';
-import { insertMonitor, listTeamMonitors, updateTeamMonitor, type NewMonitor } from '@wds/db';
+import { insertMonitor, listTeamMonitors, updateTeamMonitor, type MonitorRow, type NewMonitor } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { MonitorCrawlSpec } from '@wds/workflows/monitor';
 import type { ApiDeps } from '../../deps';
@@ -12,6 +12,7 @@ import { monitorCheckRoutes } from './monitor-checks';
 import { pageQuery, teamMonitor, type IdReq, type MonitorConfig } from './monitor-shared';
 import { checkNotification, creditsPerCheck, resolveTargets } from './monitor-targets';
 import { monitorView } from './monitor-view';
+import { enlistNewRecipients, resendConfirmation, subscriptionsOf, subscriptionsView } from './monitor-recipients';
 import { validateBody } from './validate';
 
 /**
@@ -29,6 +30,7 @@ export function monitorRoutes(deps: ApiDeps, cfg: MonitorConfig) {
     app.get('/monitor/:id', get(deps));
     app.patch('/monitor/:id', update(deps, cfg));
     app.delete('/monitor/:id', remove(deps));
+    app.post('/monitor/:id/recipients/resend', resendConfirmation(deps, cfg));
     await app.register(monitorCheckRoutes(deps, cfg));
   };
 }
@@ -86,8 +88,14 @@ function create(deps: ApiDeps, cfg: MonitorConfig) {
       shardKey: spreadOf(id, 'shard', 4096),
       nextRunAt: nextDueAt(schedule, id, new Date(), cfg.jitterMs),
     });
-    return reply.send({ success: true, data: monitorView(row) });
+    await enlistNewRecipients(deps, cfg, row, null, row.notification);
+    return reply.send({ success: true, data: await withSubscriptions(deps, row) });
   };
+}
+
+/** The monitor as the API answers it, with its recipients' opt-in states. */
+async function withSubscriptions(deps: ApiDeps, m: MonitorRow) {
+  return monitorView(m, subscriptionsView(m, await subscriptionsOf(deps, m.teamId, [m])));
 }
 
 function list(deps: ApiDeps) {
@@ -95,12 +103,13 @@ function list(deps: ApiDeps) {
     requireScope(req, 'monitor');
     const { limit, offset } = pageQuery(req.query);
     const rows = await listTeamMonitors(deps.db, req.auth.teamId, limit, offset);
-    return reply.send({ success: true, data: rows.map(monitorView) });
+    const subs = await subscriptionsOf(deps, req.auth.teamId, rows);
+    return reply.send({ success: true, data: rows.map((m) => monitorView(m, subscriptionsView(m, subs))) });
   };
 }
 
 function get(deps: ApiDeps) {
-  return async (req: IdReq, reply: FastifyReply) => reply.send({ success: true, data: monitorView(await teamMonitor(deps, req)) });
+  return async (req: IdReq, reply: FastifyReply) => reply.send({ success: true, data: await withSubscriptions(deps, await teamMonitor(deps, req)) });
 }
 
 function update(deps: ApiDeps, cfg: MonitorConfig) {
@@ -141,7 +150,8 @@ function update(deps: ApiDeps, cfg: MonitorConfig) {
     else if (body.schedule || (body.status === 'active' && m.status !== 'active')) set.nextRunAt = nextDueAt(schedule, m.id, new Date(), cfg.jitterMs);
     const row = await updateTeamMonitor(deps.db, req.auth.teamId, m.id, set);
     if (!row) throw new WdsError('NOT_FOUND', { message: 'Monitor not found' });
-    return reply.send({ success: true, data: monitorView(row) });
+    await enlistNewRecipients(deps, cfg, row, m.notification, row.notification);
+    return reply.send({ success: true, data: await withSubscriptions(deps, row) });
   };
 }
 

@@ -1,0 +1,47 @@
+import { until, type FakeMail, type FakeSmtp } from '@wds/test-utils';
+
+/**
+ * Reading monitor emails in e2e tests: the confirmation email of an address, the links in a
+ * message, and following a link (whose base is WDS_PUBLIC_URL) against the test's API.
+ */
+export const PUBLIC_URL = 'https://wds.example';
+
+/** Messages to `address` (compared case-insensitively) whose subject matches `what`. */
+export function mailsTo(smtp: FakeSmtp, address: string, what?: RegExp): FakeMail[] {
+  return smtp.messages.filter((m) => m.to.some((t) => t.toLowerCase() === address.toLowerCase()) && (!what || what.test(m.subject)));
+}
+
+/** Waits until `address` has received `n` messages matching `what`, and returns them. */
+export function waitForMails(smtp: FakeSmtp, address: string, what: RegExp, n = 1, timeoutMs = 30_000): Promise<FakeMail[]> {
+  return until(() => {
+    const got = mailsTo(smtp, address, what);
+    return got.length >= n ? got : null;
+  }, `${n} message(s) to ${address} matching ${what}`, { timeoutMs, everyMs: 150 });
+}
+
+/** The link of a purpose in a message (`confirm` or `unsubscribe`). */
+export function linkIn(mail: FakeMail, purpose: 'confirm' | 'unsubscribe'): string {
+  const m = new RegExp(`${PUBLIC_URL.replace(/\./g, '\\.')}/v2/monitor/email/${purpose}\\?token=[^\\s>]+`).exec(mail.text);
+  if (!m) throw new Error(`no ${purpose} link in:\n${mail.text}`);
+  return m[0];
+}
+
+/** Follows a mailed link against the API (the link's base is WDS_PUBLIC_URL). */
+export async function follow(apiUrl: string, link: string, accept = 'application/json'): Promise<{ status: number; json: any; text: string; contentType: string }> {
+  const res = await fetch(link.replace(PUBLIC_URL, apiUrl), { headers: { accept } });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text, contentType: res.headers.get('content-type') ?? '' };
+}
+
+/** Confirms `address`: waits for its confirmation email and follows the link. */
+export async function confirmAddress(smtp: FakeSmtp, apiUrl: string, address: string): Promise<void> {
+  const [mail] = await waitForMails(smtp, address, /^Confirm/);
+  const r = await follow(apiUrl, linkIn(mail!, 'confirm'));
+  if (r.status !== 200) throw new Error(`confirming ${address}: ${r.status} ${r.text}`);
+}
