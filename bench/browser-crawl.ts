@@ -18,7 +18,7 @@ import { BrowserPool } from '@wds/browser';
 import { spawnApp, stopChild, type AppProcess } from '@wds/launch';
 import { startSite } from './crawl';
 import { startBenchStack, type BenchStack } from './stack';
-import { round } from './stats';
+import { cpuByPid, cpuUsedBetween, round } from './stats';
 import { treeMemory, type TreeMemory } from './tree-memory';
 
 export interface BrowserCrawlFigures {
@@ -33,6 +33,13 @@ export interface BrowserCrawlFigures {
   /** Peak memory of the browser worker during the stack's crawls (its process tree: Node + Chromium). */
   browserWorkerMb: { rss: number; rssNode: number; rssChromium: number; pss: number; processes: number };
   loadAverage: { atStart: number[]; atEnd: number[] };
+  /**
+   * CPU ms per page by process group, summed over the rounds: the stack's crawls (API, fetch
+   * worker, browser worker with its Chromium, Postgres, Temporal, the site) and the bare pool's
+   * runs (this process with its Chromium, the site). On 2 cores the stack's own work takes CPU
+   * from Chromium, so this says where the gap to the bare pool goes.
+   */
+  cpuMsPerPage: { stack: Record<string, number>; barePool: Record<string, number> };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -48,7 +55,9 @@ async function stackCrawl(stack: BenchStack, origin: string, pages: number): Pro
   });
   const { id } = (await res.json()) as { id: string };
   for (;;) {
-    const s = (await (await fetch(`${stack.base}/v2/crawl/${id}`, { headers: stack.headers })).json()) as { status: string; completed: number };
+    // Counters only (a skip past the end, as the other crawl benches poll): a full status page is
+    // every document so far, and reading it five times a second took CPU from the crawl it measures.
+    const s = (await (await fetch(`${stack.base}/v2/crawl/${id}?skip=1000000`, { headers: stack.headers })).json()) as { status: string; completed: number };
     if (s.status !== 'scraping') {
       const secs = (performance.now() - t0) / 1000;
       if (s.status !== 'completed') throw new Error(`crawl ${id} ended ${s.status}`);
@@ -107,12 +116,21 @@ export async function measureBrowserCrawl(o: { pages: number; rounds: number; po
 
     const stackRuns: { pagesPerSec: number; rendered: number }[] = [];
     const bareRuns: number[] = [];
+    const roles = { ...stack.roles, browserWorker: pid, site: site.child.pid!, bench: process.pid };
+    const cpu = { stack: {} as Record<string, number>, barePool: {} as Record<string, number> };
+    const measured = async <T>(into: Record<string, number>, run: () => Promise<T>): Promise<T> => {
+      const before = cpuByPid(roles);
+      const out = await run();
+      for (const [role, s] of Object.entries(cpuUsedBetween(before, cpuByPid(roles)))) into[role] = (into[role] ?? 0) + s;
+      return out;
+    };
     for (let r = 0; r < o.rounds; r++) {
-      bareRuns.push(await bareRun(pool, site.origin, o.pages, o.poolPages));
+      bareRuns.push(await measured(cpu.barePool, () => bareRun(pool, site.origin, o.pages, o.poolPages)));
       sampler = setInterval(sample, 500);
-      stackRuns.push(await stackCrawl(stack, site.origin, o.pages));
+      stackRuns.push(await measured(cpu.stack, () => stackCrawl(stack, site.origin, o.pages)));
       clearInterval(sampler);
     }
+    const perPage = (c: Record<string, number>) => Object.fromEntries(Object.entries(c).filter(([, s]) => s > 0).map(([k, s]) => [k, round((s * 1000) / (o.pages * o.rounds), 1)]));
     const mean = (xs: number[]) => round(xs.reduce((a, b) => a + b, 0) / xs.length, 1);
     const stackMean = mean(stackRuns.map((x) => x.pagesPerSec));
     const bareMean = mean(bareRuns);
@@ -131,6 +149,7 @@ export async function measureBrowserCrawl(o: { pages: number; rounds: number; po
         processes: peak.processes,
       },
       loadAverage: { atStart, atEnd: loadavg().map((x) => round(x)) },
+      cpuMsPerPage: { stack: perPage(cpu.stack), barePool: perPage(cpu.barePool) },
     };
   } finally {
     clearInterval(sampler);

@@ -10,15 +10,16 @@ import { recordJobEvent } from '../webhooks/emit';
 import { processBatch } from './batch';
 import { createRobotsCache } from './discovery';
 import { loadJobOptions } from './job-options';
+import { createOriginEngines } from './origin-engines';
 import { seedJob } from './seed';
 import { rememberSitePages } from '../changes/crawl-memory';
 
 /** Fetch-queue activities of crawl and batch jobs (they make outbound requests). */
 export function createCrawlActivities(deps: CrawlPageDeps): CrawlActivities {
-  const robotsFor = createRobotsCache(deps);
+  const memory = { robotsFor: createRobotsCache(deps), origins: createOriginEngines(deps.db) };
   return {
-    seedJob: ({ jobId }: JobRef) => asActivity(() => seedJob(deps, robotsFor, jobId, Context.current().cancellationSignal)),
-    processBatch: (input: ProcessBatchInput) => asActivity(() => processBatch(deps, robotsFor, input)),
+    seedJob: ({ jobId }: JobRef) => asActivity(() => seedJob(deps, memory.robotsFor, jobId, Context.current().cancellationSignal)),
+    processBatch: (input: ProcessBatchInput) => asActivity(() => processBatch(deps, memory, input)),
   };
 }
 

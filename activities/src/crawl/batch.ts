@@ -1,14 +1,13 @@
 import type { ProcessBatchInput, ProcessBatchResult } from '@wds/workflows/crawl';
 import { runFrontierBatch } from '../frontier/batch-runner';
-import type { createRobotsCache } from './discovery';
 import { loadJobOptions, type LoadedJob } from './job-options';
-import { crawlPageHandler, type CrawlPageDeps } from './page';
+import { crawlPageHandler, type CrawlMemory, type CrawlPageDeps } from './page';
 
 /** A page's lease: long enough that a slow page never loses it to a sibling mid-fetch or mid-render. */
 export const pageLeaseMs = (job: LoadedJob) => Math.max(120_000, job.scrape.timeout * 3);
 
 /** One batch of a crawl or batch scrape: the frontier batch runner with the crawl page handler. */
-export async function processBatch(deps: CrawlPageDeps, robotsFor: ReturnType<typeof createRobotsCache>, input: ProcessBatchInput): Promise<ProcessBatchResult> {
+export async function processBatch(deps: CrawlPageDeps, memory: CrawlMemory, input: ProcessBatchInput): Promise<ProcessBatchResult> {
   const job = await loadJobOptions(deps.db, input.jobId);
-  return runFrontierBatch(deps.db, input, pageLeaseMs(job), crawlPageHandler(deps, robotsFor, job));
+  return runFrontierBatch(deps.db, input, pageLeaseMs(job), crawlPageHandler(deps, memory, job));
 }

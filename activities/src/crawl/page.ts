@@ -2,17 +2,19 @@ import { changeTrackingOf, needsLlm } from '@wds/contracts';
 import { failPage, finishPage, finishPageCountingLinks, handToBrowser, type ClaimedUrl, type FrontierEntry } from '@wds/db';
 import { threatVerdict } from '@wds/fetch';
 import { crawlPageStored } from '@wds/metrics';
+import type { PageContent } from '@wds/documents';
 import { createScope, type CrawlScope } from '@wds/crawl';
 import { planEngine } from '@wds/workflows/scrape';
 import type { BatchRun, PageHandler, PageOutcome } from '../frontier/batch-runner';
 import { withInlineRetries } from '../frontier/page-retries';
 import type { BrowserAvailability } from '../browser/availability';
-import { clientRenderedPage } from '../browser/escalation';
+import { pageRendering, type PageRendering } from '../browser/escalation';
 import { scrapeOrEscalate, type PageDeps, type PageResult } from '../scrape/pipeline';
 import { trackCrawlPage } from '../changes/track-document';
 import { webhookFor } from '../webhooks/emit';
 import type { createRobotsCache } from './discovery';
 import type { LoadedJob } from './job-options';
+import type { OriginEngines } from './origin-engines';
 import { hideUrlsFromLogs } from '../log-privacy';
 
 export interface CrawlPageDeps extends PageDeps {
@@ -35,15 +37,23 @@ function scopeOf(job: LoadedJob): CrawlScope | null {
 /** Whether a page's links are followed (crawls, not sitemap-only; external pages are leaves). */
 export const followsLinks = (job: LoadedJob, u: ClaimedUrl) => !!scopeOf(job) && job.crawl?.sitemap !== 'only' && !u.external;
 
+/** What a fetch worker keeps across a job's batches: robots.txt rules and what its origins' pages need (per job and origin). */
+export interface CrawlMemory {
+  robotsFor: ReturnType<typeof createRobotsCache>;
+  origins: OriginEngines;
+}
+
 /**
  * The fetch-side page handler of crawls and batch scrapes: robots check, the engine choice of a
  * single scrape (workflows/src/scrape/engine.ts) per page, then either the HTTP engine — cache
  * allowed — storing the page, or a hand-over to the browser engine: up front when the options
  * need the browser (actions, screenshot, branding, mobile, profile; waitFor while a browser worker
- * is there), or after the fetch when the HTML looks script-rendered. A handed-over page is
- * rendered by the job's browser window on wds-browser (./browser-page.ts).
+ * is there), or after the fetch when the HTML looks script-rendered. Once the job has seen enough
+ * script-rendered pages of an origin and no static one (./origin-engines.ts), that origin's pages
+ * skip the fetch: a cache miss goes to the browser at once. A handed-over page is rendered by the
+ * job's browser window on wds-browser (./browser-page.ts).
  */
-export function crawlPageHandler(deps: CrawlPageDeps, robotsFor: ReturnType<typeof createRobotsCache>, job: LoadedJob): PageHandler {
+export function crawlPageHandler(deps: CrawlPageDeps, { robotsFor, origins }: CrawlMemory, job: LoadedJob): PageHandler {
   const handle: PageHandler = async (u, run) => {
     if (!(await robotsAllow(job, u, robotsFor, run.signal))) {
       await failPage(deps.db, job.id, u.key, 'robots', 'URL blocked by robots.txt');
@@ -56,9 +66,13 @@ export function crawlPageHandler(deps: CrawlPageDeps, robotsFor: ReturnType<type
       return 'failed';
     }
     if (plan.engine === 'browser') return (await handToBrowser(deps.db, job.id, u.key)) ? 'browser' : 'skipped';
-    const escalate = plan.escalateIfClientRendered ? clientRenderedPage : undefined;
+    const origin = plan.escalateIfClientRendered ? new URL(u.url).origin : null;
+    const browserOnMiss = !!origin && (await origins.browserFirst(job.id, origin));
     return withInlineRetries(deps.db, job.id, u, run, async () => {
-      const page = await scrapeOrEscalate(deps, { url: u.url, options: job.scrape, scrapeId: u.pageId, signal: run.signal, useCache: true, collectLinks: followsLinks(job, u), sleep: run.sleep }, escalate);
+      let seen: PageRendering | undefined;
+      const escalate = origin ? async (p: PageContent, ms: number) => (seen = await pageRendering(p, ms)) === 'script' : undefined;
+      const page = await scrapeOrEscalate(deps, { url: u.url, options: job.scrape, scrapeId: u.pageId, signal: run.signal, useCache: true, collectLinks: followsLinks(job, u), sleep: run.sleep, browserOnMiss }, escalate);
+      if (origin && seen) await origins.learn(job.id, origin, seen);
       if ('needsBrowser' in page) return (await handToBrowser(deps.db, job.id, u.key)) ? 'browser' : 'skipped';
       return storeCrawlPage(deps, job, u, page);
     });

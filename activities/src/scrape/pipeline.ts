@@ -36,6 +36,11 @@ export interface PageRequest {
   collectLinks?: boolean;
   /** Sleep before fetching (waitFor); injected so activities can use a cancellable sleep. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * With `escalateIf`: a cache miss goes to the browser at once, without the HTTP fetch (crawl
+   * pages of an origin the job knows to be script-rendered).
+   */
+  browserOnMiss?: boolean;
 }
 
 export interface PageResult extends BuiltDocument {
@@ -140,6 +145,8 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
     return { ...(await buildHit(deps, req, key, hit, deadline)), statusCode: hit.statusCode };
   }
 
+  // Status 0: nothing was fetched.
+  if (req.browserOnMiss && escalateIf) return { needsBrowser: true, statusCode: 0 };
   const waitFor = effectiveWaitFor(o);
   if (waitFor > 0) await (req.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(waitFor);
   const page = await fetchPage({

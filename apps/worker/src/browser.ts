@@ -9,6 +9,19 @@ export function browserPages(env: WorkerEnv): number {
 }
 
 /**
+ * wds-browser activity slots: the pool's pages and half as many again. An activity holds its slot
+ * while it claims its page and while it builds and stores the document, when it needs no pool
+ * page; with exactly one slot per page, each page sat idle through those steps (a fifth of the
+ * time in a crawl of script-rendered pages, bench/README.md). The extra activities wait in the
+ * pool's FIFO queue (counted against their timeout, heartbeating) for at most about one render;
+ * more would only hold tasks here that another browser worker could start.
+ */
+export function browserActivitySlots(env: WorkerEnv): number {
+  const pages = browserPages(env);
+  return pages + Math.ceil(pages / 2);
+}
+
+/**
  * The browser side of a wds-browser worker: one BrowserPool for the process (loaded on demand:
  * playwright-core is never imported by workers that do not render), writing into the file store.
  * WDS_HOST_OVERRIDES apply to the browser too: to the pool's own resolution (SSRF/ad proxy) and,

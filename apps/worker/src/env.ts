@@ -53,7 +53,7 @@ export function loadWorkerEnv(source: Record<string, string | undefined> = proce
         WDS_WEBHOOK_MAX_IN_FLIGHT: envInt(64, 1, 10_000),
         /** Static DNS overrides for fetches, `name=ip,*.name=ip` (split-horizon networks, test sites). */
         WDS_HOST_OVERRIDES: envStr(),
-        /** Browser pages rendering at once in this worker (= wds-browser activity slots); 0 = two per core. */
+        /** Browser pages rendering at once in this worker (its wds-browser activity slots are half as many again); 0 = two per core. */
         WDS_BROWSER_PAGES: envInt(0, 0, 256),
         /** A Chromium process is replaced after this many renders (bounds leaks). */
         WDS_BROWSER_RECYCLE_AFTER: envInt(200, 1, 1_000_000),

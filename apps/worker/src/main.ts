@@ -11,7 +11,7 @@ import { connectDb, migrateDb, setSearchIndexing } from '@wds/db';
 import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics, observeBrowserPool, observeBrowserSessions, serveMetrics } from '@wds/metrics';
 import { warmPdfWorker } from '@wds/documents';
-import { configureHostOverrides, parseHostOverrides } from '@wds/fetch';
+import { configureHostOverrides, loadCharsets, parseHostOverrides } from '@wds/fetch';
 import { lazySigningSecret } from '@wds/storage';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
 import { loadWorkerEnv } from './env';
@@ -101,8 +101,9 @@ if (env.WDS_WORKER_QUEUES.includes('wds-media')) {
 // Model calls: one client per process (keep-alive pool, what it learned about the model).
 const llmConfig = resolveLlmConfig(llmEnvOf(env).env, llmEnvOf(env).settings);
 const llm = env.WDS_WORKER_QUEUES.includes('wds-llm') && llmConfig.ok ? createLlmClient(llmConfig.config) : undefined;
-// Every model call counts tokens: the encoder is loaded before the first task, not inside it.
+// Lazily loaded tables every task of these queues needs, loaded before the first task instead of inside it.
 if (llm) loadTokenizer();
+if (env.WDS_WORKER_QUEUES.includes('wds-fetch')) loadCharsets();
 if (env.WDS_WORKER_QUEUES.includes('wds-llm') && !llmConfig.ok) log.warn({ queue: 'wds-llm' }, `not serving wds-llm: ${llmConfig.message}`);
 const workflows = env.WDS_WORKER_QUEUES.includes('wds-control') ? await workflowBundleOption(log) : undefined;
 const resources = {

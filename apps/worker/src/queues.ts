@@ -43,7 +43,7 @@ import type { GuardedProxy, MediaTools } from '@wds/media';
 import type { FileStore } from '@wds/storage';
 import { type TaskQueue, TaskQueues } from '@wds/workflows/common';
 import type { WorkerOptions } from '@temporalio/worker';
-import { browserPages } from './browser';
+import { browserActivitySlots } from './browser';
 import type { WorkerEnv } from './env';
 import type { InteractResources } from './interact';
 
@@ -120,9 +120,9 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
           ...createAgentBrowserActivities({ ...pageDeps, renderer: res.browser.pool }),
           ...createInteractReplayActivities(interactDeps(res.browser, pageDeps)),
         },
-        // One activity per pool page: a render never queues inside the worker, so tasks this
-        // worker cannot start stay in Temporal for another browser worker.
-        maxConcurrentActivityTaskExecutions: browserPages(env),
+        // The pool's pages and half as many again (browserActivitySlots): no page idles while an
+        // activity claims or stores, and few tasks wait here that another browser worker could start.
+        maxConcurrentActivityTaskExecutions: browserActivitySlots(env),
       };
     case TaskQueues.media:
       if (!res.media) return null;

@@ -60,3 +60,47 @@ export async function browserPagesWaiting(db: Db, jobId: string): Promise<boolea
   const r = await db.execute<{ waiting: boolean }>(sql`SELECT EXISTS (SELECT 1 FROM crawl_urls WHERE job_id = ${jobId} AND status = 'browser') AS waiting`);
   return !!r.rows[0]?.waiting;
 }
+
+/**
+ * Script-rendered pages of one origin a job must see — and no static HTML page — before it sends
+ * that origin's further pages straight to the browser engine. Few, so that a JavaScript site
+ * stops paying an HTTP fetch per page early; more than one, so that one app shell on a static
+ * site (a search page, a dashboard) does not switch the whole site.
+ */
+export const ORIGIN_RENDERED_PAGES = 5;
+
+/** What a job has learned about how an origin's pages render (crawl_origin_engines). */
+export type OriginEngine = {
+  rendered: number;
+  static: boolean;
+};
+
+/** Whether an origin's pages go to the browser without an HTTP fetch first. */
+export const browserFirst = (o: OriginEngine) => !o.static && o.rendered >= ORIGIN_RENDERED_PAGES;
+
+export async function loadOriginEngine(db: Db, jobId: string, origin: string): Promise<OriginEngine> {
+  const r = await db.execute<OriginEngine>(sql`SELECT rendered, static FROM crawl_origin_engines WHERE job_id = ${jobId} AND origin = ${origin}`);
+  return r.rows[0] ?? { rendered: 0, static: false };
+}
+
+/**
+ * Counts a page of the origin the HTTP engine found script-rendered (a static origin stays as it
+ * is). Returns what the job now knows, other workers' pages included. A retried page may count
+ * twice: the count only decides how soon the origin switches.
+ */
+export async function noteRenderedPage(db: Db, jobId: string, origin: string): Promise<OriginEngine> {
+  const r = await db.execute<OriginEngine>(sql`
+    INSERT INTO crawl_origin_engines (job_id, origin, rendered) VALUES (${jobId}, ${origin}, 1)
+    ON CONFLICT (job_id, origin) DO UPDATE SET rendered = crawl_origin_engines.rendered + (CASE WHEN crawl_origin_engines.static THEN 0 ELSE 1 END)
+    RETURNING rendered, static`);
+  return r.rows[0]!;
+}
+
+/** Marks the origin as serving static HTML: it stays HTTP-first for the rest of the job. */
+export async function noteStaticPage(db: Db, jobId: string, origin: string): Promise<OriginEngine> {
+  const r = await db.execute<OriginEngine>(sql`
+    INSERT INTO crawl_origin_engines (job_id, origin, static) VALUES (${jobId}, ${origin}, true)
+    ON CONFLICT (job_id, origin) DO UPDATE SET static = true
+    RETURNING rendered, static`);
+  return r.rows[0]!;
+}

@@ -10,7 +10,7 @@ import { KEEPS_NOTHING_SQL } from './schema/scrapes';
  * - a single scrape or parse: deleted by the API once it has answered (and, when the API died
  *   first, by `sweepRetention` once the request's time is up);
  * - a crawl or batch scrape (also the batch behind a search with ZDR scrapeOptions): its pages,
- *   frontier (URLs, errors), robots.txt copies, model-step drafts and events (with their webhook
+ *   frontier (URLs, errors), robots.txt copies, learned origin engines, model-step drafts and events (with their webhook
  *   deliveries) once its results are delivered — its ended status read to the last page
  *   (`markJobDelivered`) — or `resultTtlMs` after it ended if they never are.
  */
@@ -24,6 +24,7 @@ async function purgeJobs(db: Db, cond: SQL): Promise<number> {
     ), drafts AS (DELETE FROM crawl_llm_pages WHERE job_id IN (SELECT id FROM j)
     ), urls AS (DELETE FROM crawl_urls WHERE job_id IN (SELECT id FROM j)
     ), robots AS (DELETE FROM crawl_robots WHERE job_id IN (SELECT id FROM j)
+    ), origins AS (DELETE FROM crawl_origin_engines WHERE job_id IN (SELECT id FROM j)
     ), events AS (DELETE FROM job_events WHERE job_id IN (SELECT id FROM j)
     ), job AS (
       -- The options held the URL patterns, headers and webhook; the flag stays so later writes keep nothing.

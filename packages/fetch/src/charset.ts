@@ -62,6 +62,15 @@ const ICONV_CODEC: Record<string, string> = {
 };
 
 /** Canonical lower-case name for a label, or null when unknown or not decodable. */
+/**
+ * Loads iconv-lite's codec tables now (its first look-up loads them all: ~0.1 s of CPU): a
+ * process that will decode pages (one serving wds-fetch) calls this at start-up, so its first
+ * page does not pay for it.
+ */
+export function loadCharsets(): void {
+  iconv.encodingExists('utf-8');
+}
+
 export function normalizeCharset(label: string | undefined | null): string | null {
   if (!label) return null;
   const name = LABEL_TO_NAME.get(label.trim().toLowerCase().replace(/^["']|["']$/g, ''));

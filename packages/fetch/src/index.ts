@@ -3,7 +3,7 @@ export type { FetchRequest, FetchedPage, DecodedBody } from './types';
 export { fetchPage, createFetcher, configureHostOverrides, parseHostOverrides, processResolver, resolverWithOverrides, DEFAULT_USER_AGENT, type Fetcher, type FetcherOptions } from './fetch';
 export { isForbiddenAddress, ipLiteral, ssrfBlockedError } from './ssrf';
 export { createAgent, createConnector, systemResolver, type AddressPolicy, type ConnectorOptions, type Resolver } from './net/connector';
-export { decodeBody, normalizeCharset, charsetFromContentType, sniffMetaCharset } from './charset';
+export { decodeBody, loadCharsets, normalizeCharset, charsetFromContentType, sniffMetaCharset } from './charset';
 export { normalizeUrl, cacheKey, scrapeCacheKey, type CacheVariant } from './cache-key';
 export { acceptLanguage } from './locale';
 export { readBody, type ReadBodyOptions } from './net/body';

@@ -19,9 +19,14 @@ import { gzipSync } from 'node:zlib';
  *   /slow/i           chain of `slowPages` pages, each answering after `slowMs`: /slow/i → /slow/i+1
  *   /js/i             binary tree of `jsPages` pages like /gen/i whose content and links a script
  *                     writes into an empty `#root` (`jsRenderMs` after it runs): the HTML as served
- *                     has neither; every fifth page (i % 5 === 4) is server-rendered instead
+ *                     has neither; every fifth page (i % 5 === 1) is server-rendered instead, /js/1
+ *                     among them: the crawl sees a server-rendered page before it could decide that
+ *                     the origin is script-rendered, so each page keeps its own engine choice
  *   robots.txt        Disallow /private/ for *, Disallow /blog/ for StrictBot, Sitemap line
  *   /sitemap.xml      sitemap index → /sitemap-pages.xml.gz (gzip) → /orphan, /docs/a, /blog/post-1
+ *
+ * app.site.test layout (`appPages`): /app/i, a binary tree like /js/i where every page is
+ * script-rendered (a single-page app: the origin a crawl learns to render without fetching first).
  */
 export interface CrawlSiteOptions {
   genPages?: number;
@@ -34,6 +39,7 @@ export interface CrawlSiteOptions {
   jsRenderMs?: number;
   /** Delay before each /js/i page answers. */
   jsDelayMs?: number;
+  appPages?: number;
 }
 
 export interface CrawlSite {
@@ -43,6 +49,8 @@ export interface CrawlSite {
   hostOverrides: string;
   hits(path: string, host?: string): number;
   totalHits(prefix: string, host?: string): number;
+  /** Requests under `prefix` made by a browser (a Chrome User-Agent); the rest came from the HTTP engine. */
+  browserHits(prefix: string, host?: string): number;
   close(): Promise<void>;
 }
 
@@ -51,9 +59,9 @@ const page = (title: string, body: string) =>
 const links = (hrefs: string[]) => hrefs.map((h) => `<p><a href="${h}">${h}</a></p>`).join('');
 
 /** What a /js/i page shows once rendered: its heading, text and links to its two children. */
-function jsPageBody(i: number, n: number): string {
+function jsPageBody(i: number, n: number, dir = 'js'): string {
   const kids = [2 * i + 1, 2 * i + 2].filter((c) => c < n);
-  return `<h2>Rendered page ${i}</h2><p>${'Text that only exists after the script ran. '.repeat(10)}</p>` + links(kids.map((c) => `/js/${c}`));
+  return `<h2>Rendered page ${i}</h2><p>${'Text that only exists after the script ran. '.repeat(10)}</p>` + links(kids.map((c) => `/${dir}/${c}`));
 }
 
 /** A script-rendered page: an empty app root that a script fills after `renderMs`. */
@@ -63,11 +71,14 @@ setTimeout(function () { document.getElementById('root').innerHTML = ${JSON.stri
 </script></body></html>`;
 }
 
+const sumUnder = (counts: Map<string, number>, prefix: string) => [...counts.entries()].filter(([k]) => k.startsWith(prefix)).reduce((n, [, v]) => n + v, 0);
+
 export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<CrawlSite> {
   const gen = opts.genPages ?? 0;
   const slow = opts.slowPages ?? 0;
   const slowMs = opts.slowMs ?? 300;
   const counts = new Map<string, number>();
+  const browserCounts = new Map<string, number>();
   let port = 0;
   const abs = (host: string, path: string) => `http://${host}:${port}${path}`;
 
@@ -112,7 +123,7 @@ export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<Crawl
     if (m && Number(m[1]) < (opts.jsPages ?? 0)) {
       const i = Number(m[1]);
       const body = jsPageBody(i, opts.jsPages!);
-      const answer = () => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(i % 5 === 4 ? page(`JS ${i}`, body) : jsShell(`JS ${i}`, body, opts.jsRenderMs ?? 20));
+      const answer = () => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(i % 5 === 1 ? page(`JS ${i}`, body) : jsShell(`JS ${i}`, body, opts.jsRenderMs ?? 20));
       if (!opts.jsDelayMs) return answer();
       const t = setTimeout(answer, opts.jsDelayMs);
       return void res.on('close', () => clearTimeout(t));
@@ -138,6 +149,13 @@ export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<Crawl
     res.writeHead(200, { 'content-type': 'text/html' }).end(page('External other', ''));
   }
 
+  function app(path: string, res: ServerResponse) {
+    const m = /^\/app\/(\d+)$/.exec(path);
+    if (!m || Number(m[1]) >= (opts.appPages ?? 0)) return void res.writeHead(404).end();
+    const i = Number(m[1]);
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(jsShell(`App ${i}`, jsPageBody(i, opts.appPages!, 'app'), opts.jsRenderMs ?? 20));
+  }
+
   function sub(path: string, res: ServerResponse) {
     if (path === '/robots.txt') return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/html' }).end(page('Subdomain page', links(['/sub-deeper'])));
@@ -148,7 +166,9 @@ export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<Crawl
     const path = (req.url ?? '/').split('?')[0]!;
     const k = `${host}${path}`;
     counts.set(k, (counts.get(k) ?? 0) + 1);
+    if (/ Chrome\//.test(req.headers['user-agent'] ?? '')) browserCounts.set(k, (browserCounts.get(k) ?? 0) + 1);
     if (host === 'other.test') return other(path, res);
+    if (host === 'app.site.test') return app(path, res);
     if (host === 'sub.site.test') return sub(path, res);
     return site(path, res);
   });
@@ -160,7 +180,8 @@ export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<Crawl
     url: (path, host = 'site.test') => abs(host, path),
     hostOverrides: 'site.test=127.0.0.1,*.site.test=127.0.0.1,other.test=127.0.0.1',
     hits: (path, host = 'site.test') => counts.get(`${host}${path}`) ?? 0,
-    totalHits: (prefix, host = 'site.test') => [...counts.entries()].filter(([k]) => k.startsWith(`${host}${prefix}`)).reduce((n, [, v]) => n + v, 0),
+    totalHits: (prefix, host = 'site.test') => sumUnder(counts, `${host}${prefix}`),
+    browserHits: (prefix, host = 'site.test') => sumUnder(browserCounts, `${host}${prefix}`),
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();

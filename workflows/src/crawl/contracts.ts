@@ -142,8 +142,9 @@ export interface CrawlLlmActivities {
 }
 
 /**
- * wds-browser: one page per activity, so a worker's activity slots are its pool's pages, and a
- * job's JavaScript pages never hold the fetch slots other jobs' pages need. The result has a
+ * wds-browser: one page per activity, so a worker's activity slots bound its renders (its pool's
+ * pages, plus a few waiting for one), and a job's JavaScript pages never hold the fetch slots
+ * other jobs' pages need. The result has a
  * batch's shape (claimed 0 or 1).
  */
 export interface CrawlBrowserActivities {

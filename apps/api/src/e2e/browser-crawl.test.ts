@@ -4,12 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
+import { ORIGIN_RENDERED_PAGES } from '@wds/db';
 import { call, namespaceFor, startCrawlSite, startFixtureSite, startStack, type CrawlSite, type FixtureSite, type Stack } from '@wds/test-utils';
 
 // Browser pages inside crawl and batch scrape, end to end through the JS SDK: a worker serving
 // wds-fetch/wds-control (the stack's) and one serving wds-browser (real Chromium), a fixture
 // site whose pages write their content and links with JavaScript.
 const JS_PAGES = 15;
+const APP_PAGES = 31;
 const dataDir = mkdtempSync(join(tmpdir(), 'wds-browser-crawl-e2e-'));
 let stack: Stack;
 let site: CrawlSite;
@@ -22,7 +24,7 @@ const doc = (title: string, body: string, head = '') =>
 
 before(async () => {
   [site, pages] = await Promise.all([
-    startCrawlSite({ jsPages: JS_PAGES }),
+    startCrawlSite({ jsPages: JS_PAGES, appPages: APP_PAGES }),
     startFixtureSite({
       // A page whose counter only changes when its button is clicked: what actions are for.
       '/counter/a': (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(counter('A')),
@@ -77,12 +79,33 @@ describe('crawl of a JavaScript-rendered site', () => {
       assert.ok(d, `/js/${i} crawled`);
       assert.match(d.markdown!, new RegExp(`Rendered page ${i}\\b`), `/js/${i} has its rendered content`);
       assert.match(d.markdown!, /only exists after the script ran/);
-      // Per page: script-rendered shells escalate, server-rendered pages stay on HTTP.
-      assert.equal(d.metadata!.engine, i % 5 === 4 ? 'http' : 'browser', `/js/${i} engine`);
+      // Per page: script-rendered shells escalate, server-rendered pages stay on HTTP (the site is
+      // mixed, so the crawl never sends its pages to the browser without fetching them first).
+      assert.equal(d.metadata!.engine, i % 5 === 1 ? 'http' : 'browser', `/js/${i} engine`);
       const kids = [2 * i + 1, 2 * i + 2].filter((c) => c < JS_PAGES).map((c) => site.url(`/js/${c}`));
       for (const k of kids) assert.ok(d.links!.includes(k), `/js/${i} links to ${k}`);
     }
     assert.equal(job.creditsUsed, JS_PAGES);
+  });
+
+  test('a site whose pages are all script-rendered: once the crawl has seen a few, the rest go to the browser without an HTTP fetch', { timeout: 180_000 }, async () => {
+    const job = await fc.crawl(site.url('/app/0', 'app.site.test'), { limit: 100, sitemap: 'skip', crawlEntireDomain: true, scrapeOptions: { formats: ['markdown', 'links'] }, pollInterval: 1 } as never);
+    assert.equal(job.status, 'completed');
+    const byPath = new Map(job.data.map((d) => [new URL(d.metadata!.sourceURL!).pathname, d]));
+    assert.equal(byPath.size, APP_PAGES, `pages: ${[...byPath.keys()].sort().join(' ')}`);
+    for (let i = 0; i < APP_PAGES; i++) {
+      const d = byPath.get(`/app/${i}`);
+      assert.ok(d, `/app/${i} crawled`);
+      assert.match(d.markdown!, new RegExp(`Rendered page ${i}\\b`), `/app/${i} has its rendered content`);
+      assert.equal(d.metadata!.engine, 'browser', `/app/${i} engine`);
+      // Links still come from the rendered DOM.
+      for (const c of [2 * i + 1, 2 * i + 2].filter((k) => k < APP_PAGES)) assert.ok(d.links!.includes(site.url(`/app/${c}`, 'app.site.test')), `/app/${i} links to /app/${c}`);
+    }
+    const rendered = site.browserHits('/app/', 'app.site.test');
+    const fetched = site.totalHits('/app/', 'app.site.test') - rendered;
+    assert.equal(rendered, APP_PAGES, 'each page rendered once');
+    // The pages fetched while the origin was undecided (the threshold, and siblings fetched alongside), no more.
+    assert.ok(fetched >= ORIGIN_RENDERED_PAGES && fetched <= 2 * ORIGIN_RENDERED_PAGES, `HTTP fetches of /app/ pages: ${fetched}`);
   });
 });
 

@@ -151,3 +151,21 @@ export const crawlRobots = pgTable(
   },
   (t) => [primaryKey({ columns: [t.jobId, t.origin] })],
 );
+
+/**
+ * How a job's pages of one origin render, learned by its fetch batches (crawl-browser.ts): `rendered`
+ * counts the origin's pages the HTTP engine found script-rendered and handed to the browser;
+ * `static` is set once one of its HTML pages was served as fetched while the origin was still
+ * undecided. An origin with ORIGIN_RENDERED_PAGES rendered pages and none static sends its further
+ * pages straight to the browser engine, without the HTTP fetch that would only escalate them.
+ */
+export const crawlOriginEngines = pgTable(
+  'crawl_origin_engines',
+  {
+    jobId: uuid('job_id').notNull().references(() => crawlJobs.id, { onDelete: 'cascade' }),
+    origin: text('origin').notNull(),
+    rendered: integer('rendered').notNull().default(0),
+    static: boolean('static').notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.origin] })],
+);
