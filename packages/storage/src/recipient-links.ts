@@ -1,9 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { hmacSignature, signatureMatches } from './signing';
 
 /**
  * Links in monitor emails (confirm a recipient, unsubscribe one): a token
  * `<recipient id>.<nonce>.<expires>.<sig>`, sig = base64url(HMAC-SHA256(secret,
- * "monitor-recipient/v1\n<purpose>\n<id>\n<nonce>\n<expires>")). The secret is the file-link
+ * "monitor-recipient/v1\n<purpose>\n<id>\n<nonce>\n<expires>")), the scheme of ./signing.ts. The secret is the file-link
  * secret (WDS_FILE_SIGNING_SECRET); the prefix keeps a file signature from ever being a token's.
  * The token names only the recipient row: whoever follows it learns nothing of the team.
  * `expires` is Unix seconds, 0 for never (unsubscribe links keep working).
@@ -21,7 +21,7 @@ export type RecipientTokenVerdict = ({ ok: true } & RecipientToken) | { ok: fals
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function signature(secret: string, purpose: RecipientLinkPurpose, t: RecipientToken): string {
-  return createHmac('sha256', secret).update(`monitor-recipient/v1\n${purpose}\n${t.id}\n${t.nonce}\n${t.expires}`).digest('base64url');
+  return hmacSignature(secret, `monitor-recipient/v1\n${purpose}\n${t.id}\n${t.nonce}\n${t.expires}`);
 }
 
 export function signRecipientToken(secret: string, purpose: RecipientLinkPurpose, t: RecipientToken): string {
@@ -34,9 +34,7 @@ export function verifyRecipientToken(secret: string, purpose: RecipientLinkPurpo
   const m = /^([0-9a-f-]{36})\.(\d{1,9})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!m || !UUID.test(m[1]!)) return { ok: false, reason: 'invalid' };
   const t = { id: m[1]!, nonce: Number(m[2]), expires: Number(m[3]) };
-  const expected = Buffer.from(signature(secret, purpose, t));
-  const given = Buffer.from(m[4]!);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
+  if (!signatureMatches(m[4]!, signature(secret, purpose, t))) return { ok: false, reason: 'invalid' };
   if (t.expires !== 0 && t.expires * 1000 < nowMs) return { ok: false, reason: 'expired' };
   return { ok: true, ...t };
 }
