@@ -3,8 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import {
   call, namespaceFor, promptText, startFakeOpenAI, startFakeSearxng, startFakeSmtp, startStack,
-  type FakeChatRequest, type FakeOpenAI, type FakeSearxng, type FakeSmtp, type Stack,
-} from '@wds/test-utils';
+  type FakeChatRequest, type FakeOpenAI, type FakeSearxng, type FakeSmtp, type Stack, until } from '@wds/test-utils';
 import { confirmAddress, PUBLIC_URL } from './monitor-mail';
 import { page, startMonitorSite, type MonitorSite } from './monitor-site';
 
@@ -21,13 +20,8 @@ let smtp: FakeSmtp;
 let fc: Firecrawl;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(what: string, f: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(200)) {
-    const v = await f();
-    if (v) return v;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** How long the waits below poll (test-utils' until). */
+const WAIT = { timeoutMs: 60_000, everyMs: 200 };
 
 /** The judge's verdicts: meaningful when the text shown contains "launch" (the goal's keyword in these tests). */
 function reply(r: FakeChatRequest) {
@@ -75,10 +69,10 @@ after(async () => {
 /** Runs a check now, waits for it to end, and returns it with all its pages. */
 async function runAndWait(monitorId: string) {
   const check = await fc.runMonitor(monitorId);
-  return until('the check to end', async () => {
+  return until(async () => {
     const c = await fc.getMonitorCheck(monitorId, check.id, { limit: 100 });
     return c.status !== 'running' && c.status !== 'queued' ? c : null;
-  }, 90_000);
+  }, 'the check to end', { ...WAIT, timeoutMs: 90_000 });
 }
 
 type Page = { url: string; status: string; metadata?: unknown; diff?: { text?: string; json?: unknown } | null; snapshot?: { json?: unknown } | null; judgment?: { meaningful: boolean; reason: string } | null };
@@ -285,7 +279,7 @@ describe('email summaries', () => {
     for (const a of ['ops@example.com', 'lead@example.com']) await confirmAddress(smtp, stack.url, a);
     smtp.failNext(1);
     const first = await runAndWait(m.id);
-    const sent = await until('the first summary sent', async () => ((await emailStatus(m.id, first.id))?.status === 'sent' ? mailsOf('mailed-monitor') : null), 30_000);
+    const sent = await until(async () => ((await emailStatus(m.id, first.id))?.status === 'sent' ? mailsOf('mailed-monitor') : null), 'the first summary sent', { ...WAIT, timeoutMs: 30_000 });
     assert.equal(sent.length, 2, 'the 451 was retried, and each recipient got its message once');
     assert.deepEqual(sent.map((x) => x.to).sort(), [['lead@example.com'], ['ops@example.com']]);
     const mail = sent[0]!;
@@ -302,7 +296,7 @@ describe('email summaries', () => {
 
     site.set('/mail', page('Mail', 'second mailed text'));
     const changed = await runAndWait(m.id);
-    await until('the change mailed', async () => ((await emailStatus(m.id, changed.id))?.status === 'sent' ? true : null), 30_000);
+    await until(async () => ((await emailStatus(m.id, changed.id))?.status === 'sent' ? true : null), 'the change mailed', { ...WAIT, timeoutMs: 30_000 });
     const second = mailsOf('mailed-monitor')[2]!;
     assert.match(second.subject, /1 changed/);
     assert.match(second.text, /^ {4}\+.*second mailed text/m, 'includeDiffs: the diff is in the message');
@@ -319,11 +313,11 @@ describe('email summaries', () => {
     });
     if (m.emailRecipientSubscriptions?.[0]?.status !== 'confirmed') await confirmAddress(smtp, stack.url, 'ops@example.com');
     const first = await runAndWait(m.id);
-    await until('the first summary', async () => ((await emailStatus(m.id, first.id))?.status === 'sent' ? true : null), 30_000);
+    await until(async () => ((await emailStatus(m.id, first.id))?.status === 'sent' ? true : null), 'the first summary', { ...WAIT, timeoutMs: 30_000 });
     site.set('/mail-judged', page('Counter', 'Visitors: 2'));
     const noise = await runAndWait(m.id);
     assert.equal(noise.pages[0]!.judgment!.meaningful, false);
-    const st = await until('the summary decided', async () => (await emailStatus(m.id, noise.id)) ?? null, 30_000);
+    const st = await until(async () => (await emailStatus(m.id, noise.id)) ?? null, 'the summary decided', { ...WAIT, timeoutMs: 30_000 });
     assert.equal(st.status, 'suppressed');
     assert.equal(mailsOf('judged-mail').length, 1);
     await fc.deleteMonitor(m.id);

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
-import { call, namespaceFor, startStack, testInfra, type Stack } from '@wds/test-utils';
+import { call, namespaceFor, startStack, testInfra, type Stack, until } from '@wds/test-utils';
 import { page, startMonitorSite, type MonitorSite } from './monitor-site';
 
 // Monitors end to end: the API (JS SDK where it has methods, raw HTTP for errors), the shared
@@ -54,23 +54,17 @@ after(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, f: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(150)) {
-    const v = await f();
-    if (v) return v;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** How long the waits below poll (test-utils' until). */
+const WAIT = { timeoutMs: 30_000, everyMs: 150 };
 
 /** Runs a check now and waits for it to end; returns it with its pages. */
 async function runAndWait(monitorId: string) {
   const check = await fc.runMonitor(monitorId);
   assert.equal(check.monitorId, monitorId);
-  return until('the check to end', async () => {
+  return until(async () => {
     const c = await fc.getMonitorCheck(monitorId, check.id);
     return c.status !== 'running' && c.status !== 'queued' ? c : null;
-  });
+  }, 'the check to end', WAIT);
 }
 
 describe('validation', () => {
@@ -164,14 +158,14 @@ describe('a page monitor', () => {
     assert.equal(got.currentCheckId, null);
 
     // Webhooks: a page event per page, a completion per check, signed with the secret.
-    const done = await until('the completion webhooks', async () => (hook.hits.filter((h) => h.body.type === 'monitor.check.completed').length >= 4 ? hook.hits : null));
+    const done = await until(async () => (hook.hits.filter((h) => h.body.type === 'monitor.check.completed').length >= 4 ? hook.hits : null), 'the completion webhooks', WAIT);
     for (const h of done) assert.equal(h.signature, `sha256=${createHmac('sha256', SECRET).update(h.raw).digest('hex')}`);
     const completed = done.find((h) => h.body.type === 'monitor.check.completed' && h.body.id === third.id)!;
     assert.equal(completed.body.success, true);
     assert.deepEqual(completed.body.data[0].summary, third.summary);
     assert.deepEqual(completed.body.data[0].pages.map((p: { status: string }) => p.status), ['changed']);
     assert.deepEqual(completed.body.metadata, { env: 'test' });
-    await until('the page webhooks', async () => hook.hits.filter((h) => h.body.type === 'monitor.page').length >= 8);
+    await until(async () => hook.hits.filter((h) => h.body.type === 'monitor.page').length >= 8, 'the page webhooks', WAIT);
     const pageHook = hook.hits.find((h) => h.body.type === 'monitor.page' && h.body.id === third.id && h.body.data[0].status === 'changed')!;
     assert.equal(pageHook.body.data[0].monitorId, m.id);
     assert.match(pageHook.body.data[0].diff.text, /second version of beta/);
@@ -201,7 +195,7 @@ describe('a page monitor', () => {
     assert.equal(again.status, 409);
     assert.equal(again.json.details.checkId, running.id);
     assert.equal((await fc.getMonitor(m.id)).currentCheckId, running.id);
-    await until('the slow check to end', async () => ((await fc.getMonitorCheck(m.id, running.id)).status === 'completed' ? true : null));
+    await until(async () => ((await fc.getMonitorCheck(m.id, running.id)).status === 'completed' ? true : null), 'the slow check to end', WAIT);
     await fc.updateMonitor(m.id, { status: 'paused' });
     assert.equal((await call(stack, 'POST', `/v2/monitor/${m.id}/run`, {})).status, 409);
     await fc.deleteMonitor(m.id);
@@ -213,7 +207,7 @@ describe('schedules', () => {
     site.set('/tick', page('Tick', 'scheduled'));
     const m = await fc.createMonitor({ name: 'ticking', schedule: { text: 'every 2 seconds' }, targets: [{ type: 'scrape', urls: [site.url('/tick')] }] });
     const scheduled = async () => (await fc.listMonitorChecks(m.id, { limit: 100 })).filter((c) => c.trigger === 'scheduled');
-    await until('two scheduled checks', async () => (await scheduled()).filter((c) => c.status === 'completed').length >= 2, 60_000);
+    await until(async () => (await scheduled()).filter((c) => c.status === 'completed').length >= 2, 'two scheduled checks', { ...WAIT, timeoutMs: 60_000 });
     const lagged = (await scheduled()).find((c) => c.status === 'completed')!;
     assert.ok(lagged.scheduledFor && lagged.startedAt && Date.parse(lagged.startedAt) >= Date.parse(lagged.scheduledFor));
 
@@ -228,7 +222,7 @@ describe('schedules', () => {
     const resumed = await fc.updateMonitor(m.id, { status: 'active', schedule: { text: 'every 3 seconds' } });
     assert.match(resumed.schedule.cron!, /\/3 \* \* \* \* \*$/);
     assert.ok(resumed.nextRunAt);
-    await until('checks after resuming', async () => (await scheduled()).length > atPause, 30_000);
+    await until(async () => (await scheduled()).length > atPause, 'checks after resuming', WAIT);
 
     await fc.deleteMonitor(m.id);
     assert.equal((await call(stack, 'GET', `/v2/monitor/${m.id}`)).status, 404);
@@ -245,14 +239,14 @@ describe('schedules', () => {
     const connection = await Connection.connect({ address: testInfra().temporalAddress });
     try {
       const schedules = new Client({ connection, namespace: stack.namespace }).schedule;
-      await until('the tick Schedule', async () => (await schedules.getHandle('wds-monitor-tick-0').describe().catch(() => null)) !== null);
+      await until(async () => (await schedules.getHandle('wds-monitor-tick-0').describe().catch(() => null)) !== null, 'the tick Schedule', WAIT);
       stack.worker.child.kill('SIGKILL');
       await schedules.getHandle('wds-monitor-tick-0').delete();
       const lostAt = Date.now();
       await stack.addWorker();
-      const d = await until('the Schedule recreated', () => schedules.getHandle('wds-monitor-tick-0').describe().catch(() => null));
+      const d = await until(() => schedules.getHandle('wds-monitor-tick-0').describe().catch(() => null), 'the Schedule recreated', WAIT);
       assert.equal(d.policies.overlap, ScheduleOverlapPolicy.SKIP);
-      await until('a scheduled check after the restore', async () => (await fc.listMonitorChecks(m.id, { limit: 100 })).find((c) => c.trigger === 'scheduled' && c.status === 'completed' && Date.parse(c.startedAt!) > lostAt), 30_000);
+      await until(async () => (await fc.listMonitorChecks(m.id, { limit: 100 })).find((c) => c.trigger === 'scheduled' && c.status === 'completed' && Date.parse(c.startedAt!) > lostAt), 'a scheduled check after the restore', WAIT);
     } finally {
       await connection.close();
       await fc.deleteMonitor(m.id);
@@ -263,7 +257,7 @@ describe('schedules', () => {
     site.set('/overlap', page('Overlap', 'slow'));
     site.delay('/overlap', 3_500);
     const m = await fc.createMonitor({ name: 'overlap', schedule: { text: 'every 1 second' }, targets: [{ type: 'scrape', urls: [site.url('/overlap')] }] });
-    const skipped = await until('a skipped_overlap check', async () => (await fc.listMonitorChecks(m.id, { limit: 100 })).find((c) => c.status === 'skipped_overlap'), 30_000);
+    const skipped = await until(async () => (await fc.listMonitorChecks(m.id, { limit: 100 })).find((c) => c.status === 'skipped_overlap'), 'a skipped_overlap check', WAIT);
     assert.equal(skipped.billingStatus, 'not_applicable');
     assert.deepEqual(skipped.summary, { totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 });
     const listed = await call(stack, 'GET', `/v2/monitor/${m.id}/checks?status=skipped_overlap`);
