@@ -2,7 +2,7 @@ import { pageKeyOf, siteOfKey } from '@wds/changes';
 import { changeTrackingOf } from '@wds/contracts';
 import { createScope } from '@wds/crawl';
 import { enqueueRememberedUrls, knownSitePages, type Db } from '@wds/db';
-import { loadJobOptions } from '../crawl/job-options';
+import { loadCrawlOptions } from '../crawl/job-options';
 
 /** Pages a crawl takes from memory at most (its page limit still applies when they are claimed). */
 const MAX_REMEMBERED = 10_000;
@@ -16,9 +16,8 @@ const MAX_REMEMBERED = 10_000;
  * Idempotent: a second call finds them in the frontier and adds nothing. Returns how many were added.
  */
 export async function rememberSitePages(db: Db, jobId: string): Promise<number> {
-  const job = await loadJobOptions(db, jobId);
-  // Kind first: the frontier rows of extract jobs keep no scrape options to look into.
-  if (job.kind !== 'crawl' || !job.url || !job.crawl || job.zeroDataRetention) return 0;
+  const job = await loadCrawlOptions(db, jobId);
+  if (!job?.url || !job.crawl || job.zeroDataRetention) return 0;
   const ct = changeTrackingOf(job.scrape);
   if (!ct) return 0;
   const known = await knownSitePages(db, { teamId: job.teamId, tag: ct.tag ?? '', site: siteOfKey(pageKeyOf(job.url)), limit: MAX_REMEMBERED });
