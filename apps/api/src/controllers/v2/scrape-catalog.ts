@@ -129,6 +129,9 @@ async function answerExisting(ctx: Ctx, row: CatalogRequestRow): Promise<Answer>
     if (Date.now() - now.createdAt.getTime() < ORPHAN_AFTER_MS) throw inFlight(now.id);
     return run(ctx, now.id);
   }
+  // The workflow began between the two reads (its first step marks the record running): it was not
+  // running when asked but may be now, so ask again. Statuses only move forward, so this ends.
+  if (now.status !== row.status) return answerExisting(ctx, now);
   throw unresolved(now.id, 'the request with this x-request-id ended without an answer.');
 }
 
