@@ -5,14 +5,16 @@ import { gunzipSync } from 'node:zlib';
 import { connectDb, ensureTeam, migrateDb, searchEntryOf } from '@wds/db';
 import { freePort, startEmbeddedPostgres } from '@wds/launch';
 import { transformHtml } from '@wds/transform';
+import { sitePages } from './site-pages';
 import { round } from './stats';
 
 /**
  * Where indexing's cost per page goes, each part alone (development tool; bench/README "search"):
  * the worker's index text (searchEntryOf), to_tsvector's parts in Postgres (a server-side loop, no
- * round trips), and the whole upsert of a row. Two page sets: the crawl bench's site page (one
- * paragraph repeated, ~14,000 characters of text) and real article pages (the main-content set,
- * /work/shared/bench/main-content, when present). Upserts: see upsertVariants.
+ * round trips), and the whole upsert of a row. Page sets (BENCH_SEARCH_COST_SETS, default all):
+ * `site`, the crawl bench's site page (one paragraph repeated, ~14,000 characters of text), `varied`,
+ * the varied site's page (~16,000 characters of different words), and `real`, real article pages
+ * (the main-content set, /work/shared/bench/main-content, when present). Upserts: see upsertVariants.
  */
 const REPEAT = Number(process.env.BENCH_SEARCH_COST_REPEAT ?? 5);
 const ROWS = Number(process.env.BENCH_SEARCH_COST_ROWS ?? 400);
@@ -20,12 +22,10 @@ const REAL_DIR = process.env.BENCH_SEARCH_COST_REAL ?? '/work/shared/bench/main-
 
 const want = { markdown: true, html: false, links: false, images: false };
 
-function sitePage(i: number, origin = 'http://127.0.0.1:40000'): unknown {
-  const para = '<p>Benchmark prose with <a href="/p/1">a link</a>, <b>bold words</b> and enough text to make markdown work. </p>';
-  const filler = para.repeat(Math.floor(20_000 / para.length));
-  const kids = [3 * i + 1, 3 * i + 2, 3 * i + 3].map((k) => `<li><a href="/p/${k}">Page ${k}</a></li>`).join('');
-  const body = `<nav><a href="/p/0">Home</a> <a href="/p/1">One</a> <a href="/p/2">Two</a></nav><main><h1>Page ${i}</h1><ul>${kids}</ul>${filler}</main><footer>footer</footer>`;
-  return toDoc(`<!doctype html><html lang="en"><head><title>Page ${i}</title></head><body>${body}</body></html>`, `${origin}/p/${i}`);
+/** Pages of the crawl bench's site (bench/site-pages.ts), as its crawl stores them. */
+function sitePageDocs(varied: boolean, n = 50, origin = 'http://127.0.0.1:40000'): unknown[] {
+  const site = sitePages({ pages: 10_000, varied });
+  return Array.from({ length: n }, (_, k) => toDoc(site.html(k + 5)!, `${origin}/p/${k + 5}`));
 }
 
 function toDoc(html: string, url: string): unknown {
@@ -70,51 +70,109 @@ function isChildOfPg(pid: string, dataDir: string): boolean {
 }
 let DATA_DIR = '';
 
+const COLS = `team_id uuid, url_key text, url text, host text, title text, description text, headings text, body text, language text, config regconfig, content_type text, image_url text, published_at timestamptz, stored_at timestamptz, PRIMARY KEY (team_id, url_key)`;
+const HEAD = `setweight(to_tsvector(config, title), 'A') || setweight(to_tsvector(config, headings), 'B') || setweight(to_tsvector(config, description), 'C')`;
+const TSV = `${HEAD} || setweight(to_tsvector(config, body), 'D')`;
+const TSV_RANK = `${HEAD} || setweight(to_tsvector(config, left(body, 1000)), 'D')`;
+
+/** A copy of search_pages with other vectors, storage or index settings (`ddl` after the table is created as `t`). */
+function variantTable(t: string, o: { tsv?: string | null; rank?: string | null; gin?: ('tsv' | 'tsv_rank')[]; ddl?: string } = {}): string {
+  const tsv = o.tsv === undefined ? TSV : o.tsv;
+  const rank = o.rank === undefined ? TSV_RANK : o.rank;
+  const vectors = [tsv && `tsv tsvector GENERATED ALWAYS AS (${tsv}) STORED`, rank && `tsv_rank tsvector GENERATED ALWAYS AS (${rank}) STORED`].filter(Boolean);
+  return [
+    `CREATE TABLE ${t} (${[COLS, ...vectors].join(', ')})`,
+    rank ? `ALTER TABLE ${t} ALTER COLUMN tsv_rank SET STORAGE MAIN` : '',
+    tsv ? `ALTER TABLE ${t} ALTER COLUMN tsv SET STORAGE EXTERNAL` : '',
+    `ALTER TABLE ${t} ALTER COLUMN body SET STORAGE EXTERNAL, SET (autovacuum_enabled = off)`,
+    ...(o.gin ?? ['tsv', 'tsv_rank']).filter((c) => (c === 'tsv' ? tsv : rank)).map((c) => `CREATE INDEX ${t}_${c}_idx ON ${t} USING gin (${c})`),
+    o.ddl ?? '',
+  ].filter(Boolean).join('; ');
+}
+
 /**
  * Table variants, each written row by row (as pages are stored), interleaved over rounds; the
- * result is Postgres CPU ms per row, the lowest round (others' load only adds).
- *  - current: search_pages as migrated (two generated vectors, two GIN indexes, fastupdate on);
- *  - once: the vectors computed once in the INSERT (the body's first 1,000 characters parsed once, shared);
- *  - onceNoFastupdate: once, GIN fastupdate off;
- *  - once4000: once, the matching vector over the body's first 4,000 characters only;
- *  - floor: the same row with no vectors and no GIN index.
+ * result is Postgres CPU ms per row of its live processes, the lowest round (others' load only
+ * adds). Autovacuum is off for these tables: it would take over GIN pending-list cleanups and
+ * exit, its CPU then missing from the sum (a variant looked as cheap as the floor that way). Each is
+ * search_pages as migrated but for one thing (BENCH_SEARCH_COST_VARIANTS picks some):
  */
+const VARIANTS: Record<string, string | null> = {
+  /** search_pages itself: two generated vectors, two GIN indexes (fastupdate on, 4 MB pending list). */
+  current: null,
+  /** No GIN index: what remains is computing and storing the vectors. */
+  noGin: variantTable('v_nogin', { gin: [] }),
+  /** Only tsv_rank's GIN index. */
+  rankGinOnly: variantTable('v_rankgin', { gin: ['tsv_rank'] }),
+  /** The body's vector without positions (strip): no phrase search beyond tsv_rank, smaller tsv. */
+  bodyStripped: variantTable('v_strip', { tsv: `${HEAD} || strip(to_tsvector(config, body))` }),
+  /** body and tsv offered to pglz first (their storage before migration 0023). */
+  compressed: variantTable('v_compressed', { ddl: 'ALTER TABLE v_compressed ALTER COLUMN body SET STORAGE EXTENDED, ALTER COLUMN tsv SET STORAGE EXTENDED' }),
+  /** GIN pending lists of 32 MB (merged into the tree 8× less often, in larger batches). */
+  pending32mb: variantTable('v_pend32', { ddl: 'ALTER INDEX v_pend32_tsv_idx SET (gin_pending_list_limit = 32768); ALTER INDEX v_pend32_tsv_rank_idx SET (gin_pending_list_limit = 32768)' }),
+  /** GIN pending lists of 256 kB. */
+  pending256kb: variantTable('v_pend256', { ddl: 'ALTER INDEX v_pend256_tsv_idx SET (gin_pending_list_limit = 256); ALTER INDEX v_pend256_tsv_rank_idx SET (gin_pending_list_limit = 256)' }),
+  /** GIN without a pending list (every key into the tree at insert). */
+  noFastupdate: variantTable('v_nofu', { ddl: 'ALTER INDEX v_nofu_tsv_idx SET (fastupdate = off); ALTER INDEX v_nofu_tsv_rank_idx SET (fastupdate = off)' }),
+  /** No vectors, no GIN: the row alone. */
+  floor: variantTable('v_floor', { tsv: null, rank: null }),
+};
+const tableOf = (name: string) => (name === 'current' ? 'search_pages' : /CREATE TABLE (\w+)/.exec(VARIANTS[name]!)![1]!);
+
+/**
+ * BENCH_SEARCH_COST_PROFILE=<variant>: instead of the comparison, writes BENCH_SEARCH_COST_ROWS rows
+ * of that variant under `perf record -g` of every Postgres process (report: perf report -i <file>).
+ */
+async function profileVariant(pool: Pool, entries: Entry[], teamId: string, name: string): Promise<string> {
+  const { spawn } = await import('node:child_process');
+  const pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d) && (isChildOfPg(d, DATA_DIR) || safeCmdline(d).includes(DATA_DIR)));
+  const file = join(tmpdir(), `search-cost-${name}-${Date.now()}.perf`);
+  const perf = spawn('perf', ['record', '-g', '-o', file, '-p', pids.join(',')], { stdio: 'inherit' });
+  await new Promise((r) => setTimeout(r, 1000));
+  const text = insertInto(tableOf(name));
+  const t0 = pgCpuMs(DATA_DIR);
+  for (let i = 0; i < ROWS; i++) await pool.query(text, rowParams(entries[i % entries.length]!, teamId, `p${i}`));
+  const ms = (pgCpuMs(DATA_DIR) - t0) / ROWS;
+  perf.kill('SIGINT');
+  await new Promise((r) => perf.once('exit', r));
+  return `${file} (${round(ms, 3)} ms per row)`;
+}
+const safeCmdline = (pid: string) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+};
+const insertInto = (table: string) =>
+  `INSERT INTO ${table} AS p (team_id, url_key, url, host, title, description, headings, body, language, config, content_type, image_url, published_at, stored_at)
+   SELECT $1::uuid, $2, $3, $4, $5, $6, $7, $8, $9, $10::regconfig, $11, $12, $13::timestamptz, now() ON CONFLICT (team_id, url_key) DO NOTHING`;
+const rowParams = (e: Entry, teamId: string, suffix: string) => [teamId, `${e.urlKey}#${suffix}`, e.url, e.host, e.title, e.description, e.headings, e.body, e.language, e.config, e.contentType, e.imageUrl, e.publishedAt];
+
 async function upsertVariants(pool: Pool, entries: Entry[], teamId: string) {
-  const cols = `team_id uuid, url_key text, url text, host text, title text, description text, headings text, body text, language text, config regconfig, content_type text, image_url text, published_at timestamptz, stored_at timestamptz, PRIMARY KEY (team_id, url_key)`;
-  await pool.query(`CREATE TABLE v_once (${cols}, tsv tsvector NOT NULL, tsv_rank tsvector NOT NULL);
-    ALTER TABLE v_once ALTER COLUMN tsv_rank SET STORAGE MAIN; CREATE INDEX ON v_once USING gin (tsv); CREATE INDEX ON v_once USING gin (tsv_rank);
-    CREATE TABLE v_once_nofu (LIKE v_once INCLUDING ALL); ALTER INDEX v_once_nofu_tsv_idx SET (fastupdate = off); ALTER INDEX v_once_nofu_tsv_rank_idx SET (fastupdate = off);
-    CREATE TABLE v_once4000 (LIKE v_once INCLUDING ALL);
-    CREATE TABLE v_floor (${cols})`);
-  const base = `$1::uuid, $2, $3, $4, $5, $6, $7, $8, $9, $10::regconfig, $11, $12, $13::timestamptz, now()`;
-  const once = (table: string, bodyExpr: string) => `INSERT INTO ${table} AS p SELECT ${base}, h.head || h.bh || setweight(to_tsvector($10::regconfig, ${bodyExpr}), 'D'), h.head || h.bh
-      FROM (SELECT setweight(to_tsvector($10::regconfig, $5), 'A') || setweight(to_tsvector($10::regconfig, $7), 'B') || setweight(to_tsvector($10::regconfig, $6), 'C') AS head,
-                   setweight(to_tsvector($10::regconfig, left($8, 1000)), 'D') AS bh) h
-      ON CONFLICT (team_id, url_key) DO NOTHING`;
-  const variants: Record<string, string> = {
-    current: `INSERT INTO search_pages AS p (team_id, url_key, url, host, title, description, headings, body, language, config, content_type, image_url, published_at, stored_at) SELECT ${base} ON CONFLICT (team_id, url_key) DO NOTHING`,
-    once: once('v_once', 'substr($8, 1001)'),
-    onceNoFastupdate: once('v_once_nofu', 'substr($8, 1001)'),
-    once4000: once('v_once4000', 'substr($8, 1001, 3000)'),
-    floor: `INSERT INTO v_floor SELECT ${base} ON CONFLICT DO NOTHING`,
-  };
+  const pick = process.env.BENCH_SEARCH_COST_VARIANTS?.split(',');
+  const names = Object.keys(VARIANTS).filter((n) => !pick || pick.includes(n));
+  for (const n of names) if (VARIANTS[n]) await pool.query(VARIANTS[n]!);
+  await pool.query('ALTER TABLE search_pages SET (autovacuum_enabled = off)');
   const best: Record<string, number> = {};
   const rounds = Number(process.env.BENCH_SEARCH_COST_ROUNDS ?? 3);
   let seq = 0;
   for (let round_ = 0; round_ < rounds; round_++) {
-    for (const [name, text] of Object.entries(variants)) {
+    for (const name of names) {
+      const text = insertInto(tableOf(name));
       const t0 = pgCpuMs(DATA_DIR);
-      for (let i = 0; i < ROWS; i++) {
-        const e = entries[i % entries.length]!;
-        seq++;
-        await pool.query(text, [teamId, `${e.urlKey}#${seq}`, e.url, e.host, e.title, e.description, e.headings, e.body, e.language, e.config, e.contentType, e.imageUrl, e.publishedAt]);
-      }
+      for (let i = 0; i < ROWS; i++) await pool.query(text, rowParams(entries[i % entries.length]!, teamId, String(++seq)));
       const ms = (pgCpuMs(DATA_DIR) - t0) / ROWS;
       best[name] = Math.min(best[name] ?? Infinity, round(ms, 3));
     }
   }
-  await pool.query(`DROP TABLE v_once, v_once_nofu, v_once4000, v_floor; TRUNCATE search_pages`);
-  return best;
+  const sizes = await pool.query(
+    `SELECT c.relname AS t, pg_total_relation_size(c.oid) AS bytes FROM pg_class c WHERE c.relname = ANY($1::text[])`,
+    [names.map(tableOf)],
+  );
+  const bytesPerRow = Object.fromEntries(sizes.rows.map((r: { t: string; bytes: string }) => [names.find((n) => tableOf(n) === r.t), Math.round(Number(r.bytes) / (rounds * ROWS))]));
+  await pool.query(`${names.filter((n) => VARIANTS[n]).map((n) => `DROP TABLE ${tableOf(n)};`).join(' ')} TRUNCATE search_pages; ALTER TABLE search_pages RESET (autovacuum_enabled)`);
+  return { cpuMsPerRow: best, bytesPerRow };
 }
 
 export async function runSearchCostBench() {
@@ -131,8 +189,10 @@ export async function runSearchCostBench() {
     await dbh.pool.query(`SELECT pg_reload_conf()`);
     results.postgres = (await dbh.pool.query(`SELECT version() v, (SELECT datctype FROM pg_database WHERE datname = current_database()) c`)).rows[0];
     const teamId = await ensureTeam(dbh.db, 'cost');
-    const sets: Record<string, unknown[]> = { site: Array.from({ length: 50 }, (_, i) => sitePage(i + 5)), real: realPages() };
-    for (const [name, docs] of Object.entries(sets)) {
+    const setNames = (process.env.BENCH_SEARCH_COST_SETS ?? 'site,varied,real').split(',');
+    const sets: Record<string, () => unknown[]> = { site: () => sitePageDocs(false), varied: () => sitePageDocs(true), real: realPages };
+    for (const name of setNames) {
+      const docs = sets[name]?.() ?? [];
       if (!docs.length) continue;
       const out: Record<string, unknown> = { pages: docs.length };
       results[name] = out;
@@ -149,6 +209,12 @@ export async function runSearchCostBench() {
         w = Math.min(w, (performance.now() - t) / docs.length);
       }
       out.workerEntryMs = round(w, 3);
+      const profile = process.env.BENCH_SEARCH_COST_PROFILE;
+      if (profile) {
+        await dbh.pool.query(VARIANTS[profile] ?? 'ALTER TABLE search_pages SET (autovacuum_enabled = off)');
+        out.profile = await profileVariant(dbh.pool, docs.map((d) => searchEntryOf(d)!), teamId, profile);
+        continue;
+      }
       // Postgres, server-side: mean ms per page of an expression over every page's text (g varies the
       // input so nothing is folded to a constant).
       const expr = async (label: string, e: string) => {

@@ -19,13 +19,15 @@ import { cpuByPid, cpuUsedBetween, round, summary, writeResult } from './stats';
  *  3. BENCH_SEARCH_QUERIES (1,000) queries drawn from the pages (title words, body words, quoted
  *     phrases, -exclusions) through searchIndex, one at a time: p50/p95, target p95 < 50 ms;
  *     then 200 through POST /v2/search end to end.
- * BENCH_SEARCH_SKIP=crawl,http skips phases.
+ * BENCH_SEARCH_SKIP=crawl,index,http skips phases (index: 2 and 3); BENCH_SEARCH_ROUNDS off/on pairs per site (2).
  */
 const CRAWL_PAGES = Number(process.env.BENCH_SEARCH_CRAWL_PAGES ?? 2000);
 const PAGES = Number(process.env.BENCH_SEARCH_PAGES ?? 100_000);
 const QUERIES = Number(process.env.BENCH_SEARCH_QUERIES ?? 1000);
 const SKIP = (process.env.BENCH_SEARCH_SKIP ?? '').split(',');
 const SITES = (process.env.BENCH_SEARCH_SITES ?? 'repeated,varied').split(',');
+/** Off/on pairs per site (each crawl a new site process); the ratio is of the means, each pair's ratio is reported too. */
+const ROUNDS = Number(process.env.BENCH_SEARCH_ROUNDS ?? 2);
 
 /** One crawl: pages/s, and CPU ms per page of each process group (where indexing's cost lands). */
 async function crawlOnce(stack: BenchStack, worker: AppProcess, origin: string, pages: number): Promise<{ pagesPerSec: number; cpuMsPerPage: Record<string, number> }> {
@@ -51,7 +53,7 @@ async function crawlPhase(stack: BenchStack, varied: boolean) {
   const runs: { indexing: boolean; pagesPerSec: number; cpuMsPerPage: Record<string, number> }[] = [];
   let worker: AppProcess = stack.worker;
   try {
-    for (const indexing of [false, true, false, true]) {
+    for (const indexing of Array.from({ length: 2 * ROUNDS }, (_, i) => i % 2 === 1)) {
       // A fresh site process per crawl: URLs differ (its port), so no crawl reuses another's cache or frontier.
       const site = await startSite(CRAWL_PAGES, { varied });
       try {
@@ -66,8 +68,9 @@ async function crawlPhase(stack: BenchStack, varied: boolean) {
     // The stack stops only the worker it started (stopped by the first crawl).
     await stopChild(worker.child);
   }
-  const mean = (on: boolean) => runs.filter((r) => r.indexing === on).reduce((a, r) => a + r.pagesPerSec, 0) / 2;
-  return { pages: CRAWL_PAGES, text: varied ? 'varied' : 'repeated', runs, offPagesPerSec: round(mean(false), 1), onPagesPerSec: round(mean(true), 1), ratioOnToOff: round(mean(true) / mean(false)), target: 0.9 };
+  const mean = (on: boolean) => runs.filter((r) => r.indexing === on).reduce((a, r) => a + r.pagesPerSec, 0) / ROUNDS;
+  const pairRatios = Array.from({ length: ROUNDS }, (_, i) => round(runs[2 * i + 1]!.pagesPerSec / runs[2 * i]!.pagesPerSec));
+  return { pages: CRAWL_PAGES, text: varied ? 'varied' : 'repeated', runs, pairRatios, offPagesPerSec: round(mean(false), 1), onPagesPerSec: round(mean(true), 1), ratioOnToOff: round(mean(true) / mean(false)), target: 0.9 };
 }
 
 export async function runSearchBench() {
@@ -77,6 +80,12 @@ export async function runSearchBench() {
   try {
     const crawl = [];
     for (const kind of SITES) if (!SKIP.includes('crawl')) crawl.push(await crawlPhase(stack, kind === 'varied'));
+    if (SKIP.includes('index')) {
+      const result = { bench: 'search', crawl, loadAverage: (await import('node:os')).loadavg().map((x) => round(x, 1)) };
+      console.log(JSON.stringify(result, null, 2));
+      console.log(`written to ${writeResult('search', result)}`);
+      return result;
+    }
 
     const teamId = await ensureTeam(dbh.db, 'bench-search');
     const corpus = makeCorpus();
