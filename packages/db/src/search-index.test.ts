@@ -62,3 +62,16 @@ test('searchEntryOf: the entry of a stored document (title, language configurati
   assert.equal(e.body, 'Unsere Wasserkocher kochen Wasser.');
   assert.equal(searchEntryOf(doc(404)), null);
 });
+
+test('searchEntryOf: the content hash follows the indexed text and configuration, not the URL or the dates', () => {
+  const doc = (o: { url?: string; text?: string; title?: string; language?: string; published?: string }) => ({
+    markdown: `# Kettles\n\n${o.text ?? 'Kettles boil water.'}`,
+    metadata: { url: o.url ?? 'https://example.test/k', statusCode: 200, title: o.title ?? 'Kettles', language: o.language ?? 'en', publishedTime: o.published },
+  });
+  const hash = (o: Parameters<typeof doc>[0]) => searchEntryOf(doc(o))!.contentHash;
+  const base = hash({});
+  assert.match(base, /^[0-9a-f]{32}$/);
+  assert.equal(hash({ url: 'https://www.example.test/k/', published: '2026-01-01T00:00:00Z' }), base);
+  assert.equal(hash({ text: 'Kettles boil water.\n\nKettles boil water.' }), base, 'a repeated line is not indexed, so not hashed');
+  for (const other of [{ text: 'Kettles boil tea.' }, { title: 'Kettle' }, { language: 'de' }]) assert.notEqual(hash(other), base, JSON.stringify(other));
+});

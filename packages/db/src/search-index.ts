@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
 import { storableText } from './text';
@@ -50,6 +51,8 @@ export interface SearchEntry {
   publishedAt: string | null;
   /** ISO time of the fetch that produced the copy (a cache hit's original fetch); null = now. */
   storedAt: string | null;
+  /** Hash of what the vectors are computed from (config, title, description, headings, body). */
+  contentHash: string;
 }
 
 /**
@@ -158,20 +161,24 @@ export function searchEntryOf(document: unknown): SearchEntry | null {
   const published = first(m.publishedTime);
   const publishedAt = published && !Number.isNaN(Date.parse(published)) ? new Date(published).toISOString() : null;
   const t = (s: string | null, max: number) => storableText(oneLine(s ?? '').slice(0, max));
-  return {
-    urlKey: target.urlKey,
-    url: u.href,
-    host: u.hostname.toLowerCase().replace(/^www\./, ''),
+  const text = {
     title: t(first(m.title) ?? first(m.ogTitle), 1_000),
     description: t(first(m.description) ?? first(m.ogDescription), 2_000),
     headings: storableText(headings),
     body: storableText(body),
-    language: language ? language.slice(0, 35) : null,
     config: searchConfigFor(language),
+  };
+  return {
+    urlKey: target.urlKey,
+    url: u.href,
+    host: u.hostname.toLowerCase().replace(/^www\./, ''),
+    ...text,
+    language: language ? language.slice(0, 35) : null,
     contentType: first(m.contentType),
     imageUrl: first(m.ogImage),
     publishedAt,
     storedAt: target.storedAt,
+    contentHash: createHash('md5').update(`${text.config}\0${text.title}\0${text.description}\0${text.headings}\0`).update(text.body).digest('hex'),
   };
 }
 
@@ -190,19 +197,40 @@ export function searchIndexingEnabled(): boolean {
 }
 
 /**
- * A CTE (with its leading comma) for the statement storing a page: indexes `document` for the team
+ * CTEs (with their leading comma) for the statement storing a page: index `document` for the team
  * that `source` yields (a query returning `team_id`; no row = not indexed, e.g. the page was not
  * stored by this call, or the job keeps no data). Empty when indexing is off or the document is not
  * indexable, leaving the statement as it was.
+ *
+ * The team's row, when there is one, is updated rather than upserted: an upsert computes the
+ * generated vectors for the row it proposes before it meets the conflict, and again for the
+ * update, so every re-crawled page was parsed twice. And when the row already holds the same text
+ * (`content_hash`), only its plain columns move (stored_at, URL, dates): an UPDATE that sets no
+ * column a generated one is computed from computes no vector and writes no GIN entry. A new page is
+ * inserted (the upsert's conflict branch only serves a concurrent first store of the same page).
+ * Either way a copy replaces the row only when at least as fresh.
  */
 export function searchIndexCte(source: SQL, document: unknown): SQL {
   if (!indexing) return sql``;
   const e = searchEntryOf(document);
   if (!e) return sql``;
-  return sql`, search_index AS (${upsert(sql`SELECT s.team_id, ${e.urlKey}::text, ${e.url}::text, ${e.host}::text, ${e.title}::text, ${e.description}::text,
-      ${e.headings}::text, ${e.body}::text, ${e.language}::text, ${configOf(sql`${e.config}::text`)}, ${e.contentType}::text, ${e.imageUrl}::text,
-      ${e.publishedAt}::timestamptz, coalesce(${e.storedAt}::timestamptz, now())
-    FROM (${source}) s`)})`;
+  // The entry once (its text is sent once), joined to the team: every CTE below reads it.
+  const entry = sql`SELECT s.team_id, ${e.urlKey}::text AS url_key, ${e.url}::text AS url, ${e.host}::text AS host, ${e.title}::text AS title,
+      ${e.description}::text AS description, ${e.headings}::text AS headings, ${e.body}::text AS body, ${e.language}::text AS language,
+      ${configOf(sql`${e.config}::text`)} AS config, ${e.contentType}::text AS content_type, ${e.imageUrl}::text AS image_url,
+      ${e.publishedAt}::timestamptz AS published_at, coalesce(${e.storedAt}::timestamptz, now()) AS stored_at, ${e.contentHash}::text AS content_hash
+    FROM (${source}) s`;
+  const plain = sql`url = s.url, host = s.host, language = s.language, content_type = s.content_type, image_url = s.image_url,
+      published_at = s.published_at, stored_at = s.stored_at`;
+  const mine = sql`FROM search_entry s WHERE p.team_id = s.team_id AND p.url_key = s.url_key`;
+  return sql`, search_entry AS (${entry}),
+    search_same AS (UPDATE search_pages p SET ${plain} ${mine} AND p.content_hash = s.content_hash AND p.stored_at < s.stored_at),
+    search_changed AS (UPDATE search_pages p SET ${plain}, title = s.title, description = s.description, headings = s.headings, body = s.body,
+        config = s.config, content_hash = s.content_hash
+      ${mine} AND p.content_hash IS DISTINCT FROM s.content_hash AND p.stored_at <= s.stored_at),
+    search_index AS (${upsert(sql`SELECT s.team_id, s.url_key, s.url, s.host, s.title, s.description, s.headings, s.body, s.language, s.config,
+        s.content_type, s.image_url, s.published_at, s.stored_at, s.content_hash
+      FROM search_entry s WHERE NOT EXISTS (SELECT 1 FROM search_pages q WHERE q.team_id = s.team_id AND q.url_key = s.url_key)`)})`;
 }
 
 /** The configuration named, or `simple` when this server does not have it. */
@@ -210,11 +238,11 @@ const configOf = (name: SQL) => sql`coalesce((SELECT c.oid FROM pg_ts_config c W
 
 /** Insert or replace: a row is replaced only by a copy at least as fresh, so a late retry never brings back an older page. */
 function upsert(rows: SQL): SQL {
-  return sql`INSERT INTO search_pages AS p (team_id, url_key, url, host, title, description, headings, body, language, config, content_type, image_url, published_at, stored_at)
+  return sql`INSERT INTO search_pages AS p (team_id, url_key, url, host, title, description, headings, body, language, config, content_type, image_url, published_at, stored_at, content_hash)
     ${rows}
     ON CONFLICT (team_id, url_key) DO UPDATE SET url = excluded.url, host = excluded.host, title = excluded.title, description = excluded.description,
       headings = excluded.headings, body = excluded.body, language = excluded.language, config = excluded.config, content_type = excluded.content_type,
-      image_url = excluded.image_url, published_at = excluded.published_at, stored_at = excluded.stored_at
+      image_url = excluded.image_url, published_at = excluded.published_at, stored_at = excluded.stored_at, content_hash = excluded.content_hash
     WHERE p.stored_at <= excluded.stored_at`;
 }
 
@@ -252,11 +280,11 @@ export async function indexStoredPages(db: Pick<Db, 'execute'>, pages: StoredPag
   if (!list.length) return 0;
   const col = <K extends keyof (SearchEntry & { teamId: string })>(k: K) => sql.param(list.map((e) => e[k]));
   const res = await db.execute(
-    upsert(sql`SELECT t.tm::uuid, t.k, t.u, t.h, t.ti, t.de, t.he, t.bo, t.la, ${configOf(sql`t.co`)}, t.ct, t.im, t.pu::timestamptz, coalesce(t.st::timestamptz, now())
+    upsert(sql`SELECT t.tm::uuid, t.k, t.u, t.h, t.ti, t.de, t.he, t.bo, t.la, ${configOf(sql`t.co`)}, t.ct, t.im, t.pu::timestamptz, coalesce(t.st::timestamptz, now()), t.ch
       FROM unnest(${col('teamId')}::text[], ${col('urlKey')}::text[], ${col('url')}::text[], ${col('host')}::text[], ${col('title')}::text[], ${col('description')}::text[],
                   ${col('headings')}::text[], ${col('body')}::text[], ${col('language')}::text[], ${col('config')}::text[], ${col('contentType')}::text[],
-                  ${col('imageUrl')}::text[], ${col('publishedAt')}::text[], ${col('storedAt')}::text[])
-        AS t(tm, k, u, h, ti, de, he, bo, la, co, ct, im, pu, st)`),
+                  ${col('imageUrl')}::text[], ${col('publishedAt')}::text[], ${col('storedAt')}::text[], ${col('contentHash')}::text[])
+        AS t(tm, k, u, h, ti, de, he, bo, la, co, ct, im, pu, st, ch)`),
   );
   return res.rowCount ?? 0;
 }

@@ -38,6 +38,12 @@ export const searchPages = pgTable(
     publishedAt: timestamp('published_at', { withTimezone: true }),
     /** When the indexed copy was fetched (a cache hit's original fetch): the freshest copy wins. */
     storedAt: timestamp('stored_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Hash of what the vectors are computed from (config, title, description, headings, body): a copy
+     * with the same hash only moves `stored_at` (and the other plain columns), so the vectors are not
+     * computed and the GIN entries not written again. Null for rows written before it (rewritten once).
+     */
+    contentHash: text('content_hash'),
     /** Everything the page says: what matches. */
     tsv: tsvector('tsv')
       .notNull()
@@ -46,7 +52,8 @@ export const searchPages = pgTable(
       ),
     /**
      * What ranks: title, headings, description and the body's first 1,000 characters. Small enough
-     * to stay in the row (the migration sets STORAGE MAIN; the full vector is TOASTed), so ranking
+     * to stay in the row (the migration sets STORAGE MAIN; the full vector and the body are TOASTed
+     * uncompressed, STORAGE EXTERNAL: migration 0023), so ranking
      * thousands of candidates reads no TOAST; its own GIN index finds the pages that match where it
      * counts first.
      */

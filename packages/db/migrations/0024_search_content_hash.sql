@@ -1,0 +1,1 @@
+ALTER TABLE "search_pages" ADD COLUMN "content_hash" text;

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { namespaceFor, stackDatabase, testInfra } from '@wds/test-utils';
+import { connectDb, migrateDb, type DbHandle } from './client';
+import { ensureTeam } from './index';
+import { completeScrapeJob, insertScrapeJob } from './scrapes';
+import { searchIndex } from './search';
+
+// A page stored again (re-crawl, monitor check, new scrape) updates the team's index row in place:
+// with the same text only its plain columns move (no vector computed again), with other text the
+// row is rewritten; a copy older than the row changes nothing either way.
+let h: DbHandle;
+before(async () => {
+  h = connectDb(await stackDatabase(testInfra().databaseUrl, namespaceFor(import.meta.url)), { max: 5 });
+  await migrateDb(h);
+});
+after(() => h?.close());
+
+const doc = (url: string, text: string, o: { title?: string; cachedAt?: string; published?: string } = {}) => ({
+  markdown: `# Heading\n\n${text}`,
+  metadata: {
+    url,
+    sourceURL: url,
+    statusCode: 200,
+    title: o.title ?? 'Reindex page',
+    language: 'en',
+    ...(o.published ? { publishedTime: o.published } : {}),
+    ...(o.cachedAt ? { cacheState: 'hit', cachedAt: o.cachedAt } : {}),
+  },
+});
+
+async function store(teamId: string, document: ReturnType<typeof doc>) {
+  const id = randomUUID();
+  await insertScrapeJob(h.db, { id, teamId, url: document.metadata.url, options: {} });
+  await completeScrapeJob(h.db, id, document, 1);
+}
+
+interface Row {
+  title: string;
+  body: string;
+  stored_at: Date;
+  published_at: Date | null;
+  content_hash: string | null;
+}
+const rowOf = async (teamId: string) => {
+  const rows = (await h.db.execute<Row>(sql`SELECT title, body, stored_at, published_at, content_hash FROM search_pages WHERE team_id = ${teamId}`)).rows;
+  assert.equal(rows.length, 1, 'one row per team and page');
+  return rows[0]!;
+};
+const find = async (teamId: string, query: string) => (await searchIndex(h.db, { query, teamId, limit: 10, kind: 'web' })).length;
+
+test('the same text stored again moves stored_at and the plain columns, and leaves the vectors as they were', async () => {
+  const team = await ensureTeam(h.db, `reindex-same-${randomUUID()}`);
+  const url = `https://reindex.test/${randomUUID()}`;
+  await store(team, doc(url, 'Kettles boil water quickly.', { cachedAt: '2026-01-01T00:00:00.000Z' }));
+  const first = await rowOf(team);
+  assert.match(first.content_hash ?? '', /^[0-9a-f]{32}$/);
+  // Mark the row's title and vectors (as if written from other text) without touching its hash:
+  // a store that rewrote the text columns would bring the page's own title back.
+  await h.db.execute(sql`UPDATE search_pages SET title = 'Marked zanzibarite' WHERE team_id = ${team}`);
+  assert.equal(await find(team, 'zanzibarite'), 1);
+
+  await store(team, doc(url, 'Kettles boil water quickly.', { cachedAt: '2026-02-01T00:00:00.000Z', published: '2026-01-15T00:00:00.000Z' }));
+  const again = await rowOf(team);
+  assert.equal(again.title, 'Marked zanzibarite', 'the text columns (and so the vectors) were not written again');
+  assert.equal(await find(team, 'zanzibarite'), 1);
+  assert.equal(new Date(again.stored_at).toISOString(), '2026-02-01T00:00:00.000Z', 'stored_at moves to the fresher copy');
+  assert.equal(new Date(again.published_at!).toISOString(), '2026-01-15T00:00:00.000Z', 'plain columns follow the copy');
+
+  // An older copy of the same text: nothing moves back.
+  await store(team, doc(url, 'Kettles boil water quickly.', { cachedAt: '2025-12-01T00:00:00.000Z' }));
+  assert.deepEqual(await rowOf(team), again);
+});
+
+test('other text rewrites the row (new words match, old ones no longer); an older copy of other text does not', async () => {
+  const team = await ensureTeam(h.db, `reindex-changed-${randomUUID()}`);
+  const url = `https://reindex.test/${randomUUID()}`;
+  await store(team, doc(url, 'The quokkas graze at dusk.'));
+  const first = await rowOf(team);
+  assert.equal(await find(team, 'quokkas'), 1);
+
+  await store(team, doc(url, 'The wombats burrow at night.'));
+  const changed = await rowOf(team);
+  assert.match(changed.body, /wombats burrow/);
+  assert.notEqual(changed.content_hash, first.content_hash);
+  assert.ok(new Date(changed.stored_at) >= new Date(first.stored_at));
+  assert.equal(await find(team, 'wombats'), 1);
+  assert.equal(await find(team, 'quokkas'), 0);
+
+  await store(team, doc(url, 'The platypus swims.', { cachedAt: '2020-01-01T00:00:00.000Z' }));
+  assert.deepEqual(await rowOf(team), changed, 'a stale copy never replaces the row');
+  assert.equal(await find(team, 'platypus'), 0);
+});
+
+test('a row written before content hashes (null) is rewritten by its next copy, which sets the hash', async () => {
+  const team = await ensureTeam(h.db, `reindex-legacy-${randomUUID()}`);
+  const url = `https://reindex.test/${randomUUID()}`;
+  await store(team, doc(url, 'Legacy lemurs leap.'));
+  await h.db.execute(sql`UPDATE search_pages SET content_hash = NULL, title = 'Old title' WHERE team_id = ${team}`);
+  await store(team, doc(url, 'Legacy lemurs leap.'));
+  const row = await rowOf(team);
+  assert.equal(row.title, 'Reindex page');
+  assert.match(row.content_hash ?? '', /^[0-9a-f]{32}$/);
+});
