@@ -20,6 +20,16 @@ export function connectDb(url: string, opts: { max?: number } = {}): DbHandle {
   return { db, pool, close: () => pool.end() };
 }
 
+/**
+ * The pg pool behind a Db (drizzle keeps it as `$client`): for statements drizzle cannot run as
+ * named prepared statements (finishPages). Not for transactions' handles.
+ */
+export function poolOf(db: Db): pg.Pool {
+  const pool = (db as { $client?: pg.Pool }).$client;
+  if (!pool) throw new Error('poolOf: this Db handle has no pg pool (a transaction?)');
+  return pool;
+}
+
 const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 /** Arbitrary constant: serialises migrations when several processes start at once. */
 const MIGRATION_LOCK = 4_242_001;
