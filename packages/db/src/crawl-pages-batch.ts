@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import { fillPlaceholders, sql, type SQL } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
-import { poolOf, type Db } from './client';
+import { sql } from 'drizzle-orm';
+import type { Db } from './client';
+import { preparedStatement } from './prepared';
 import { storable } from './text';
 import { chargeCtes } from './ledger';
 import type { EventWebhook } from './events';
@@ -52,22 +51,13 @@ export async function finishPages(db: Db, jobId: string, pages: BatchedPage[], w
     ...Object.fromEntries(Object.entries(links).map(([c, v]) => [`link_${c}`, v])),
     ...Object.fromEntries(Object.entries(search).map(([c, v]) => [`search_${c}`, v])),
   };
-  const st = (prepared ??= prepare());
-  const res = await poolOf(db).query<{ stored: string[] }>({ name: st.name, text: st.text, values: fillPlaceholders(st.params, values) });
+  const res = await finishPagesStatement(db, values);
   return new Set(res.rows[0]?.stored ?? []);
 }
 
-let prepared: { name: string; text: string; params: unknown[] } | undefined;
-
-function prepare() {
-  const { sql: text, params } = new PgDialect().sqlToQuery(statement());
-  return { name: `finish_pages_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text, params };
-}
-
 /** The statement, every value a placeholder (finishPages names them). */
-function statement(): SQL {
-  const $ = (name: string): SQL => sql`${sql.placeholder(name)}`;
-  return sql`
+const finishPagesStatement = preparedStatement<{ stored: string[] }>(
+  ($) => sql`
     WITH job AS (
       SELECT team_id, kind, ${KEEPS_NO_DATA} AS keeps_no_data FROM crawl_jobs WHERE id = ${$('job')}
     ), links AS (
@@ -106,5 +96,5 @@ function statement(): SQL {
       SELECT ${$('job')}::uuid, ${$('hookKind')}::text, seq, ${$('hookUrl')}::text, ${$('hookOrigin')}::text
       FROM event_row WHERE ${$('hookUrl')}::text IS NOT NULL
     )${searchIndexBatchCte(sql`SELECT job.team_id FROM job WHERE NOT job.keeps_no_data`, (c) => $(`search_${c}`))}
-    SELECT coalesce((SELECT array_agg(url_key) FROM doc), '{}') AS stored, set_config('synchronous_commit', 'off', true) AS async_commit`;
-}
+    SELECT coalesce((SELECT array_agg(url_key) FROM doc), '{}') AS stored, set_config('synchronous_commit', 'off', true) AS async_commit`,
+);
