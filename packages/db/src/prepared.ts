@@ -9,7 +9,8 @@ import { poolOf, type Db } from './client';
  * once with drizzle placeholders (`$`), so the worker never rebuilds it and each pooled
  * connection has Postgres parse it once (pg remembers which names a connection has prepared).
  * Rows come back through pg's own type parsers (timestamptz → Date, bytea → Buffer, json →
- * objects), not drizzle's column mappings: select plain columns and alias them.
+ * objects), not drizzle's column mappings: select plain columns and alias them. The Db must be the
+ * pool's own (connectDb): a transaction's handle (inTransaction) has no pool, and poolOf says so.
  */
 export function preparedStatement<R extends pg.QueryResultRow>(build: ($: (name: string) => SQL) => SQL) {
   let st: { name: string; text: string; params: unknown[] } | undefined;
