@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl, { type SdkError } from '@mendable/firecrawl-js';
-import { call, html, namespaceFor, startFixtureSite, startStack, type FixtureSite, type Stack } from '@wds/test-utils';
+import { call, html, namespaceFor, startFixtureSite, startStack, until, type FixtureSite, type Stack } from '@wds/test-utils';
 
 // Threat protection (Firecrawl's docs: features/threat-protection) on the real stack: the
 // request's blacklist / whitelist / blockedTlds are enforced on every URL a request would fetch —
 // the scrape target and each redirect hop (403 unsafe_domain_blocked, the blocked page never
 // requested), a cached copy that came from a blocked site, a crawl's seed (403) and the links it
-// finds (skipped), a batch's URLs, a map's links (left out), an agent's starting URLs — and the
+// finds (skipped), a batch's URLs, a map's links (left out), an agent's starting URLs, a
+// monitor's targets (at create/update and on each check's fetches) — and the
 // classifier modes this deployment cannot run are answered before anything is fetched. Host
 // names are mapped to the fixture site on 127.0.0.1 (WDS_HOST_OVERRIDES).
 let stack: Stack;
@@ -107,6 +108,40 @@ describe('threat protection', () => {
     assertBlocked(batch, 'blacklist');
     assert.match(batch.json.error, /bad\.safe\.test/);
     assertBlocked(await post('/v2/agent', { prompt: 'read it', urls: [at('files.zip', '/page')], threatProtection: tp }), 'blocked_tld');
+  });
+
+  test('monitors: blocked target URLs are 403 at create and update (nothing stored); a check refuses a redirect onto a blocked host and records the page as failed with the code', T, async () => {
+    const name = 'threat-monitor';
+    const scrapeBlocked = await post('/v2/scrape', { url: at('bad.safe.test', '/page'), threatProtection: tp });
+    const targets = (urls: string[]) => [{ type: 'scrape', urls, scrapeOptions: { threatProtection: tp } }];
+    const refused = await post('/v2/monitor', { name, schedule: { text: 'daily' }, targets: targets([at('safe.test', '/a'), at('bad.safe.test', '/page')]) });
+    assertBlocked(refused, 'blacklist');
+    // The same answer /v2/scrape gives for that URL, byte for byte.
+    assert.deepEqual(refused.json, scrapeBlocked.json);
+    assertBlocked(await post('/v2/monitor', { name, schedule: { text: 'daily' }, targets: [{ type: 'crawl', url: at('files.zip', '/page'), scrapeOptions: { threatProtection: tp } }] }), 'blocked_tld');
+    const listed = await call({ url: stack.url, apiKey: team.apiKey }, 'GET', '/v2/monitor');
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual((listed.json.data as { name: string }[]).filter((m) => m.name === name), [], 'a refused monitor is not stored');
+
+    const m = await fc.createMonitor({ name, schedule: { text: 'daily' }, targets: targets([at('safe.test', '/redirect'), at('safe.test', '/a')]) as never });
+    const patched = await call({ url: stack.url, apiKey: team.apiKey }, 'PATCH', `/v2/monitor/${m.id}`, { targets: targets([at('bad.safe.test', '/page')]) });
+    assertBlocked(patched, 'blacklist');
+    const kept = await fc.getMonitor(m.id);
+    assert.deepEqual((kept.targets[0] as { urls?: string[] }).urls, [at('safe.test', '/redirect'), at('safe.test', '/a')], 'a refused update changes nothing');
+
+    // /redirect answers 302 to bad.safe.test: the check must not follow it.
+    const landing = site.hits('/landing');
+    const run = await fc.runMonitor(m.id);
+    const check = await until(async () => {
+      const c = await fc.getMonitorCheck(m.id, run.id, { limit: 100 });
+      return c.status !== 'running' && c.status !== 'queued' ? c : null;
+    }, 'the monitor check to end', { timeoutMs: 90_000, everyMs: 200 });
+    const pages = Object.fromEntries((check.pages as { url: string; status: string; error?: string | null; currentScrapeId?: string | null }[]).map((p) => [new URL(p.url).pathname, p]));
+    assert.equal(pages['/a']?.status, 'new', JSON.stringify(check.pages));
+    assert.equal(pages['/redirect']?.status, 'error', JSON.stringify(check.pages));
+    assert.match(pages['/redirect']?.error ?? '', /^unsafe_domain_blocked: .*rule: blacklist/);
+    assert.equal(pages['/redirect']?.currentScrapeId ?? null, null, 'nothing of the blocked page is stored');
+    assert.equal(site.hits('/landing'), landing, 'the blocked hop was never requested');
   });
 
   test('modes this deployment cannot run are answered first: normal (closed) → 400, normal with failurePolicy open → the lists alone, zscaler → 403', T, async () => {
