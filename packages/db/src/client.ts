@@ -6,6 +6,14 @@ import * as schema from './schema/index';
 
 export type Db = NodePgDatabase<typeof schema>;
 
+/**
+ * Runs `fn` in one transaction, handing it the transaction as a `Db`: this package's functions
+ * take a `Db`, and drizzle's transaction has the same query surface under another type.
+ */
+export function inTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction((tx) => fn(tx as unknown as Db));
+}
+
 export interface DbHandle {
   db: Db;
   pool: pg.Pool;
