@@ -40,6 +40,9 @@ before(async () => {
   site.route('/b-bad', html('<html><head><title>B</title></head><body><main><h1>Blocked page</h1></main></body></html>'));
   site.route('/landing', html('<html><head><title>Landing</title></head><body><main><h1>Landing</h1><p>Where the redirect goes.</p></main></body></html>'));
   site.route('/redirect', (_q, r) => void r.writeHead(302, { location: at('bad.safe.test', '/landing') }).end());
+  // A chain through a blocked host that ends on an allowed one: only a check of each hop sees it.
+  site.route('/chain', (_q, r) => void r.writeHead(302, { location: at('bad.safe.test', '/hop') }).end());
+  site.route('/hop', (_q, r) => void r.writeHead(302, { location: at('safe.test', '/a') }).end());
   model = await startFakeOpenAI({ handler: agentScript });
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
@@ -50,6 +53,8 @@ before(async () => {
       MODEL_NAME: 'fake-model',
     },
   });
+  // A browser worker: pages with actions render in Chromium.
+  await stack.addWorker({ WDS_WORKER_QUEUES: 'wds-browser', WDS_PUBLIC_URL: stack.url, WDS_BROWSER_PAGES: '1' });
   team = await stack.newTeam({ flags: { threatProtection: true } });
   fc = new Firecrawl({ apiKey: team.apiKey, apiUrl: stack.url });
 });
@@ -169,6 +174,17 @@ describe('threat protection', () => {
     assert.match(pages['/redirect']?.error ?? '', /^unsafe_domain_blocked: .*rule: blacklist/);
     assert.equal(pages['/redirect']?.currentScrapeId ?? null, null, 'nothing of the blocked page is stored');
     assert.equal(site.hits('/landing'), landing, 'the blocked hop was never requested');
+  });
+
+  test('browser: a redirect chain that passes through a blocked host is refused mid-chain, though it ends on an allowed page', T, async () => {
+    const actions = [{ type: 'wait', milliseconds: 10 }];
+    // Without the policy Chromium follows the chain to /a (the test can fail).
+    const plain = await post('/v2/scrape', { url: at('safe.test', '/chain'), actions, maxAge: 0 });
+    assert.equal(plain.status, 200, plain.text);
+    assert.equal(plain.json.data.metadata.url, at('safe.test', '/a'));
+    const r = await post('/v2/scrape', { url: at('safe.test', '/chain'), actions, threatProtection: tp, maxAge: 0 });
+    assertBlocked(r, 'blacklist');
+    assert.match(r.json.error, /bad\.safe\.test/);
   });
 
   test("agent: URLs its tools are asked for past the starting URLs are checked (a tool error the model reads and the trace shows, never fetched); map leaves blocked links out", T, async () => {
