@@ -206,10 +206,44 @@ function samplePgWaits(databaseUrl: string) {
   };
 }
 
+/**
+ * BENCH_CRAWL_PG_STATEMENTS=1: Postgres's own time per statement over the crawl (pg_stat_statements,
+ * preloaded for this run only): calls per crawled page and execution ms per page of the statements
+ * that cost most, so a change can be aimed at the statements that are really paid for.
+ */
+const PG_STATEMENTS = process.env.BENCH_CRAWL_PG_STATEMENTS === '1';
+const PG_STATEMENTS_FLAGS = ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all', '-c', 'pg_stat_statements.track_planning=on'];
+
+async function pgStatements(databaseUrl: string) {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await db.query('SELECT pg_stat_statements_reset()');
+  await db.end();
+  return async (pages: number) => {
+    const c = new pg.Client({ connectionString: databaseUrl });
+    await c.connect();
+    try {
+      const r = await c.query(`SELECT calls, total_exec_time AS ms, total_plan_time AS plan_ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS q
+        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY total_exec_time DESC LIMIT 20`);
+      const totals = await c.query(`SELECT sum(calls)::float8 AS calls, sum(total_exec_time)::float8 AS ms, sum(total_plan_time)::float8 AS plan_ms FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`);
+      return {
+        callsPerPage: round(totals.rows[0].calls / pages, 2),
+        execMsPerPage: round(totals.rows[0].ms / pages, 3),
+        planMsPerPage: round(totals.rows[0].plan_ms / pages, 3),
+        top: r.rows.map((x) => ({ callsPerPage: round(Number(x.calls) / pages, 3), execMsPerPage: round(x.ms / pages, 3), planMsPerPage: round(x.plan_ms / pages, 3), msPerCall: round(x.ms / Number(x.calls), 3), q: x.q })),
+      };
+    } finally {
+      await c.end();
+    }
+  };
+}
+
 async function fullStack(origin: string) {
-  const stack = await startBenchStack();
+  const stack = await startBenchStack(PG_STATEMENTS ? { pgFlags: PG_STATEMENTS_FLAGS } : {});
   const { base, api, worker, roles } = stack;
   const pgWaits = process.env.BENCH_CRAWL_PG_WAITS === '1' ? samplePgWaits(stack.databaseUrl) : null;
+  const statements = PG_STATEMENTS ? await pgStatements(stack.databaseUrl) : null;
   try {
     const cpu0 = cpuByPid(roles);
     const t0 = performance.now();
@@ -225,7 +259,7 @@ async function fullStack(origin: string) {
         const cpuSeconds = cpuSecondsBetween(cpu0, cpuByPid(roles));
         const workerCpuMsPerPage = round(((cpuSeconds.worker ?? NaN) * 1000) / s.completed, 1);
         const cpuMsPerPage = Object.fromEntries(Object.entries(cpuSeconds).map(([k, v]) => [k, round((v * 1000) / s.completed, 2)]));
-        return { pagesPerSec: round(s.completed / secs, 1), completed: s.completed, seconds: round(secs, 1), peakRssMb: peak, cpuSeconds, cpuMsPerPage, workerCpuMsPerPage, pgBackends: await pgWaits?.() };
+        return { pagesPerSec: round(s.completed / secs, 1), completed: s.completed, seconds: round(secs, 1), peakRssMb: peak, cpuSeconds, cpuMsPerPage, workerCpuMsPerPage, pgBackends: await pgWaits?.(), pgStatements: await statements?.(s.completed) };
       }
       await new Promise((res) => setTimeout(res, 100));
     }

@@ -23,10 +23,10 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(opts: { temporalInMemory?: boolean; nodeArgs?: string[]; /** More env for the API and worker (e.g. an LLM provider). */ env?: Record<string, string> } = {}): Promise<BenchStack> {
+export async function startBenchStack(opts: { temporalInMemory?: boolean; /** Extra Postgres server arguments. */ pgFlags?: string[]; nodeArgs?: string[]; /** More env for the API and worker (e.g. an LLM provider). */ env?: Record<string, string> } = {}): Promise<BenchStack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wds-bench-'));
   chmodSync(dataDir, 0o755);
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort() });
+  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), flags: opts.pgFlags });
   const temporal = await startTemporalDevServer({ dataDir, port: await freePort(), persistent: !opts.temporalInMemory });
   const dbh = connectDb(pg.url, { max: 2 });
   await migrateDb(dbh);

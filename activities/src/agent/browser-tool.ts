@@ -1,11 +1,12 @@
 import type { AgentToolArgsOf } from '@wds/contracts';
 import { WdsError } from '@wds/errors';
 import { buildDocumentAsync } from '@wds/documents';
+import { assertUrlAllowed } from '@wds/fetch';
 import { browserPageInFlight } from '@wds/metrics';
 import type { AgentToolInput, AgentToolResult } from '@wds/workflows/agent';
 import { renderedPage, scrapeRenderRequest, type BrowserActivityDeps } from '../browser/render-page';
 import { agentScrapeOptions, checkAllowed, pageIdOf, pageOutcome } from './pages';
-import { runToolCall, ToolError, type Tool } from './tool-runner';
+import { runToolCall, toolErrorOf, type Tool } from './tool-runner';
 
 export type AgentBrowserDeps = Pick<BrowserActivityDeps, 'db' | 'renderer' | 'allowPrivateNetwork' | 'maxBodyBytes'>;
 
@@ -22,11 +23,13 @@ function browserScrape(deps: AgentBrowserDeps): Tool<AgentToolArgsOf<'scrape'>> 
       const o = agentScrapeOptions(a, env.ctx);
       try {
         const r = await deps.renderer.render(scrapeRenderRequest({ ...o, url: a.url }, { timeoutMs: o.timeout, allowPrivateNetwork: deps.allowPrivateNetwork, signal: env.signal }));
+        // Where the browser ended up after redirects: nothing of a blocked page reaches the model.
+        assertUrlAllowed(r.finalUrl, o.threatProtection);
         const page = renderedPage(a.url, r);
         const built = await buildDocumentAsync(page, o, { scrapeId: pageIdOf(env.ctx.run.id, env.input), engine: 'browser', cache: { state: 'miss' }, timeoutMs: o.timeout, signal: env.signal });
         return pageOutcome({ ...built, statusCode: page.statusCode }, a.url, env);
       } catch (e) {
-        if (e instanceof WdsError && e.kind !== 'INTERNAL') throw new ToolError(e.message, e.retryable);
+        if (e instanceof WdsError && e.kind !== 'INTERNAL') throw toolErrorOf(e);
         throw e;
       }
     },

@@ -20,6 +20,7 @@ import type { AgentControlActivities, AgentToolInput, AgentToolResult, FinishAge
 import { MAX_SUBAGENTS } from '@wds/workflows/agent';
 import { chargeJob, releaseJob } from './billing';
 import { agentIdentity, loadRunContext, type RunContext } from './context';
+import { checkThreat } from './pages';
 import { runAvailability, systemPrompt, type ToolAvailability } from './prompts';
 import { traceEvent } from './trace';
 import { runToolCall, ToolError, toolKey, type Tool } from './tool-runner';
@@ -143,6 +144,8 @@ function spawnTool(db: Db): Tool<AgentToolArgsOf<'spawn_subagent'>> {
     async run(a, env) {
       const { ctx, input } = env;
       if (!ctx.isRoot) throw new ToolError('sub-agents cannot start sub-agents');
+      // A sub-agent's starting URLs pass the job's threat lists, as the job's own did at the API.
+      for (const u of a.urls ?? []) checkThreat(ctx, u);
       const id = stableUuid('agent-subagent', ctx.run.id, toolKey(input));
       const existing = await subagentsOf(db, ctx.run.id);
       if (!existing.some((s) => s.id === id) && existing.length >= MAX_SUBAGENTS) throw new ToolError(`at most ${MAX_SUBAGENTS} sub-agents per task`);

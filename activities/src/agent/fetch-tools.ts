@@ -1,5 +1,6 @@
 import { mapRequestSchema, type AgentToolArgsOf } from '@wds/contracts';
 import { WdsError } from '@wds/errors';
+import { allowedUrls } from '@wds/fetch';
 import { searchCredits } from '@wds/search';
 import type { AgentToolInput, AgentToolResult } from '@wds/workflows/agent';
 import { planEngine } from '@wds/workflows/scrape';
@@ -10,7 +11,7 @@ import { scrapeOrEscalate, type PageDeps } from '../scrape/pipeline';
 import { agentScrapeOptions, checkAllowed, pageIdOf, pageOutcome } from './pages';
 import type { WebSearch } from '../search/web-search';
 import { callToolTool, findToolsTool } from './catalog-tools';
-import { runToolCall, ToolError, type Tool } from './tool-runner';
+import { runToolCall, ToolError, toolErrorOf, type Tool } from './tool-runner';
 
 export interface AgentFetchDeps extends PageDeps {
   /** The search backend; absent = no `search` tool. */
@@ -23,7 +24,7 @@ async function asToolError<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof WdsError) throw new ToolError(e.message, e.retryable);
+    if (e instanceof WdsError) throw toolErrorOf(e);
     throw e;
   }
 }
@@ -34,9 +35,11 @@ function searchTool(deps: AgentFetchDeps): Tool<AgentToolArgsOf<'search'>> {
     estimate: (a) => searchCredits(a.limit ?? 5),
     async run(a, env) {
       if (!deps.search || env.ctx.rootOptions.strictConstrainToURLs) throw new ToolError('search is not available in this run');
-      const hits = await deps.search.search(a.query, { teamId: env.ctx.root.teamId, limit: a.limit ?? 5, country: env.ctx.rootOptions.location?.country }).catch((e: Error) => {
+      const found = await deps.search.search(a.query, { teamId: env.ctx.root.teamId, limit: a.limit ?? 5, country: env.ctx.rootOptions.location?.country }).catch((e: Error) => {
         throw new ToolError(`search failed: ${e.message}`, true);
       });
+      // Blocked results are left out, as /v2/search does.
+      const hits = allowedUrls(found, (h) => h.url, env.ctx.rootOptions.threatProtection);
       const content = hits.length
         ? hits.map((h, i) => `${i + 1}. ${h.title ?? h.url}\n   ${h.url}${h.description ? `\n   ${h.description}` : ''}`).join('\n')
         : 'No results.';
@@ -51,7 +54,8 @@ function mapTool(deps: AgentFetchDeps): Tool<AgentToolArgsOf<'map'>> {
     async run(a, env) {
       checkAllowed(env.ctx, a.url);
       const req = mapRequestSchema.parse({ url: a.url, ...(a.search ? { search: a.search } : {}), limit: a.limit ?? 100, includeSubdomains: false, timeout: 30_000 });
-      const links = await asToolError(() => mapSite(deps, req, env.signal));
+      // Blocked links are left out, as /v2/map does.
+      const links = allowedUrls(await asToolError(() => mapSite(deps, req, env.signal)), (l) => l.url, env.ctx.rootOptions.threatProtection);
       return {
         content: links.length ? `${links.length} URLs:\n${links.map((l) => `- ${l.url}${l.title ? ` (${l.title})` : ''}`).join('\n')}` : 'No URLs found.',
         result: { url: a.url, count: links.length, links: links.slice(0, 20).map((l) => l.url) },

@@ -2,17 +2,29 @@ import { createHash } from 'node:crypto';
 import { scrapeOptionsSchema, type AgentToolArgsOf, type ScrapeOptions } from '@wds/contracts';
 import { stableUuid } from '@wds/db';
 import type { BuiltDocument } from '@wds/documents';
+import { threatVerdict, unsafeUrlError } from '@wds/fetch';
 import { pageBlock } from '@wds/llm';
 import type { AgentToolInput } from '@wds/workflows/agent';
 import type { RunContext } from './context';
-import { ToolError, toolKey, type ToolEnv, type ToolOutcome } from './tool-runner';
+import { ToolError, toolErrorOf, toolKey, type ToolEnv, type ToolOutcome } from './tool-runner';
 
 /** What the scrape tool shares between its HTTP (wds-fetch) and browser (wds-browser) halves. */
 
 const LINKS_SHOWN = 50;
 
-/** `urls` + strictConstrainToURLs: a strict job's agents may open only the URLs it was given. */
+/**
+ * A URL the job's threat-protection lists block is the model's news (a tool error naming the
+ * code and the rule), never fetched: the API checked only the starting URLs, the model may ask
+ * for any other.
+ */
+export function checkThreat(c: RunContext, url: string): void {
+  const rule = threatVerdict(url, c.rootOptions.threatProtection);
+  if (rule) throw toolErrorOf(unsafeUrlError(url, rule));
+}
+
+/** `urls` + strictConstrainToURLs: a strict job's agents may open only the URLs it was given; the threat lists apply to every URL. */
 export function checkAllowed(c: RunContext, url: string): void {
+  checkThreat(c, url);
   const o = c.rootOptions;
   if (!o.strictConstrainToURLs) return;
   const allowed = new Set((o.urls ?? []).map(sameUrl));
@@ -39,6 +51,8 @@ export function agentScrapeOptions(args: AgentToolArgsOf<'scrape'>, c: RunContex
     waitFor: args.waitFor ?? 0,
     mobile: args.mobile ?? false,
     ...(c.rootOptions.location ? { location: c.rootOptions.location } : {}),
+    // The engines enforce it past the first URL: each redirect hop, a cached copy's origin, the browser's final URL.
+    ...(c.rootOptions.threatProtection ? { threatProtection: c.rootOptions.threatProtection } : {}),
     timeout: 60_000,
   });
 }

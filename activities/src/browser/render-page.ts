@@ -3,7 +3,7 @@ import { loadScrapeJob, storeCachedPage } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { LivePage, RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browser';
 import { buildDocumentAsync, outputsVariant, type BuiltScrapeDocument, type PageContent } from '@wds/documents';
-import { assertUrlAllowed, scrapeCacheKey } from '@wds/fetch';
+import { assertUrlAllowed, scrapeCacheKey, threatUrlCheck } from '@wds/fetch';
 import type { FileStore } from '@wds/storage';
 import type { RenderPageInput, RenderPageResult } from '@wds/workflows/scrape';
 import { finishScrapePage } from '../scrape/finish';
@@ -44,6 +44,8 @@ export function scrapeRenderRequest(
     actions: o.actions,
     storageState: r.storageState,
     signal: r.signal,
+    // Threat protection on each main-frame navigation, redirect hops included (the final URL is checked again after the render).
+    checkUrl: threatUrlCheck(o.threatProtection),
   };
 }
 

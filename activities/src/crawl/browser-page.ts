@@ -50,7 +50,7 @@ function browserPageHandler(deps: BrowserActivityDeps, job: LoadedJob, delayMs: 
           storageState,
         });
         done(r.rendered ? 'browser' : 'http', 'success');
-        return await storeCrawlPage(deps, job, u, r.page, run);
+        return await storeCrawlPage(deps, job, u, r.page, { run });
       } catch (e) {
         if (!run.signal.aborted) done('browser', 'error');
         throw e;

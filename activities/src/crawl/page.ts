@@ -16,6 +16,7 @@ import type { createRobotsCache } from './discovery';
 import type { LoadedJob } from './job-options';
 import type { OriginEngines } from './origin-engines';
 import { hideUrlsFromLogs } from '../log-privacy';
+import { createPageWriter, type PageWriter } from './page-writer';
 
 export interface CrawlPageDeps extends PageDeps {
   /** Whether a worker serves wds-browser (absent: never; pages that need the browser then fail, as single scrapes answer 503). */
@@ -54,6 +55,7 @@ export interface CrawlMemory {
  * job's browser window on wds-browser (./browser-page.ts).
  */
 export function crawlPageHandler(deps: CrawlPageDeps, { robotsFor, origins }: CrawlMemory, job: LoadedJob): PageHandler {
+  const writer = createPageWriter(deps.db, job.id, webhookFor(job, 'page'));
   const handle: PageHandler = async (u, run) => {
     if (!(await robotsAllow(job, u, robotsFor, run.signal))) {
       await failPage(deps.db, job.id, u.key, 'robots', 'URL blocked by robots.txt');
@@ -74,7 +76,7 @@ export function crawlPageHandler(deps: CrawlPageDeps, { robotsFor, origins }: Cr
       const page = await scrapeOrEscalate(deps, { url: u.url, options: job.scrape, scrapeId: u.pageId, signal: run.signal, useCache: true, collectLinks: followsLinks(job, u), sleep: run.sleep, browserOnMiss }, escalate);
       if (origin && seen) await origins.learn(job.id, origin, seen);
       if ('needsBrowser' in page) return (await handToBrowser(deps.db, job.id, u.key)) ? 'browser' : 'skipped';
-      return storeCrawlPage(deps, job, u, page);
+      return storeCrawlPage(deps, job, u, page, { writer });
     });
   };
   return keepingUrlsPrivate(job, handle);
@@ -106,9 +108,10 @@ async function robotsAllow(job: LoadedJob, u: ClaimedUrl, robotsFor: ReturnType<
  * retried batch never stores a page twice. When the scrape options ask for model-made formats,
  * the document is stored as pending LLM work instead (no credits, no event yet): an LLM batch on
  * wds-llm completes it (../llm/crawl-pages.ts), so no model call ever runs here. With
- * `countLinks` (browser pages) the URLs new to the frontier are reported to the batch.
+ * `run` (browser pages) the URLs new to the frontier are reported to the batch; fetched pages
+ * go through their batch's `writer` (./page-writer.ts), which stores them in groups.
  */
-export async function storeCrawlPage(deps: PageDeps, job: LoadedJob, u: ClaimedUrl, page: PageResult, run?: BatchRun): Promise<PageOutcome> {
+export async function storeCrawlPage(deps: PageDeps, job: LoadedJob, u: ClaimedUrl, page: PageResult, via: { run: BatchRun } | { writer: PageWriter }): Promise<PageOutcome> {
   const scope = scopeOf(job);
   const links: FrontierEntry[] = [];
   if (scope) {
@@ -127,10 +130,13 @@ export async function storeCrawlPage(deps: PageDeps, job: LoadedJob, u: ClaimedU
     ? undefined
     : { body: tracked?.document ?? page.document, credits: page.creditsUsed, webhook: webhookFor(job, 'page'), pendingLlm, versions: tracked?.writes };
   let stored: boolean;
-  if (run) {
+  if ('run' in via) {
     const r = await finishPageCountingLinks(deps.db, job.id, u.key, { links, document });
-    if (r.linksAdded) run.addedLinks(r.linksAdded);
+    if (r.linksAdded) via.run.addedLinks(r.linksAdded);
     stored = r.stored;
+  } else if (!pendingLlm && !tracked) {
+    // The common page (no model step, no change tracking) goes with its batch's siblings in one statement.
+    stored = await via.writer.store({ key: u.key, links, document: document && { body: document.body, credits: document.credits } });
   } else {
     stored = await finishPage(deps.db, job.id, u.key, { links, document });
   }

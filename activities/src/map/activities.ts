@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { MapRequest } from '@wds/contracts';
-import { cachedUrlsOfHost, completeMapJob, loadMapJob, searchSitePages } from '@wds/db';
+import { cachedUrlsOfHost, chargeCredits, completeMapJob, loadMapJob, searchSitePages } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { baseDomain, canonicalCrawlUrl, crawlUrlKey, parseRobots } from '@wds/crawl';
 import { fetchPage, decodeBody } from '@wds/fetch';
@@ -29,10 +29,15 @@ export function createMapActivities(deps: MapDeps): MapActivities {
         const o = job.options as MapRequest;
         const links = await mapSite(deps, o, Context.current().cancellationSignal, deps.sharedSearchIndex ? null : job.teamId);
         await completeMapJob(deps.db, jobId, links);
+        // One credit per call, as Firecrawl bills /map; the key makes a retried activity bill once.
+        await chargeCredits(deps.db, { teamId: job.teamId, jobId, kind: 'map', amount: MAP_CREDITS, key: `map:${jobId}` });
         return { count: links.length };
       }),
   };
 }
+
+/** What a map costs, whatever it finds. */
+export const MAP_CREDITS = 1;
 
 const LINKS_ONLY = { links: true, markdown: false, html: false, images: false };
 

@@ -2,7 +2,7 @@ import { conditionalHeaders, hashBody, sameBody, validatorsOf, type PageObservat
 import type { ScrapeOptions } from '@wds/contracts';
 import type { PageVersion } from '@wds/db';
 import { toWdsError } from '@wds/errors';
-import { fetchPage } from '@wds/fetch';
+import { fetchPage, threatUrlCheck } from '@wds/fetch';
 import { buildPage, requestHeaders, type PageDeps } from '../scrape/pipeline';
 
 /**
@@ -31,6 +31,12 @@ export interface Observed {
   path: 'not_modified' | 'same_body' | 'converted' | 'failed';
 }
 
+/** A failed fetch as the page's `error`: with the error's code first (e.g. `unsafe_domain_blocked`), as extract's failed pages say it. */
+function failureText(e: unknown): string {
+  const w = toWdsError(e);
+  return w.code ? `${w.code}: ${w.message}` : w.message;
+}
+
 export async function observePage(deps: PageDeps, p: PageToObserve): Promise<Observed> {
   const o = p.options;
   const deadline = Date.now() + o.timeout;
@@ -45,9 +51,11 @@ export async function observePage(deps: PageDeps, p: PageToObserve): Promise<Obs
       allowPrivateNetwork: deps.allowPrivateNetwork,
       maxBodyBytes: deps.maxBodyBytes,
       signal: p.signal,
+      // Threat protection (the target's scrapeOptions): the URL and every redirect hop, before each is requested.
+      checkUrl: threatUrlCheck(o.threatProtection),
     });
   } catch (e) {
-    return { observation: { ...base, kind: 'failed', error: toWdsError(e).message }, credits: 0, path: 'failed' };
+    return { observation: { ...base, kind: 'failed', error: failureText(e) }, credits: 0, path: 'failed' };
   }
   const validators = validatorsOf(fetched.headers);
   if (fetched.statusCode === 304 && p.baseline?.status === 'ok') {

@@ -33,7 +33,8 @@ export async function deliverSummary(ctx: MailContext, e: DueEmail, msg: Summary
       to: address,
       subject: msg.subject,
       text: `${msg.text}\n\n--\nYou get this because you confirmed monitor emails from this team. Unsubscribe: ${unsubscribe}`,
-      headers: { 'List-Unsubscribe': `<${unsubscribe}>` },
+      // RFC 8058 one-click: the mail client POSTs the link (a GET of it only asks, so scanners change nothing).
+      headers: { 'List-Unsubscribe': `<${unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
     });
     await markEmailSentTo(db, e.checkId, key);
   }

@@ -3,7 +3,7 @@ import { addCachedOutputs, findCachedPage, storeCachedPage, type CachedPageRead,
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { cacheLookups, startScrapeTimer } from '@wds/metrics';
 import { buildDocumentAsync, buildFromCache, cacheReadNeedsBody, needsPdfConversion, outputsVariant, storedFormatsNeeded, type AsyncBuildContext, type BuiltDocument, type PageContent } from '@wds/documents';
-import { acceptLanguage, assertUrlAllowed, fetchPage, scrapeCacheKey } from '@wds/fetch';
+import { acceptLanguage, assertUrlAllowed, fetchPage, scrapeCacheKey, threatUrlCheck } from '@wds/fetch';
 import type { ScrapeCacheLookup } from '@wds/workflows/scrape';
 import { withDocumentSlot } from '../parse/slots';
 import type { FetchValidators } from '../changes/track-document';
@@ -158,7 +158,7 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
     maxBodyBytes: deps.maxBodyBytes,
     signal: req.signal,
     // Threat protection: the URL and every redirect hop, before each is requested.
-    ...(o.threatProtection && o.threatProtection.mode !== 'off' ? { checkUrl: (u: URL) => assertUrlAllowed(u, o.threatProtection) } : {}),
+    checkUrl: threatUrlCheck(o.threatProtection),
   }).catch((e) => {
     // The user's timeout is spent: another attempt could only answer later than asked.
     if (e instanceof WdsError && e.kind === 'REQUEST_TIMEOUT') throw new WdsError('REQUEST_TIMEOUT', { message: e.message, code: e.code, retryable: false });

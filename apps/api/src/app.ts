@@ -52,7 +52,7 @@ export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<Fastify
   // Signed links instead of bearer auth, so it sits outside the authenticated v2 plugin.
   if (opts.files) app.get('/v2/files/*', filesController(opts.files));
   // Monitor emails' confirm and unsubscribe links, signed with the same secret.
-  if (opts.files) monitorEmailLinkRoutes(app, { db: deps.db, secret: opts.files.secret });
+  if (opts.files) await app.register(monitorEmailLinkRoutes({ db: deps.db, secret: opts.files.secret }));
   app.get('/v2/openapi.json', openApiController());
   const streams = attachJobStreams(app, deps, { ...opts.streams, onMessage: checkMessage });
   // Before the server closes: it waits for every socket, and a WebSocket never ends by itself.

@@ -29,7 +29,7 @@ export async function openPage(job: RenderJob, req: RenderRequest, url: URL, dep
   const { userAgent, extra } = splitHeaders(req.headers);
   applyLanguages(ls, extra);
   const policy = await requestPolicy(req, url, deps);
-  const watch = new PageWatch(url, policy.proxy);
+  const watch = new PageWatch(url, policy.proxy, req.checkUrl);
   const ua = userAgent ?? (req.mobile ? deps.userAgents.mobile : deps.userAgents.desktop);
   const context = await createContext(job, deps, contextOptions(req, ua, ls, extra, policy.server));
   watch.watchContext(context);

@@ -5,7 +5,7 @@
  * refused main-frame navigation fails the render (`checkMainFrame`, `navigationFailure`).
  */
 import { errors as pwErrors, type BrowserContext, type Page, type Request, type Response } from 'playwright-core';
-import type { WdsError } from '@wds/errors';
+import { toWdsError, type WdsError } from '@wds/errors';
 import { blockError, navigationError, urlNotAllowedError } from './errors';
 import { AdBlocker, NetActivity } from './network';
 import type { Block, PolicyProxy } from './proxy';
@@ -27,7 +27,10 @@ export class PageWatch {
   /** Requests already counted: a refusal can show both as a 403 and as a failed request. */
   private readonly counted = new WeakSet<Request>();
 
-  constructor(url: URL, private readonly proxy: PolicyProxy | undefined) {
+  /** The first main-frame navigation `checkUrl` refused (threat protection): fails the render like a proxy refusal. */
+  private refusal: WdsError | undefined;
+
+  constructor(url: URL, private readonly proxy: PolicyProxy | undefined, private readonly checkUrl?: (url: URL) => void) {
     this.lastMainRequest = url.href;
   }
 
@@ -35,7 +38,10 @@ export class PageWatch {
   watchContext(context: BrowserContext): void {
     context.on('request', (r) => {
       this.activity.onStart(r);
-      if (this.isMainFrameNav(r)) this.lastMainRequest = r.url();
+      if (!this.isMainFrameNav(r)) return;
+      this.lastMainRequest = r.url();
+      // Every hop of a redirect chain is a request of its own here (a route would see only the first).
+      if (this.checkUrl && !this.refusal) this.refusal = refusalOf(this.checkUrl, r.url());
     });
     context.on('requestfinished', this.activity.onEnd);
     context.on('requestfailed', (r) => {
@@ -67,6 +73,7 @@ export class PageWatch {
    * navigation error. Undefined for a timeout waiting for `load` (the caller goes on without it).
    */
   navigationFailure(e: unknown, url: URL): WdsError | undefined {
+    if (this.refusal) return this.refusal;
     if (this.mainFrameBlock) return blockError(this.mainFrameBlock);
     const timedOut = e instanceof pwErrors.TimeoutError;
     const b = this.proxyBlockFor(this.lastMainRequest);
@@ -81,10 +88,12 @@ export class PageWatch {
    */
   resetMainFrameBlock(): void {
     this.mainFrameBlock = undefined;
+    this.refusal = undefined;
   }
 
-  /** The main frame must show an http(s) (or about:) document that the SSRF proxy let through. */
+  /** The main frame must show an http(s) (or about:) document that the SSRF proxy and `checkUrl` let through. */
   checkMainFrame(): void {
+    if (this.refusal) throw this.refusal;
     if (this.mainFrameBlock) throw blockError(this.mainFrameBlock);
     if (!this.page) return;
     const current = this.page.url();
@@ -127,5 +136,15 @@ export class PageWatch {
     if (b.reason === 'ads') this.blockedAdsByProxy++;
     else if (b.reason !== 'connect') this.blockedSsrf++;
     if (this.isMainFrameNav(r)) this.mainFrameBlock ??= b;
+  }
+}
+
+/** What `checkUrl` threw for a URL (a WdsError such as 403 unsafe_domain_blocked), or undefined when it passed. */
+function refusalOf(checkUrl: (url: URL) => void, href: string): WdsError | undefined {
+  try {
+    checkUrl(new URL(href));
+    return undefined;
+  } catch (e) {
+    return toWdsError(e);
   }
 }

@@ -81,6 +81,14 @@ export interface RenderRequest {
    */
   keepPage?: boolean;
   signal?: AbortSignal;
+  /**
+   * Called with the URL of every main-frame navigation request — the first, each redirect hop,
+   * later navigations (actions, scripts): throws to refuse it (threat protection, as
+   * FetchRequest.checkUrl). Chromium has issued the request when Playwright reports it (routes
+   * never see redirect hops), so a refusal fails the render with the thrown error and nothing
+   * of the page is returned; unlike the HTTP engine, the refused host may have seen that request.
+   */
+  checkUrl?: (url: URL) => void;
 }
 
 export interface Capture {

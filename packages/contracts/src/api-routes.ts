@@ -7,7 +7,7 @@ import { batchScrapeRequestSchema, crawlParamsPreviewSchema, crawlRequestSchema,
 import { crawlParamsPreviewResponseSchema, extractRequestSchema, extractStartedResponseSchema, extractStatusResponseSchema } from './extract';
 import {
   monitorCheckDetailResponseSchema, monitorCheckListResponseSchema, monitorCreateRequestSchema, monitorDeletedResponseSchema,
-  monitorListResponseSchema, monitorRecipientLinkResponseSchema, monitorRecipientResendRequestSchema, monitorRecipientResponseSchema, monitorResponseSchema, monitorRunRequestSchema, monitorRunResponseSchema, monitorUpdateRequestSchema,
+  monitorListResponseSchema, monitorRecipientLinkResponseSchema, monitorRecipientLinkViewSchema, monitorRecipientResendRequestSchema, monitorRecipientResponseSchema, monitorResponseSchema, monitorRunRequestSchema, monitorRunResponseSchema, monitorUpdateRequestSchema,
 } from './monitor';
 import { interactRequestSchema, interactResponseSchema, interactStopResponseSchema } from './interact';
 import { parseOptionsSchema } from './parse';
@@ -85,6 +85,7 @@ export const RESPONSE_SCHEMAS = {
   MonitorRunResponse: monitorRunResponseSchema,
   MonitorRecipientResponse: monitorRecipientResponseSchema,
   MonitorRecipientLinkResponse: monitorRecipientLinkResponseSchema,
+  MonitorRecipientLinkView: monitorRecipientLinkViewSchema,
   MonitorCheckListResponse: monitorCheckListResponseSchema,
   MonitorCheckDetailResponse: monitorCheckDetailResponseSchema,
   InteractResponse: interactResponseSchema,
@@ -308,21 +309,35 @@ function monitorRoutes(): ApiRoute[] {
       body: { json: 'MonitorRecipientResendRequest' },
       responses: { ...ok('MonitorRecipientResponse'), ...errors(...JSON_BODY, 404, 409, ...AUTHED) },
     },
-    ...(['confirm', 'unsubscribe'] as const).map((purpose): ApiRoute => ({
-      method: 'GET', path: `/v2/monitor/email/${purpose}`, operationId: purpose === 'confirm' ? 'confirmMonitorRecipient' : 'unsubscribeMonitorRecipient', tag, auth: 'signed-link',
-      summary: purpose === 'confirm'
-        ? "A recipient's confirmation link (from its confirmation email): the address then gets the team's monitor emails"
-        : 'The unsubscribe link of every monitor email: the address gets no more monitor email from the team',
-      description: 'No bearer token: the signed link is the credential. Answers HTML to a browser (Accept: text/html), JSON otherwise. A malformed or tampered token is 400 `INVALID_LINK`; ' +
-        (purpose === 'confirm' ? 'an expired one 410 `LINK_EXPIRED`; one replaced by a newer confirmation (or for an address that unsubscribed since) 410 `LINK_SUPERSEDED`; ' : '') +
-        'a recipient that no longer exists 404.',
-      query: { token: { description: 'The signed token of the link.', schema: { type: 'string' }, required: true } },
-      responses: {
-        200: { json: 'MonitorRecipientLinkResponse', description: 'Done (or already done).', html: true },
+    ...(['confirm', 'unsubscribe'] as const).flatMap((purpose): ApiRoute[] => {
+      const errs = {
         ...Object.fromEntries([400, 404, ...(purpose === 'confirm' ? [410] : [])].map((s) => [s, { json: 'ErrorBody' as const, description: ERROR_TEXT[s]!, html: true }])),
         ...errors(500),
-      },
-    })),
+      };
+      const what = purpose === 'confirm'
+        ? "A recipient's confirmation link (from its confirmation email): the address then gets the team's monitor emails"
+        : 'The unsubscribe link of every monitor email: the address gets no more monitor email from the team';
+      const common = 'No bearer token: the signed link is the credential. Answers HTML to a browser (Accept: text/html), JSON otherwise. A malformed or tampered token is 400 `INVALID_LINK`; ' +
+        (purpose === 'confirm' ? 'an expired one 410 `LINK_EXPIRED`; one replaced by a newer confirmation (or for an address that unsubscribed since) 410 `LINK_SUPERSEDED`; ' : '') +
+        'a recipient that no longer exists 404.';
+      const query = { token: { description: 'The signed token of the link.', schema: { type: 'string' }, required: true } };
+      return [
+        {
+          method: 'GET', path: `/v2/monitor/email/${purpose}`, operationId: purpose === 'confirm' ? 'showMonitorRecipientConfirmation' : 'showMonitorRecipientUnsubscribe', tag, auth: 'signed-link',
+          summary: `${what}: opening it changes nothing (mail scanners open links) and shows what a POST of it does`,
+          description: `${common} Before it was followed: \`{action, email, alreadyDone: false, message}\` (a page with a button that posts the URL); after: the POST's answer.`,
+          query,
+          responses: { 200: { json: 'MonitorRecipientLinkView', description: 'What the link does, or that it was done.', html: true }, ...errs },
+        },
+        {
+          method: 'POST', path: `/v2/monitor/email/${purpose}`, operationId: purpose === 'confirm' ? 'confirmMonitorRecipient' : 'unsubscribeMonitorRecipient', tag, auth: 'signed-link',
+          summary: what,
+          description: `${common} The body is ignored (the page's form posts none; a mail client's RFC 8058 one-click unsubscribe posts \`List-Unsubscribe=One-Click\`).`,
+          query,
+          responses: { 200: { json: 'MonitorRecipientLinkResponse', description: 'Done (or already done).', html: true }, ...errs },
+        },
+      ];
+    }),
   ];
 }
 

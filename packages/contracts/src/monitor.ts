@@ -218,11 +218,18 @@ export const monitorResponseSchema = z.strictObject({ success: z.literal(true), 
 export const monitorListResponseSchema = z.strictObject({ success: z.literal(true), data: z.array(monitorSchema) });
 export const monitorDeletedResponseSchema = z.strictObject({ success: z.literal(true) });
 export const monitorRecipientResponseSchema = z.strictObject({ success: z.literal(true), data: monitorRecipientSubscriptionSchema });
-/** What a followed confirm or unsubscribe link answers as JSON (browsers get an HTML page): the address masked, nothing of the team. */
+/** What a followed (POSTed) confirm or unsubscribe link answers as JSON (browsers get an HTML page): the address masked, nothing of the team. */
 export const monitorRecipientLinkResponseSchema = z.strictObject({
   success: z.literal(true),
   data: z.strictObject({ status: z.enum(['confirmed', 'unsubscribed']), email: z.string(), alreadyDone: z.boolean() }),
 });
+/** What a GET of a link answers before it was followed (a GET changes nothing; POST the same URL to do it). */
+export const monitorRecipientLinkAskSchema = z.strictObject({
+  success: z.literal(true),
+  data: z.strictObject({ action: z.enum(['confirm', 'unsubscribe']), email: z.string(), alreadyDone: z.literal(false), message: z.string() }),
+});
+/** A GET of a link: what it would do, or (already done) the same answer as its POST. */
+export const monitorRecipientLinkViewSchema = z.union([monitorRecipientLinkAskSchema, monitorRecipientLinkResponseSchema]);
 export const monitorRunResponseSchema = z.strictObject({ success: z.literal(true), id: z.string(), data: monitorCheckSchema });
 export const monitorCheckListResponseSchema = z.strictObject({ success: z.literal(true), data: z.array(monitorCheckSchema) });
 export const monitorCheckDetailResponseSchema = z.strictObject({

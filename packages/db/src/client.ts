@@ -6,6 +6,14 @@ import * as schema from './schema/index';
 
 export type Db = NodePgDatabase<typeof schema>;
 
+/**
+ * Runs `fn` in one transaction, handing it the transaction as a `Db`: this package's functions
+ * take a `Db`, and drizzle's transaction has the same query surface under another type.
+ */
+export function inTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction((tx) => fn(tx as unknown as Db));
+}
+
 export interface DbHandle {
   db: Db;
   pool: pg.Pool;
@@ -18,6 +26,16 @@ export function connectDb(url: string, opts: { max?: number } = {}): DbHandle {
   pool.on('error', () => {});
   const db = drizzle(pool, { schema });
   return { db, pool, close: () => pool.end() };
+}
+
+/**
+ * The pg pool behind a Db (drizzle keeps it as `$client`): for statements drizzle cannot run as
+ * named prepared statements (finishPages). Not for transactions' handles.
+ */
+export function poolOf(db: Db): pg.Pool {
+  const pool = (db as { $client?: pg.Pool }).$client;
+  if (!pool) throw new Error('poolOf: this Db handle has no pg pool (a transaction?)');
+  return pool;
 }
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));

@@ -30,6 +30,17 @@ export interface FinishedPage {
 }
 
 /**
+ * A stored page's ledger keys: `plain` for jobs that keep data; `zdr` for those that do not (the
+ * charge outlives a zero-data-retention job's pages, so its key names the page by a hash of its URL key).
+ */
+export function pageChargeKeys(jobId: string, key: string): { plain: string; zdr: string } {
+  return { plain: boundedKey('page', jobId, key), zdr: `page:${jobId}:sha256:${createHash('sha256').update(key).digest('hex')}` };
+}
+
+/** A stored page's `page` event key (unique per job). */
+export const pageEventKey = (key: string): string => boundedKey('page', key);
+
+/**
  * What storing a page's document sets off, after a `doc` CTE (the inserted crawl_documents row:
  * seq, credits) and a `job` CTE (team_id, kind, keeps_no_data): its charge, its `page` event
  * (and webhook) and its search index row. One definition for every statement that stores a
@@ -37,13 +48,13 @@ export interface FinishedPage {
  * announced and indexed the same way whichever step finished it.
  */
 export function pageStoredCtes(jobId: string, key: string, webhook: EventWebhook | null | undefined, body: unknown): SQL {
-  // The charge outlives a zero-data-retention job's pages (billing): its key names the page by a hash of its URL key.
-  const chargeKey = sql`CASE WHEN job.keeps_no_data THEN ${`page:${jobId}:sha256:${createHash('sha256').update(key).digest('hex')}`}::text ELSE ${boundedKey('page', jobId, key)}::text END`;
+  const keys = pageChargeKeys(jobId, key);
+  const chargeKey = sql`CASE WHEN job.keeps_no_data THEN ${keys.zdr}::text ELSE ${keys.plain}::text END`;
   return sql`${chargeCtes(sql`SELECT job.team_id, ${jobId}::uuid, job.kind, doc.credits, ${chargeKey} FROM doc, job`)},
     ${eventCtes({
       jobId,
       type: 'page',
-      key: boundedKey('page', key),
+      key: pageEventKey(key),
       payload: sql`jsonb_build_object('urlKey', ${key}::text, 'docSeq', doc.seq)`,
       src: sql`doc`,
       webhook,

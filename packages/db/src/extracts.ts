@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Db } from './client';
+import { inTransaction, type Db } from './client';
 import { enqueueUrls, type FrontierEntry } from './frontier';
 import { crawlJobs, crawlParamPreviews, extractJobs, extractPages } from './schema/index';
 import { storable, storableText } from './text';
@@ -22,10 +22,10 @@ export interface NewExtractJob {
 
 /** The job, its frontier row and its named URLs in one transaction: a job never exists without its frontier. */
 export async function insertExtractJob(db: Db, job: NewExtractJob): Promise<void> {
-  await db.transaction(async (tx) => {
+  await inTransaction(db, async (tx) => {
     await tx.insert(extractJobs).values({ id: job.id, teamId: job.teamId, options: job.options });
     await tx.insert(crawlJobs).values({ id: job.id, teamId: job.teamId, kind: 'extract', url: null, options: {}, pageLimit: job.pageLimit, zeroDataRetention: false });
-    if (job.seeds.length) await enqueueUrls(tx as unknown as Db, job.id, job.seeds);
+    if (job.seeds.length) await enqueueUrls(tx, job.id, job.seeds);
   });
 }
 

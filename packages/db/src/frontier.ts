@@ -34,14 +34,23 @@ export async function enqueueUrls(db: Db, jobId: string, entries: FrontierEntry[
  * where `returning` lets the statement count the URLs that were new).
  */
 export function frontierInsert(jobId: string, entries: FrontierEntry[], returning = false) {
+  const c = frontierColumns(entries);
+  return frontierInsertOf(sql`${jobId}`, (k) => sql`${sql.param(c[k])}`, returning);
+}
+
+/** The columns frontierInsertOf reads, one array each, keys made distinct (one statement cannot insert a key twice). */
+export function frontierColumns(entries: FrontierEntry[]) {
   const seen = new Set<string>();
   const unique = entries.filter((e) => (seen.has(e.key) ? false : (seen.add(e.key), true)));
+  return { key: unique.map((e) => e.key), url: unique.map((e) => e.url), depth: unique.map((e) => e.depth), external: unique.map((e) => e.external), discoveryOnly: unique.map((e) => !!e.discoveryOnly) };
+}
+
+/** frontierInsert with each column given as an SQL array parameter (values, or placeholders of a prepared statement). */
+export function frontierInsertOf(jobId: SQL, col: (c: keyof ReturnType<typeof frontierColumns>) => SQL, returning = false) {
   return sql`
     INSERT INTO crawl_urls (job_id, url_key, url, depth, external, discovery_only)
-    SELECT ${jobId}, t.k, t.u, t.d, t.e, t.o
-    FROM unnest(${sql.param(unique.map((e) => e.key))}::text[], ${sql.param(unique.map((e) => e.url))}::text[],
-                ${sql.param(unique.map((e) => e.depth))}::int[], ${sql.param(unique.map((e) => e.external))}::bool[],
-                ${sql.param(unique.map((e) => !!e.discoveryOnly))}::bool[]) AS t(k, u, d, e, o)
+    SELECT ${jobId}::uuid, t.k, t.u, t.d, t.e, t.o
+    FROM unnest(${col('key')}::text[], ${col('url')}::text[], ${col('depth')}::int[], ${col('external')}::bool[], ${col('discoveryOnly')}::bool[]) AS t(k, u, d, e, o)
     ON CONFLICT DO NOTHING${returning ? sql` RETURNING 1` : sql``}`;
 }
 

@@ -10,6 +10,7 @@ export { TEAM_FLAGS } from './schema/index';
 export * from './crawl-jobs';
 export * from './frontier';
 export * from './crawl-pages';
+export * from './crawl-pages-batch';
 export * from './crawl-documents';
 export * from './retention';
 export * from './crawl-llm';

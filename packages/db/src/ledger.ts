@@ -36,6 +36,8 @@ export function boundedKey(...parts: string[]): string {
  * `source` once per (team, key) and adding it to the team's balance, in the caller's statement.
  * `source` yields (team_id uuid, job_id uuid, job_kind text, amount int, idempotency_key text);
  * rows of amount 0 bill nothing. `credit_charge` returns (team_id, amount) of the rows billed now.
+ * Shard rows are updated in (team, shard) order, so statements billing several keys (finishPages)
+ * lock them in one order and cannot deadlock each other.
  */
 export function chargeCtes(source: SQL): SQL {
   return sql`credit_charge AS (
@@ -47,7 +49,7 @@ export function chargeCtes(source: SQL): SQL {
       RETURNING team_id, amount, ${chargeShard(sql`idempotency_key`)} AS shard
     ), credit_balance AS (
       INSERT INTO team_credit_balances AS b (team_id, shard, used)
-      SELECT team_id, shard, sum(amount) FROM credit_charge GROUP BY team_id, shard
+      SELECT team_id, shard, sum(amount) FROM credit_charge GROUP BY team_id, shard ORDER BY team_id, shard
       ON CONFLICT (team_id, shard) DO UPDATE SET used = b.used + excluded.used
     )`;
 }

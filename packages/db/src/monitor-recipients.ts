@@ -151,6 +151,20 @@ export async function confirmRecipient(db: Db, id: string, nonce: number): Promi
   return (await recipientExists(db, id)) ? { kind: 'superseded' } : { kind: 'not_found' };
 }
 
+/**
+ * What following a link would do, changing nothing: the answer to a GET of a link, which mail
+ * scanners and link previews fetch on their own (the change itself needs a POST). `already`: the
+ * recipient is in the link's state now. Same outcomes as confirmRecipient / unsubscribeRecipient.
+ */
+export async function peekRecipientLink(db: Db, purpose: 'confirm' | 'unsubscribe', id: string, nonce: number): Promise<LinkOutcome> {
+  const r = await db.execute<{ email: string; status: RecipientStatus; nonce: number }>(sql`SELECT email, status, nonce FROM monitor_email_recipients WHERE id = ${id}`);
+  const row = r.rows[0];
+  if (!row) return { kind: 'not_found' };
+  if (purpose === 'unsubscribe') return { kind: 'done', email: row.email, already: row.status === 'unsubscribed' };
+  if (Number(row.nonce) !== nonce || row.status === 'unsubscribed') return { kind: 'superseded' };
+  return { kind: 'done', email: row.email, already: row.status === 'confirmed' };
+}
+
 /** An unsubscribe link followed: no more monitor mail from the team to the address (idempotent). */
 export async function unsubscribeRecipient(db: Db, id: string): Promise<LinkOutcome> {
   const r = await db.execute<RecipientRow & { was: RecipientStatus }>(sql`

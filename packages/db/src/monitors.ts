@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, ne, sql } from 'drizzle-orm';
-import type { Db } from './client';
+import { inTransaction, type Db } from './client';
 import { monitorChecks, monitors } from './schema/index';
 
 /**
@@ -100,10 +100,10 @@ export interface ClaimedDue {
  * committed returns that attempt's runs and claims nothing more.
  */
 export async function claimDueMonitors(db: Db, c: { runId: string; shard: number; shards: number; limit: number }, decide: (m: DueMonitor) => DueDecision): Promise<ClaimedDue> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const prior = (await tx.execute<{ checks: number; pages: number }>(sql`
       SELECT checks, (SELECT count(*)::int FROM monitor_check_pages WHERE run_id = ${c.runId}) AS pages FROM monitor_runs WHERE id = ${c.runId}`)).rows[0];
-    if (prior) return { checks: prior.checks, pages: prior.pages, skipped: 0, more: false, claimed: 0, targetRuns: await targetRunsOfClaim(tx as unknown as Db, c.runId) };
+    if (prior) return { checks: prior.checks, pages: prior.pages, skipped: 0, more: false, claimed: 0, targetRuns: await targetRunsOfClaim(tx, c.runId) };
     type Row = { id: string; team_id: string; schedule: DueMonitor['schedule']; targets: Record<string, unknown>[]; next_run_at: Date | string; running_check_id: string | null; out_of_credits: boolean };
     const rows = (
       await tx.execute<Row>(sql`
@@ -126,7 +126,7 @@ export async function claimDueMonitors(db: Db, c: { runId: string; shard: number
     });
     const shared = checks.filter((k) => k.status === 'running' && k.runId === c.runId);
     const own = checks.filter((k) => k.status === 'running' && k.runId !== c.runId);
-    await insertChecks(tx as unknown as Db, 'scheduled', checks);
+    await insertChecks(tx, 'scheduled', checks);
     await tx.execute(sql`
       INSERT INTO monitor_runs (id, kind, checks, targets, claim_id)
       SELECT r.id, 'scheduled', r.checks, r.targets, r.claim_id
@@ -214,7 +214,7 @@ export async function claimManualCheck(
   db: Db,
   m: { teamId: string; monitorId: string; runId: string; checkId: string; pages: CheckPageSeed[]; targets: CheckTargetSeed[] },
 ): Promise<ManualClaim> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const taken = await tx.execute(sql`
       UPDATE monitors SET running_check_id = ${m.checkId}, last_run_at = now(), updated_at = now()
       WHERE id = ${m.monitorId} AND team_id = ${m.teamId} AND status = 'active' AND running_check_id IS NULL RETURNING id`);
@@ -226,7 +226,7 @@ export async function claimManualCheck(
     }
     const targets = m.targets.length > 0;
     await tx.execute(sql`INSERT INTO monitor_runs (id, kind, checks, targets) VALUES (${m.runId}, 'manual', 1, ${targets})`);
-    await insertChecks(tx as unknown as Db, 'manual', [{ id: m.checkId, monitorId: m.monitorId, teamId: m.teamId, runId: m.runId, status: 'running', pages: m.pages, targets: m.targets, scheduledFor: null }]);
+    await insertChecks(tx, 'manual', [{ id: m.checkId, monitorId: m.monitorId, teamId: m.teamId, runId: m.runId, status: 'running', pages: m.pages, targets: m.targets, scheduledFor: null }]);
     return { started: true, checkId: m.checkId, targets };
   });
 }

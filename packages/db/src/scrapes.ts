@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from './client';
+import { preparedStatement } from './prepared';
 import { pageCache, scrapeJobs } from './schema/index';
 import { chargeCtes } from './ledger';
 import { SCRAPE_DONE_CHANNEL } from './scrape-done';
@@ -127,18 +128,30 @@ export async function findCachedPage(db: Db, cacheKey: string, window: { maxAgeM
     const [row] = await db.select({ ...head, body: pageCache.body }).from(pageCache).where(and(...conds));
     return row ?? null;
   }
-  const outputs = sql<StoredOutputs | null>`${pageCache.outputs} -> ${want.variant}::text`;
-  const covered = sql`coalesce(${outputs} ?& ${`{${want.formats.join(',')}}`}::text[], false)`;
-  const [row] = await db
-    .select({
-      ...head,
-      outputs: outputs.mapWith((v) => (typeof v === 'string' ? (JSON.parse(v) as StoredOutputs) : (v as StoredOutputs | null))),
-      body: sql<Buffer | null>`CASE WHEN ${!!want.needBody}::bool OR NOT ${covered} THEN ${pageCache.body} END`.mapWith(pageCache.body),
+  const [row] = (
+    await findWithOutputs(db, {
+      key: cacheKey,
+      maxAgeS: window.maxAgeMs === undefined ? null : window.maxAgeMs / 1000,
+      minAgeS: window.minAgeMs ? window.minAgeMs / 1000 : null,
+      variant: want.variant,
+      formats: want.formats,
+      needBody: !!want.needBody,
     })
-    .from(pageCache)
-    .where(and(...conds));
+  ).rows;
   return row ?? null;
 }
+
+/** findCachedPage with `want`: crawls ask it for every page, so it is a prepared statement. */
+const findWithOutputs = preparedStatement<CachedPageRead>(
+  ($) => sql`
+    SELECT url, final_url AS "finalUrl", status_code AS "statusCode", content_type AS "contentType", charset, engine, fetched_at AS "fetchedAt",
+      outputs -> ${$('variant')}::text AS outputs,
+      CASE WHEN ${$('needBody')}::bool OR NOT coalesce((outputs -> ${$('variant')}::text) ?& ${$('formats')}::text[], false) THEN body END AS body
+    FROM page_cache
+    WHERE cache_key = ${$('key')}::text
+      AND (${$('maxAgeS')}::float8 IS NULL OR fetched_at >= now() - make_interval(secs => ${$('maxAgeS')}::float8))
+      AND (${$('minAgeS')}::float8 IS NULL OR fetched_at <= now() - make_interval(secs => ${$('minAgeS')}::float8))`,
+);
 
 /**
  * One upsert statement (one round trip): pages are cached on every scrape and crawled page.
@@ -146,14 +159,36 @@ export async function findCachedPage(db: Db, cacheKey: string, window: { maxAgeM
  * for the request's options) or none.
  */
 export async function storeCachedPage(db: Db, cacheKey: string, page: Omit<CachedPage, 'fetchedAt'> & { outputs?: { variant: string; formats: StoredOutputs } }) {
-  const now = new Date();
-  const { outputs, ...row } = page;
-  const stored = outputs ? { [outputs.variant]: storable(outputs.formats) } : null;
-  await db
-    .insert(pageCache)
-    .values({ cacheKey, ...row, fetchedAt: now, outputs: stored })
-    .onConflictDoUpdate({ target: pageCache.cacheKey, set: { ...row, fetchedAt: now, outputs: stored } });
+  const { outputs } = page;
+  await storeCached(db, {
+    key: cacheKey,
+    url: page.url,
+    finalUrl: page.finalUrl,
+    statusCode: page.statusCode,
+    contentType: page.contentType,
+    charset: page.charset ?? null,
+    body: page.body,
+    engine: page.engine,
+    fetchedAt: new Date(),
+    outputs: outputs ? JSON.stringify({ [outputs.variant]: storable(outputs.formats) }) : null,
+  });
 }
+
+/**
+ * Prepared: every crawled page is cached. A cache entry is never worth a WAL flush (a crash that
+ * loses the last moments' entries only makes those pages miss again), so it commits
+ * asynchronously, as finishPage does; the upsert always returns its row, which carries set_config.
+ */
+const storeCached = preparedStatement(
+  ($) => sql`
+    INSERT INTO page_cache AS c (cache_key, url, final_url, status_code, content_type, charset, body, engine, fetched_at, outputs)
+    VALUES (${$('key')}::text, ${$('url')}::text, ${$('finalUrl')}::text, ${$('statusCode')}::int, ${$('contentType')}::text, ${$('charset')}::text,
+      ${$('body')}::bytea, ${$('engine')}::text, ${$('fetchedAt')}::timestamptz, ${$('outputs')}::jsonb)
+    ON CONFLICT (cache_key) DO UPDATE SET url = excluded.url, final_url = excluded.final_url, status_code = excluded.status_code,
+      content_type = excluded.content_type, charset = excluded.charset, body = excluded.body, engine = excluded.engine,
+      fetched_at = excluded.fetched_at, outputs = excluded.outputs
+    RETURNING set_config('synchronous_commit', 'off', true)`,
+);
 
 /**
  * Adds formats converted for a cache hit to the entry's outputs of those options, if the entry

@@ -233,6 +233,36 @@ export function searchIndexCte(source: SQL, document: unknown): SQL {
       FROM search_entry s WHERE NOT EXISTS (SELECT 1 FROM search_pages q WHERE q.team_id = s.team_id AND q.url_key = s.url_key)`)})`;
 }
 
+/** The columns of searchIndexBatchCte's rows, one array each: the page's frontier key, then its SearchEntry. */
+const SEARCH_BATCH_COLUMNS = ['frontierKey', 'urlKey', 'url', 'host', 'title', 'description', 'headings', 'body', 'language', 'config', 'contentType', 'imageUrl', 'publishedAt', 'storedAt'] as const;
+export type SearchBatchColumn = (typeof SEARCH_BATCH_COLUMNS)[number];
+
+/** The index rows of stored pages (by frontier key), one array per column; no rows when indexing is off. */
+export function searchBatchColumns(pages: { key: string; document: unknown }[]): Record<SearchBatchColumn, unknown[]> {
+  const list = indexing
+    ? pages.flatMap((p) => {
+        const e = searchEntryOf(p.document);
+        return e ? [{ ...e, frontierKey: p.key }] : [];
+      })
+    : [];
+  return Object.fromEntries(SEARCH_BATCH_COLUMNS.map((c) => [c, list.map((e) => e[c])])) as Record<SearchBatchColumn, unknown[]>;
+}
+
+/**
+ * searchIndexCte for several pages of one job (finishPages), with its leading comma: the rows of
+ * searchBatchColumns (given through `col`: values or a prepared statement's placeholders); a page
+ * is indexed when the statement's `doc` CTE (the documents it stored: `url_key`) returns its key
+ * and `team` (a query returning `team_id`) a row. Pages sharing an index key (http/https, `www.`)
+ * write the freshest copy, in key order so that concurrent statements take the rows' locks in one order.
+ */
+export function searchIndexBatchCte(team: SQL, col: (c: SearchBatchColumn) => SQL): SQL {
+  return sql`, search_index AS (${upsert(sql`SELECT DISTINCT ON (t.k) s.team_id, t.k, t.u, t.h, t.ti, t.de, t.he, t.bo, t.la, ${configOf(sql`t.co`)}, t.ct, t.im, t.pu::timestamptz, coalesce(t.st::timestamptz, now())
+      FROM unnest(${sql.join(SEARCH_BATCH_COLUMNS.map((c) => sql`${col(c)}::text[]`), sql`, `)})
+        AS t(fk, k, u, h, ti, de, he, bo, la, co, ct, im, pu, st)
+      JOIN doc ON doc.url_key = t.fk, (${team}) s
+      ORDER BY t.k, t.st DESC NULLS FIRST`)})`;
+}
+
 /** The configuration named, or `simple` when this server does not have it. */
 const configOf = (name: SQL) => sql`coalesce((SELECT c.oid FROM pg_ts_config c WHERE c.cfgname = ${name} AND c.cfgnamespace = 'pg_catalog'::regnamespace), 'simple'::regconfig::oid)::regconfig`;
 

@@ -8,4 +8,4 @@ export { normalizeUrl, cacheKey, scrapeCacheKey, type CacheVariant } from './cac
 export { acceptLanguage } from './locale';
 export { readBody, type ReadBodyOptions } from './net/body';
 export { mapNetworkError } from './net/errors';
-export { allowedUrls, assertUrlAllowed, threatModeProblem, threatVerdict, unsafeUrlError, type ThreatPolicy, type ThreatRule } from './threat';
+export { allowedUrls, assertUrlAllowed, threatModeProblem, threatUrlCheck, threatVerdict, unsafeUrlError, type ThreatPolicy, type ThreatRule } from './threat';

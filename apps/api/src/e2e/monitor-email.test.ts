@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { signRecipientToken } from '@wds/storage';
 import { call, namespaceFor, startFakeSmtp, startStack, until, type FakeSmtp, type Stack } from '@wds/test-utils';
-import { follow, linkIn, mailsTo, PUBLIC_URL, waitForMails } from './monitor-mail';
+import { act, follow, linkIn, mailsTo, PUBLIC_URL, waitForMails } from './monitor-mail';
 import { page, startMonitorSite, type MonitorSite } from './monitor-site';
 
 // Monitor email recipients' opt-in, end to end: the real stack, a local SMTP server (real
@@ -85,14 +85,25 @@ describe('recipient opt-in', () => {
     assert.equal(mailsTo(smtp, 'alice@example.com', /optin-monitor:/).length, 0, 'no change email before confirming');
     assert.equal(mailsTo(smtp, 'alice@example.com', /^Confirm/).length, 1, 'one confirmation email');
 
-    // A browser following the link gets a page; JSON clients the masked address.
-    const page1 = await follow(stack.url, confirm, 'text/html,application/xhtml+xml');
+    // Opening the link (a browser, or a mail scanner fetching every link) changes nothing: it asks, with a button.
+    const asked = await follow(stack.url, confirm, 'text/html,application/xhtml+xml');
+    assert.equal(asked.status, 200);
+    assert.match(asked.contentType, /text\/html/);
+    assert.match(asked.text, /<form method="post"><button type="submit">Confirm<\/button><\/form>/);
+    const askedJson = await follow(stack.url, confirm);
+    assert.equal(askedJson.status, 200);
+    assert.deepEqual({ ...askedJson.json.data, message: undefined }, { action: 'confirm', email: 'a***@example.com', alreadyDone: false, message: undefined });
+    assert.equal((await subscriptions(fc, m.id))?.[0]?.status, 'pending', 'a GET confirms nothing');
+    // The button posts the same URL: a page for the browser; JSON clients the masked address.
+    const page1 = await act(stack.url, confirm, 'text/html,application/xhtml+xml');
     assert.equal(page1.status, 200);
     assert.match(page1.contentType, /text\/html/);
     assert.match(page1.text, /confirmed/);
-    const again = await follow(stack.url, confirm);
+    assert.ok(!page1.text.includes('<form'), 'nothing left to press');
+    const again = await act(stack.url, confirm);
     assert.equal(again.status, 200);
     assert.deepEqual(again.json, { success: true, data: { status: 'confirmed', email: 'a***@example.com', alreadyDone: true } });
+    assert.deepEqual((await follow(stack.url, confirm)).json, again.json, 'once done, the GET says so');
     assert.equal((await subscriptions(fc, m.id))?.[0]?.status, 'confirmed');
 
     site.set('/optin', page('Opt-in', 'second text'));
@@ -103,14 +114,21 @@ describe('recipient opt-in', () => {
     assert.match(mail.text, /^ {4}\+.*second text/m);
     const unsubscribe = linkIn(mail, 'unsubscribe');
     assert.equal(mail.headers['list-unsubscribe'], `<${unsubscribe}>`);
+    assert.equal(mail.headers['list-unsubscribe-post'], 'List-Unsubscribe=One-Click');
 
-    const off = await follow(stack.url, unsubscribe);
+    const peeked = await follow(stack.url, unsubscribe);
+    assert.equal(peeked.json.data.action, 'unsubscribe');
+    assert.equal((await subscriptions(fc, m.id))?.[0]?.status, 'confirmed', 'a GET unsubscribes nothing');
+    // A mail client's one-click unsubscribe (RFC 8058): a POST of the link with List-Unsubscribe=One-Click.
+    const off = await act(stack.url, unsubscribe);
     assert.equal(off.status, 200, off.text);
     assert.equal(off.json.data.status, 'unsubscribed');
     assert.equal((await subscriptions(fc, m.id))?.[0]?.status, 'unsubscribed');
-    const oldConfirm = await follow(stack.url, confirm);
-    assert.equal(oldConfirm.status, 410, 'an old confirmation link does not resubscribe');
-    assert.equal(oldConfirm.json.code, 'LINK_SUPERSEDED');
+    for (const open of [follow, act]) {
+      const oldConfirm = await open(stack.url, confirm);
+      assert.equal(oldConfirm.status, 410, 'an old confirmation link does not resubscribe');
+      assert.equal(oldConfirm.json.code, 'LINK_SUPERSEDED');
+    }
 
     site.set('/optin', page('Opt-in', 'third text'));
     const quiet = await runAndWait(fc, m.id);
@@ -125,7 +143,7 @@ describe('recipient opt-in', () => {
     const invites = await waitForMails(smtp, 'alice@example.com', /^Confirm/, 2);
     const fresh = linkIn(invites[1]!, 'confirm');
     assert.notEqual(fresh, confirm);
-    assert.equal((await follow(stack.url, fresh)).status, 200);
+    assert.equal((await act(stack.url, fresh)).status, 200);
     assert.equal((await subscriptions(fc, m.id))?.find((s) => s.email === 'alice@example.com')?.status, 'confirmed');
     await fc.deleteMonitor(m.id);
   });
@@ -134,7 +152,7 @@ describe('recipient opt-in', () => {
     const target = [{ type: 'scrape' as const, urls: [site.url('/optin-team')] }];
     const a1 = await fc.createMonitor({ name: 'team-a-1', schedule: { text: 'every 30 minutes' }, notification: { email: { enabled: true, recipients: ['bob@example.com'] } }, targets: target });
     const [invite] = await waitForMails(smtp, 'bob@example.com', /^Confirm/);
-    assert.equal((await follow(stack.url, linkIn(invite!, 'confirm'))).status, 200);
+    assert.equal((await act(stack.url, linkIn(invite!, 'confirm'))).status, 200);
     const a2 = await fc.createMonitor({ name: 'team-a-2', schedule: { text: 'every 30 minutes' }, notification: { email: { enabled: true, recipients: ['BOB@example.com'] } }, targets: target });
     assert.equal(a2.emailRecipientSubscriptions?.[0]?.status, 'confirmed');
 
@@ -160,20 +178,22 @@ describe('recipient opt-in', () => {
 
   test('resending a confirmation is rate-limited per address; not a recipient 404; confirmed 409', { timeout: 90_000 }, async () => {
     const m = await fc.createMonitor({ name: 'resend', schedule: { text: 'every 30 minutes' }, notification: { email: { enabled: true, recipients: ['carol@example.com'] } }, targets: [{ type: 'scrape', urls: [site.url('/optin-resend')] }] });
-    await waitForMails(smtp, 'carol@example.com', /^Confirm/);
+    // Asked right after the invitation (written before create answered), not after its mail arrived:
+    // under load the mail can take longer than the window.
     const soon = await call(stack, 'POST', `/v2/monitor/${m.id}/recipients/resend`, { email: 'carol@example.com' });
     assert.equal(soon.status, 429, soon.text);
     assert.equal(soon.json.code, 'CONFIRMATION_RATE_LIMITED');
     assert.ok(Number(soon.headers.get('retry-after')) >= 1 && Number(soon.headers.get('retry-after')) <= RESEND_SECONDS);
+    await waitForMails(smtp, 'carol@example.com', /^Confirm/);
     await sleep(RESEND_SECONDS * 1000 + 300);
     const ok = await call(stack, 'POST', `/v2/monitor/${m.id}/recipients/resend`, { email: 'Carol@Example.com' });
     assert.equal(ok.status, 200, ok.text);
     assert.equal(ok.json.data.status, 'pending');
-    const mails = await waitForMails(smtp, 'carol@example.com', /^Confirm/, 2);
     assert.equal((await call(stack, 'POST', `/v2/monitor/${m.id}/recipients/resend`, { email: 'carol@example.com' })).status, 429, 'the resend restarted the window');
+    const mails = await waitForMails(smtp, 'carol@example.com', /^Confirm/, 2);
     // Both links work (a resend keeps the older one valid); the second use is "already".
-    assert.equal((await follow(stack.url, linkIn(mails[0]!, 'confirm'))).json.data.alreadyDone, false);
-    assert.equal((await follow(stack.url, linkIn(mails[1]!, 'confirm'))).json.data.alreadyDone, true);
+    assert.equal((await act(stack.url, linkIn(mails[0]!, 'confirm'))).json.data.alreadyDone, false);
+    assert.equal((await act(stack.url, linkIn(mails[1]!, 'confirm'))).json.data.alreadyDone, true);
     const confirmed = await call(stack, 'POST', `/v2/monitor/${m.id}/recipients/resend`, { email: 'carol@example.com' });
     assert.equal(confirmed.status, 409);
     assert.equal(confirmed.json.code, 'RECIPIENT_ALREADY_CONFIRMED');
@@ -212,6 +232,8 @@ describe('recipient opt-in', () => {
     assert.match(expired.json.error, /expired/);
     const unknown = await follow(stack.url, at(signRecipientToken(LINK_SECRET, 'confirm', { id: '00000000-0000-4000-8000-000000000000', nonce: 0, expires: Math.floor(Date.now() / 1000) + 60 })));
     assert.equal(unknown.status, 404);
+    const tamperedPost = await act(stack.url, at(`${id}.${nonce}.${expires}.${sig.slice(0, -2)}${sig.endsWith('AA') ? 'BB' : 'AA'}`));
+    assert.equal(tamperedPost.status, 400);
     assert.equal((await subscriptions(fc, m.id))?.[0]?.status, 'pending', 'none of these confirmed anything');
     assert.equal((await follow(stack.url, link)).status, 200);
     await fc.deleteMonitor(m.id);

@@ -26,9 +26,19 @@ export function linkIn(mail: FakeMail, purpose: 'confirm' | 'unsubscribe'): stri
   return m[0];
 }
 
-/** Follows a mailed link against the API (the link's base is WDS_PUBLIC_URL). */
-export async function follow(apiUrl: string, link: string, accept = 'application/json'): Promise<{ status: number; json: any; text: string; contentType: string }> {
-  const res = await fetch(link.replace(PUBLIC_URL, apiUrl), { headers: { accept } });
+/**
+ * Opens a mailed link against the API (the link's base is WDS_PUBLIC_URL): a GET only asks (what a
+ * mail scanner does too); `method: 'POST'` is the page's button or a one-click unsubscribe, with
+ * the form body such a client sends.
+ */
+export async function follow(apiUrl: string, link: string, accept = 'application/json', method: 'GET' | 'POST' = 'GET'): Promise<{ status: number; json: any; text: string; contentType: string }> {
+  const headers: Record<string, string> = { accept };
+  let body: string | undefined;
+  if (method === 'POST') {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = link.includes('/unsubscribe?') ? 'List-Unsubscribe=One-Click' : '';
+  }
+  const res = await fetch(link.replace(PUBLIC_URL, apiUrl), { method, body, headers });
   const text = await res.text();
   let json: unknown;
   try {
@@ -39,9 +49,12 @@ export async function follow(apiUrl: string, link: string, accept = 'application
   return { status: res.status, json, text, contentType: res.headers.get('content-type') ?? '' };
 }
 
+/** Does what a link is for (its POST). */
+export const act = (apiUrl: string, link: string, accept = 'application/json') => follow(apiUrl, link, accept, 'POST');
+
 /** Confirms `address`: waits for its confirmation email and follows the link. */
 export async function confirmAddress(smtp: FakeSmtp, apiUrl: string, address: string): Promise<void> {
   const [mail] = await waitForMails(smtp, address, /^Confirm/);
-  const r = await follow(apiUrl, linkIn(mail!, 'confirm'));
+  const r = await act(apiUrl, linkIn(mail!, 'confirm'));
   if (r.status !== 200) throw new Error(`confirming ${address}: ${r.status} ${r.text}`);
 }

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl, { type SdkError } from '@mendable/firecrawl-js';
-import { call, html, namespaceFor, startFixtureSite, startStack, type FixtureSite, type Stack } from '@wds/test-utils';
+import { call, html, namespaceFor, startFakeOpenAI, startFixtureSite, startStack, until, type FakeChatRequest, type FakeOpenAI, type FixtureSite, type Stack } from '@wds/test-utils';
 
 // Threat protection (Firecrawl's docs: features/threat-protection) on the real stack: the
 // request's blacklist / whitelist / blockedTlds are enforced on every URL a request would fetch —
 // the scrape target and each redirect hop (403 unsafe_domain_blocked, the blocked page never
 // requested), a cached copy that came from a blocked site, a crawl's seed (403) and the links it
-// finds (skipped), a batch's URLs, a map's links (left out), an agent's starting URLs — and the
+// finds (skipped), a batch's URLs, a map's links (left out), an agent's starting URLs, a
+// monitor's targets (at create/update and on each check's fetches), the URLs an agent's tools
+// are asked to fetch (a tool error the model reads, nothing fetched) — and the
 // classifier modes this deployment cannot run are answered before anything is fetched. Host
 // names are mapped to the fixture site on 127.0.0.1 (WDS_HOST_OVERRIDES).
 let stack: Stack;
@@ -15,6 +17,7 @@ let site: FixtureSite;
 let team: { teamId: string; apiKey: string };
 let fc: Firecrawl;
 let port: number;
+let model: FakeOpenAI;
 const T = { timeout: 120_000 };
 
 const tp = { mode: 'manual-only', blacklist: ['*.safe.test'], blockedTlds: ['zip'] } as const;
@@ -37,10 +40,21 @@ before(async () => {
   site.route('/b-bad', html('<html><head><title>B</title></head><body><main><h1>Blocked page</h1></main></body></html>'));
   site.route('/landing', html('<html><head><title>Landing</title></head><body><main><h1>Landing</h1><p>Where the redirect goes.</p></main></body></html>'));
   site.route('/redirect', (_q, r) => void r.writeHead(302, { location: at('bad.safe.test', '/landing') }).end());
+  // A chain through a blocked host that ends on an allowed one: only a check of each hop sees it.
+  site.route('/chain', (_q, r) => void r.writeHead(302, { location: at('bad.safe.test', '/hop') }).end());
+  site.route('/hop', (_q, r) => void r.writeHead(302, { location: at('safe.test', '/a') }).end());
+  model = await startFakeOpenAI({ handler: agentScript });
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
-    env: { WDS_HOST_OVERRIDES: 'safe.test=127.0.0.1,*.safe.test=127.0.0.1,files.zip=127.0.0.1' },
+    env: {
+      WDS_HOST_OVERRIDES: 'safe.test=127.0.0.1,*.safe.test=127.0.0.1,files.zip=127.0.0.1',
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'sk-test-not-a-secret',
+      MODEL_NAME: 'fake-model',
+    },
   });
+  // A browser worker: pages with actions render in Chromium.
+  await stack.addWorker({ WDS_WORKER_QUEUES: 'wds-browser', WDS_PUBLIC_URL: stack.url, WDS_BROWSER_PAGES: '1' });
   team = await stack.newTeam({ flags: { threatProtection: true } });
   fc = new Firecrawl({ apiKey: team.apiKey, apiUrl: stack.url });
 });
@@ -48,7 +62,26 @@ before(async () => {
 after(async () => {
   await stack?.stop();
   await site?.close();
+  await model?.close();
 });
+
+/**
+ * The agent's model: its first step asks for a blocked page, a page that redirects onto a blocked
+ * host, a map of a page that links to one and a sub-agent starting at a blocked TLD; then finishes.
+ */
+function agentScript(r: FakeChatRequest) {
+  if (!r.tools?.length) return { content: {} };
+  const step = r.messages.filter((m) => m.role === 'assistant').length + 1;
+  if (step > 1) return { toolCalls: [{ id: 'c-fin', name: 'finish', arguments: { data: { done: true } } }] };
+  return {
+    toolCalls: [
+      { id: 'c-bad', name: 'scrape', arguments: { url: at('bad.safe.test', '/b-bad') } },
+      { id: 'c-redir', name: 'scrape', arguments: { url: at('safe.test', '/redirect') } },
+      { id: 'c-map', name: 'map', arguments: { url: at('safe.test', '/page') } },
+      { id: 'c-spawn', name: 'spawn_subagent', arguments: { prompt: 'look there', urls: [at('files.zip', '/page')] } },
+    ],
+  };
+}
 
 describe('threat protection', () => {
   test('scrape: a blacklisted host or blocked TLD is 403 unsafe_domain_blocked before anything is fetched; the whitelist wins; mode off checks nothing', T, async () => {
@@ -107,6 +140,81 @@ describe('threat protection', () => {
     assertBlocked(batch, 'blacklist');
     assert.match(batch.json.error, /bad\.safe\.test/);
     assertBlocked(await post('/v2/agent', { prompt: 'read it', urls: [at('files.zip', '/page')], threatProtection: tp }), 'blocked_tld');
+  });
+
+  test('monitors: blocked target URLs are 403 at create and update (nothing stored); a check refuses a redirect onto a blocked host and records the page as failed with the code', T, async () => {
+    const name = 'threat-monitor';
+    const scrapeBlocked = await post('/v2/scrape', { url: at('bad.safe.test', '/page'), threatProtection: tp });
+    const targets = (urls: string[]) => [{ type: 'scrape', urls, scrapeOptions: { threatProtection: tp } }];
+    const refused = await post('/v2/monitor', { name, schedule: { text: 'daily' }, targets: targets([at('safe.test', '/a'), at('bad.safe.test', '/page')]) });
+    assertBlocked(refused, 'blacklist');
+    // The same answer /v2/scrape gives for that URL, byte for byte.
+    assert.deepEqual(refused.json, scrapeBlocked.json);
+    assertBlocked(await post('/v2/monitor', { name, schedule: { text: 'daily' }, targets: [{ type: 'crawl', url: at('files.zip', '/page'), scrapeOptions: { threatProtection: tp } }] }), 'blocked_tld');
+    const listed = await call({ url: stack.url, apiKey: team.apiKey }, 'GET', '/v2/monitor');
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual((listed.json.data as { name: string }[]).filter((m) => m.name === name), [], 'a refused monitor is not stored');
+
+    const m = await fc.createMonitor({ name, schedule: { text: 'daily' }, targets: targets([at('safe.test', '/redirect'), at('safe.test', '/a')]) as never });
+    const patched = await call({ url: stack.url, apiKey: team.apiKey }, 'PATCH', `/v2/monitor/${m.id}`, { targets: targets([at('bad.safe.test', '/page')]) });
+    assertBlocked(patched, 'blacklist');
+    const kept = await fc.getMonitor(m.id);
+    assert.deepEqual((kept.targets[0] as { urls?: string[] }).urls, [at('safe.test', '/redirect'), at('safe.test', '/a')], 'a refused update changes nothing');
+
+    // /redirect answers 302 to bad.safe.test: the check must not follow it.
+    const landing = site.hits('/landing');
+    const run = await fc.runMonitor(m.id);
+    const check = await until(async () => {
+      const c = await fc.getMonitorCheck(m.id, run.id, { limit: 100 });
+      return c.status !== 'running' && c.status !== 'queued' ? c : null;
+    }, 'the monitor check to end', { timeoutMs: 90_000, everyMs: 200 });
+    const pages = Object.fromEntries((check.pages as { url: string; status: string; error?: string | null; currentScrapeId?: string | null }[]).map((p) => [new URL(p.url).pathname, p]));
+    assert.equal(pages['/a']?.status, 'new', JSON.stringify(check.pages));
+    assert.equal(pages['/redirect']?.status, 'error', JSON.stringify(check.pages));
+    assert.match(pages['/redirect']?.error ?? '', /^unsafe_domain_blocked: .*rule: blacklist/);
+    assert.equal(pages['/redirect']?.currentScrapeId ?? null, null, 'nothing of the blocked page is stored');
+    assert.equal(site.hits('/landing'), landing, 'the blocked hop was never requested');
+  });
+
+  test('browser: a redirect chain that passes through a blocked host is refused mid-chain, though it ends on an allowed page', T, async () => {
+    const actions = [{ type: 'wait', milliseconds: 10 }];
+    // Without the policy Chromium follows the chain to /a (the test can fail).
+    const plain = await post('/v2/scrape', { url: at('safe.test', '/chain'), actions, maxAge: 0 });
+    assert.equal(plain.status, 200, plain.text);
+    assert.equal(plain.json.data.metadata.url, at('safe.test', '/a'));
+    const r = await post('/v2/scrape', { url: at('safe.test', '/chain'), actions, threatProtection: tp, maxAge: 0 });
+    assertBlocked(r, 'blacklist');
+    assert.match(r.json.error, /bad\.safe\.test/);
+  });
+
+  test("agent: URLs its tools are asked for past the starting URLs are checked (a tool error the model reads and the trace shows, never fetched); map leaves blocked links out", T, async () => {
+    const hits = { bad: site.hits('/b-bad'), landing: site.hits('/landing') };
+    const { id } = await fc.startAgent({ prompt: 'read the safe page', urls: [at('safe.test', '/page')], threatProtection: tp } as never);
+    const s = await until(async () => {
+      const x = await fc.getAgentStatus(id);
+      return x.status === 'processing' ? null : x;
+    }, 'the agent to finish', { timeoutMs: 90_000, everyMs: 250 });
+    assert.equal(s.status, 'completed', JSON.stringify(s));
+    assert.equal(site.hits('/b-bad'), hits.bad, 'the blocked page was never fetched');
+    assert.equal(site.hits('/landing'), hits.landing, 'the blocked redirect hop was never requested');
+
+    // What the model read back for each call (the step-2 request carries the tool messages).
+    const second = model.chatRequests().find((r) => r.tools?.length && r.messages.some((m) => m.tool_call_id === 'c-bad'));
+    assert.ok(second, 'the model was asked again after the tool calls');
+    const told = (callId: string) => String(second.messages.find((m) => m.tool_call_id === callId)?.content ?? '');
+    assert.match(told('c-bad'), /^Error: unsafe_domain_blocked: .*rule: blacklist/);
+    assert.match(told('c-redir'), /^Error: unsafe_domain_blocked: .*bad\.safe\.test.*rule: blacklist/);
+    assert.match(told('c-spawn'), /^Error: unsafe_domain_blocked: .*rule: blocked_tld/);
+    assert.match(told('c-map'), new RegExp(at('safe.test', '/a').replace(/[.]/g, '\\.')));
+    assert.doesNotMatch(told('c-map'), /bad\.safe\.test/);
+
+    // The trace shows each refusal as the call's error.
+    const events = (await fc.getAgentTrace(id)).events as unknown as { type: string; toolCallId?: string; result?: { error?: string } }[];
+    const finished = (callId: string) => events.find((e) => e.type === 'tool_call.finished' && e.toolCallId === callId);
+    for (const callId of ['c-bad', 'c-redir', 'c-spawn']) {
+      assert.match(finished(callId)?.result?.error ?? '', /^unsafe_domain_blocked: /, `${callId}: ${JSON.stringify(finished(callId))}`);
+    }
+    assert.equal(events.filter((e) => e.type === 'error.occurred').length, 3, JSON.stringify(events.filter((e) => e.type === 'error.occurred')));
   });
 
   test('modes this deployment cannot run are answered first: normal (closed) → 400, normal with failurePolicy open → the lists alone, zscaler → 403', T, async () => {

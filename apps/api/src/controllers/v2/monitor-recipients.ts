@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { monitorRecipientResendRequestSchema } from '@wds/contracts';
-import { enlistRecipients, recipientKey, recipientSubscriptions, requestConfirmation, type MonitorRow, type RecipientSubscription } from '@wds/db';
+import { enlistRecipients, recipientKey, recipientSubscriptions, requestConfirmation, type Db, type MonitorRow, type RecipientSubscription } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { ApiDeps } from '../../deps';
 import { teamMonitor, type IdReq, type MonitorConfig } from './monitor-shared';
@@ -19,14 +19,17 @@ export function emailRecipientsOf(notification: unknown): string[] {
   return email?.enabled && email.recipients?.length ? email.recipients : [];
 }
 
-/** Enlists the recipients `after` names that `before` did not (a new monitor: all of them). */
-export async function enlistNewRecipients(deps: ApiDeps, cfg: MonitorConfig, m: { teamId: string; id: string }, before: unknown, after: unknown): Promise<void> {
+/**
+ * Enlists the recipients `after` names that `before` did not (a new monitor: all of them). `db`:
+ * the transaction that writes the monitor, so a monitor is never stored without its invitations.
+ */
+export async function enlistNewRecipients(db: Db, cfg: MonitorConfig, m: { teamId: string; id: string }, before: unknown, after: unknown): Promise<void> {
   const emails = emailRecipientsOf(after);
   if (!emails.length) return;
   const old = new Set(emailRecipientsOf(before).map(recipientKey));
   const added = emails.filter((e) => !old.has(recipientKey(e)));
   if (!added.length) return;
-  await enlistRecipients(deps.db, { teamId: m.teamId, monitorId: m.id, emails: added, added, source: 'opt_in', resendAfterMs: cfg.resendAfterMs ?? 600_000 });
+  await enlistRecipients(db, { teamId: m.teamId, monitorId: m.id, emails: added, added, source: 'opt_in', resendAfterMs: cfg.resendAfterMs ?? 600_000 });
 }
 
 /** Each monitor's recipients' states (one query for all of `rows`: they are one team's). */

@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../../deps';
 import { planCrawl } from '../../services/crawl-plan';
 import { checkScrapePolicy } from '../../services/scrape-policy';
+import { checkTeamFeatures } from '../../services/team-features';
 import { crawlLimitWithin } from './crawl';
 import type { MonitorConfig } from './monitor-shared';
 
@@ -40,7 +41,7 @@ export function resolveTargets(deps: ApiDeps, req: FastifyRequest, cfg: MonitorC
   parsed.forEach((t, i) => {
     const at = ['targets', i];
     if (t.type === 'search') return;
-    if (t.scrapeOptions) checkTargetPolicy(deps, req, t.scrapeOptions, [...at, 'scrapeOptions']);
+    if (t.scrapeOptions) checkTargetPolicy(deps, req, t.scrapeOptions, [...at, 'scrapeOptions'], t.type === 'scrape' ? t.urls : [t.url]);
     const ct = t.scrapeOptions?.formats?.find((f) => f.type === 'changeTracking') as { modes?: string[]; schema?: unknown; prompt?: string } | undefined;
     if (ct?.modes?.includes('json')) details.push(...jsonModeProblems(deps, ct, [...at, 'scrapeOptions', 'formats']));
     if (t.type === 'crawl') {
@@ -71,13 +72,17 @@ function monitoredFormats<F>(formats: F[]): (F | 'markdown')[] {
 /**
  * A target's scrapeOptions pass the checks POST /v2/scrape makes (checkScrapePolicy: team
  * features 403, zero data retention's refusals 400, what the deployment lacks), under the
- * monitor's zero data retention (the team's flag, or the options' own). Paths in the error's
- * details are prefixed with the target's.
+ * monitor's zero data retention (the team's flag, or the options' own), and the target's URLs
+ * pass its threat-protection lists (403 unsafe_domain_blocked naming the first blocked one, as
+ * /v2/scrape and /v2/batch/scrape answer; nothing is stored). Paths in the error's details are
+ * prefixed with the target's.
  */
-function checkTargetPolicy(deps: ApiDeps, req: FastifyRequest, so: ScrapeOptions, at: (string | number)[]): void {
+function checkTargetPolicy(deps: ApiDeps, req: FastifyRequest, so: ScrapeOptions, at: (string | number)[], urls: readonly string[]): void {
   const formats = monitoredFormats(so.formats).map((f) => (f === 'markdown' ? { type: 'markdown' as const } : f));
   try {
     checkScrapePolicy({ ...so, formats, zeroDataRetention: !!req.auth.flags.zeroDataRetention || so.zeroDataRetention }, req.auth, deps.deployment);
+    // Not through checkScrapePolicy's `url`: that one names a single scrape (media formats allowed).
+    checkTeamFeatures(req.auth, { threatProtection: so.threatProtection }, urls);
   } catch (e) {
     if (!(e instanceof WdsError) || !Array.isArray(e.details)) throw e;
     const details = (e.details as { path?: unknown }[]).map((d) => (Array.isArray(d.path) ? { ...d, path: [...at, ...d.path] } : d));

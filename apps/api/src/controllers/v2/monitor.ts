@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { monitorCreateRequestSchema, monitorUpdateRequestSchema } from '@wds/contracts';
 import { averageIntervalSeconds, compileCron, nextDueAt, normalizeSchedule, spreadOf, type NormalizedSchedule, type ScheduleInput } from '@wds/contracts/monitor-schedule';
-import { insertMonitor, listTeamMonitors, updateTeamMonitor, type MonitorRow, type NewMonitor } from '@wds/db';
+import { inTransaction, insertMonitor, listTeamMonitors, updateTeamMonitor, type MonitorRow, type NewMonitor } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { MonitorCrawlSpec } from '@wds/workflows/monitor';
 import type { ApiDeps } from '../../deps';
@@ -71,7 +71,9 @@ function create(deps: ApiDeps, cfg: MonitorConfig) {
     const { targets, crawlSpecs } = resolveTargets(deps, req, cfg, body.targets, targetsOf((req.body as { targets: unknown }).targets, id));
     const zdr = !!req.auth.flags.zeroDataRetention;
     const judgeEnabled = body.judgeEnabled ?? !!body.goal?.trim();
-    const row = await insertMonitor(deps.db, {
+    // One transaction: a monitor is never stored without its recipients' invitations (nor invitations without it).
+    const row = await inTransaction(deps.db, async (tx) => {
+      const inserted = await insertMonitor(tx, {
       id,
       teamId: req.auth.teamId,
       name: body.name,
@@ -87,8 +89,10 @@ function create(deps: ApiDeps, cfg: MonitorConfig) {
       estimatedCreditsPerMonth: monthlyEstimate(schedule, targets, judging(body.goal, judgeEnabled), crawlSpecs),
       shardKey: spreadOf(id, 'shard', 4096),
       nextRunAt: nextDueAt(schedule, id, new Date(), cfg.jitterMs),
+      });
+      await enlistNewRecipients(tx, cfg, inserted, null, inserted.notification);
+      return inserted;
     });
-    await enlistNewRecipients(deps, cfg, row, null, row.notification);
     return reply.send({ success: true, data: await withSubscriptions(deps, row) });
   };
 }
@@ -148,9 +152,12 @@ function update(deps: ApiDeps, cfg: MonitorConfig) {
     // Paused: never due. Resumed or rescheduled: due at the next firing from now.
     if (status === 'paused') set.nextRunAt = null;
     else if (body.schedule || (body.status === 'active' && m.status !== 'active')) set.nextRunAt = nextDueAt(schedule, m.id, new Date(), cfg.jitterMs);
-    const row = await updateTeamMonitor(deps.db, req.auth.teamId, m.id, set);
-    if (!row) throw new WdsError('NOT_FOUND', { message: 'Monitor not found' });
-    await enlistNewRecipients(deps, cfg, row, m.notification, row.notification);
+    const row = await inTransaction(deps.db, async (tx) => {
+      const updated = await updateTeamMonitor(tx, req.auth.teamId, m.id, set);
+      if (!updated) throw new WdsError('NOT_FOUND', { message: 'Monitor not found' });
+      await enlistNewRecipients(tx, cfg, updated, m.notification, updated.notification);
+      return updated;
+    });
     return reply.send({ success: true, data: await withSubscriptions(deps, row) });
   };
 }

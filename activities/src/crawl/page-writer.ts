@@ -1,0 +1,83 @@
+import { finishPage, finishPages, type BatchedPage, type Db, type EventWebhook } from '@wds/db';
+
+/**
+ * Most pages per statement: bounds a statement's size (documents travel in it) and what one
+ * failed statement sends back to the page-by-page path.
+ */
+const MAX_PAGES = 32;
+
+export interface PageWriter {
+  /** Stores the page (finishPage's guarantees); true when this call stored its document. */
+  store(page: BatchedPage): Promise<boolean>;
+}
+
+interface Waiting {
+  page: BatchedPage;
+  resolve(stored: boolean): void;
+  reject(e: unknown): void;
+}
+
+/**
+ * A fetch batch's page writer: group commit. A page that finishes while no statement of this
+ * batch is running is stored at once, alone, as finishPage would; pages that finish while one is
+ * running wait for it and go together in the next (finishPages). So a lightly loaded batch adds
+ * no latency, and a busy one pays Postgres's parse, plan and event-head lock once per group
+ * instead of per page, from one round trip. Each page's promise settles only after its statement
+ * committed (asynchronously, as finishPage), and nothing is written before that: a killed worker
+ * leaves the waiting pages leased, to be claimed and stored again, exactly as before.
+ *
+ * A statement that fails (one unstorable page, a deadlock or unique violation against another
+ * writer) is redone page by page with finishPage, so a page fails only for its own reasons.
+ */
+export function createPageWriter(db: Db, jobId: string, webhook: EventWebhook | null): PageWriter {
+  const queue: Waiting[] = [];
+  let running = false;
+
+  /** The next group: up to MAX_PAGES, keys distinct (finishPages requires it; a repeat waits for the next group). */
+  const nextGroup = (): Waiting[] => {
+    const group: Waiting[] = [];
+    const keys = new Set<string>();
+    for (let i = 0; i < queue.length && group.length < MAX_PAGES; ) {
+      const w = queue[i]!;
+      if (keys.has(w.page.key)) {
+        i++;
+        continue;
+      }
+      keys.add(w.page.key);
+      group.push(w);
+      queue.splice(i, 1);
+    }
+    return group;
+  };
+
+  const write = async (group: Waiting[]): Promise<void> => {
+    try {
+      const stored = await finishPages(db, jobId, group.map((w) => w.page), webhook);
+      for (const w of group) w.resolve(stored.has(w.page.key));
+    } catch {
+      await Promise.all(
+        group.map((w) =>
+          finishPage(db, jobId, w.page.key, { links: w.page.links, document: w.page.document && { ...w.page.document, webhook } }).then(w.resolve, w.reject),
+        ),
+      );
+    }
+  };
+
+  const drain = async (): Promise<void> => {
+    running = true;
+    try {
+      while (queue.length) await write(nextGroup());
+    } finally {
+      running = false;
+    }
+  };
+
+  return {
+    store(page) {
+      return new Promise<boolean>((resolve, reject) => {
+        queue.push({ page, resolve, reject });
+        if (!running) void drain();
+      });
+    },
+  };
+}
