@@ -234,7 +234,7 @@ export function searchIndexCte(source: SQL, document: unknown): SQL {
 }
 
 /** The columns of searchIndexBatchCte's rows, one array each: the page's frontier key, then its SearchEntry. */
-const SEARCH_BATCH_COLUMNS = ['frontierKey', 'urlKey', 'url', 'host', 'title', 'description', 'headings', 'body', 'language', 'config', 'contentType', 'imageUrl', 'publishedAt', 'storedAt'] as const;
+const SEARCH_BATCH_COLUMNS = ['frontierKey', 'urlKey', 'url', 'host', 'title', 'description', 'headings', 'body', 'language', 'config', 'contentType', 'imageUrl', 'publishedAt', 'storedAt', 'contentHash'] as const;
 export type SearchBatchColumn = (typeof SEARCH_BATCH_COLUMNS)[number];
 
 /** The index rows of stored pages (by frontier key), one array per column; no rows when indexing is off. */
@@ -256,9 +256,9 @@ export function searchBatchColumns(pages: { key: string; document: unknown }[]):
  * write the freshest copy, in key order so that concurrent statements take the rows' locks in one order.
  */
 export function searchIndexBatchCte(team: SQL, col: (c: SearchBatchColumn) => SQL): SQL {
-  return sql`, search_index AS (${upsert(sql`SELECT DISTINCT ON (t.k) s.team_id, t.k, t.u, t.h, t.ti, t.de, t.he, t.bo, t.la, ${configOf(sql`t.co`)}, t.ct, t.im, t.pu::timestamptz, coalesce(t.st::timestamptz, now())
+  return sql`, search_index AS (${upsert(sql`SELECT DISTINCT ON (t.k) s.team_id, t.k, t.u, t.h, t.ti, t.de, t.he, t.bo, t.la, ${configOf(sql`t.co`)}, t.ct, t.im, t.pu::timestamptz, coalesce(t.st::timestamptz, now()), t.ch
       FROM unnest(${sql.join(SEARCH_BATCH_COLUMNS.map((c) => sql`${col(c)}::text[]`), sql`, `)})
-        AS t(fk, k, u, h, ti, de, he, bo, la, co, ct, im, pu, st)
+        AS t(fk, k, u, h, ti, de, he, bo, la, co, ct, im, pu, st, ch)
       JOIN doc ON doc.url_key = t.fk, (${team}) s
       ORDER BY t.k, t.st DESC NULLS FIRST`)})`;
 }

@@ -37,13 +37,13 @@ async function store(teamId: string, document: ReturnType<typeof doc>) {
   await completeScrapeJob(h.db, id, document, 1);
 }
 
-interface Row {
+type Row = {
   title: string;
   body: string;
   stored_at: Date;
   published_at: Date | null;
   content_hash: string | null;
-}
+};
 const rowOf = async (teamId: string) => {
   const rows = (await h.db.execute<Row>(sql`SELECT title, body, stored_at, published_at, content_hash FROM search_pages WHERE team_id = ${teamId}`)).rows;
   assert.equal(rows.length, 1, 'one row per team and page');
