@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { agentToolArgs, type AgentToolArgsOf, type AgentToolName } from '@wds/contracts';
 import { appendAgentMessage, findAgentMessages, insertAgentSnapshot, type AgentMessageRow, type Db } from '@wds/db';
-import type { WdsError } from '@wds/errors';
+import { codedMessage, type WdsError } from '@wds/errors';
 import { agentToolCalls } from '@wds/metrics';
 import type { AgentToolInput, AgentToolResult } from '@wds/workflows/agent';
 import { reservationKey, reserveForRun } from './billing';
@@ -28,7 +28,7 @@ export class ToolError extends Error {
 
 /** An engine's error as the model reads it: its code first when it has one (`unsafe_domain_blocked: …`), as the trace shows it. */
 export function toolErrorOf(e: WdsError): ToolError {
-  return new ToolError(e.code ? `${e.code}: ${e.message}` : e.message, e.retryable);
+  return new ToolError(codedMessage(e), e.retryable);
 }
 
 export interface NewArtifact {

@@ -1,7 +1,7 @@
 import { conditionalHeaders, hashBody, sameBody, validatorsOf, type PageObservation } from '@wds/changes';
 import type { ScrapeOptions } from '@wds/contracts';
 import type { PageVersion } from '@wds/db';
-import { toWdsError } from '@wds/errors';
+import { codedMessage, toWdsError } from '@wds/errors';
 import { fetchPage, threatUrlCheck } from '@wds/fetch';
 import { buildPage, requestHeaders, type PageDeps } from '../scrape/pipeline';
 
@@ -31,12 +31,6 @@ export interface Observed {
   path: 'not_modified' | 'same_body' | 'converted' | 'failed';
 }
 
-/** A failed fetch as the page's `error`: with the error's code first (e.g. `unsafe_domain_blocked`), as extract's failed pages say it. */
-function failureText(e: unknown): string {
-  const w = toWdsError(e);
-  return w.code ? `${w.code}: ${w.message}` : w.message;
-}
-
 export async function observePage(deps: PageDeps, p: PageToObserve): Promise<Observed> {
   const o = p.options;
   const deadline = Date.now() + o.timeout;
@@ -55,7 +49,7 @@ export async function observePage(deps: PageDeps, p: PageToObserve): Promise<Obs
       checkUrl: threatUrlCheck(o.threatProtection),
     });
   } catch (e) {
-    return { observation: { ...base, kind: 'failed', error: failureText(e) }, credits: 0, path: 'failed' };
+    return { observation: { ...base, kind: 'failed', error: codedMessage(toWdsError(e)) }, credits: 0, path: 'failed' };
   }
   const validators = validatorsOf(fetched.headers);
   if (fetched.statusCode === 304 && p.baseline?.status === 'ok') {

@@ -135,6 +135,11 @@ export function errorFromRecord(r: unknown): WdsError {
 }
 
 /** Anything thrown that is not a WdsError becomes a 500 without leaking internals. */
+/** An error as one line for a reader who sees no status (a model's tool result, a page's stored `error`): its code first when it has one. */
+export function codedMessage(e: WdsError): string {
+  return e.code ? `${e.code}: ${e.message}` : e.message;
+}
+
 export function toWdsError(e: unknown): WdsError {
   if (e instanceof WdsError) return e;
   return new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', cause: e });
