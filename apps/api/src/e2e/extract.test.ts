@@ -340,13 +340,24 @@ describe('enableWebSearch', () => {
 });
 
 describe('crawl prompt', () => {
-  test('params-preview: the options the prompt turns into, validated, in the SDK shape', async () => {
+  test('params-preview: the options the prompt turns into, validated, in the SDK shape; its tokens billed once', async () => {
+    const before = await fc.getCreditUsage();
     const data = (await fc.crawlParamsPreview(site.url('/'), 'Only the blog posts, at most three')) as Record<string, unknown>;
     assert.deepEqual(data, { url: site.url('/'), includePaths: ['^/blog/.*'], limit: 3, sitemap: 'skip' });
     const asked = model.chatRequests().filter((x) => kindOf(x) === 'crawl');
     assert.equal(asked.length, 1);
     assert.match(promptText(asked[0]!), /Only the blog posts, at most three/);
     assert.match(promptText(asked[0]!), new RegExp(site.url('/').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    // Billed like extract: the model's tokens, 15 a credit, under the preview's own key.
+    const bills = (await stack.db.pool.query(
+      `SELECT l.idempotency_key, l.amount::int AS amount, p.tokens_used FROM crawl_param_previews p JOIN credit_ledger l ON l.job_id = p.id AND l.entry = 'charge'
+       WHERE p.prompt = 'Only the blog posts, at most three'`)).rows as { idempotency_key: string; amount: number; tokens_used: number }[];
+    assert.equal(bills.length, 1, JSON.stringify(bills));
+    assert.ok(bills[0]!.tokens_used > 0);
+    assert.equal(bills[0]!.amount, Math.ceil(bills[0]!.tokens_used / 15));
+    assert.match(bills[0]!.idempotency_key, /^crawl-params:/);
+    const after = await fc.getCreditUsage();
+    assert.equal(before.remainingCredits - after.remainingCredits, bills[0]!.amount, 'the team pays what the ledger says');
   });
 
   test('crawl with prompt: options derived, the crawl completes within them; explicit fields win', async () => {
