@@ -9,7 +9,7 @@ import { closeTransformThreads, configureTransformThreads, transformHtml, transf
 import pg from 'pg';
 import { stopChild } from '@wds/launch';
 import { startBenchStack, type BenchStack } from './stack';
-import { cpuByPid, cpuSecondsBetween, rssMb, round, writeResult } from './stats';
+import { cpuByPid, cpuSecondsBetween, rssMb, round, sysShareBetween, writeResult } from './stats';
 
 /**
  * Issue 5 (a): crawl a local N-page site (default 2,000) four ways in one run — the full
@@ -239,8 +239,31 @@ async function pgStatements(databaseUrl: string) {
   };
 }
 
+/**
+ * BENCH_CRAWL_DEPTHS=1: per link depth, pages and when (seconds after the job row was created) the
+ * first and last of them were done: how fast the frontier widens level by level.
+ */
+async function depthTimeline(databaseUrl: string, jobId: string) {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    const r = await c.query(`SELECT u.depth, count(*)::int AS pages,
+        round(extract(epoch FROM min(u.done_at) - j.created_at)::numeric, 3)::float8 AS first,
+        round(extract(epoch FROM max(u.done_at) - j.created_at)::numeric, 3)::float8 AS last
+      FROM crawl_urls u JOIN crawl_jobs j ON j.id = u.job_id WHERE u.job_id = $1 AND u.done_at IS NOT NULL GROUP BY u.depth, j.created_at ORDER BY u.depth`, [jobId]);
+    // When the stack's Postgres connections were opened, relative to the job (a new backend also starts with cold catalog caches).
+    const b = await c.query(`SELECT round(extract(epoch FROM a.backend_start - j.created_at)::numeric, 2)::float8 AS t FROM pg_stat_activity a, crawl_jobs j
+      WHERE j.id = $1 AND a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend' ORDER BY 1`, [jobId]);
+    return [...r.rows.map((x) => `${x.depth}: ${x.pages} pages ${x.first}–${x.last} s`), `connections opened at: ${b.rows.map((x) => x.t).join(' ')}`];
+  } finally {
+    await c.end();
+  }
+}
+
 async function fullStack(origin: string) {
-  const stack = await startBenchStack(PG_STATEMENTS ? { pgFlags: PG_STATEMENTS_FLAGS } : {});
+  // BENCH_PG_FLAGS: more Postgres server arguments for this run (e.g. auto_explain, a log file).
+  const extra = process.env.BENCH_PG_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const stack = await startBenchStack({ pgFlags: [...(PG_STATEMENTS ? PG_STATEMENTS_FLAGS : []), ...extra] });
   const { base, api, worker, roles } = stack;
   const pgWaits = process.env.BENCH_CRAWL_PG_WAITS === '1' ? samplePgWaits(stack.databaseUrl) : null;
   const statements = PG_STATEMENTS ? await pgStatements(stack.databaseUrl) : null;
@@ -249,23 +272,39 @@ async function fullStack(origin: string) {
     const t0 = performance.now();
     const { id, headers } = await startSiteCrawl(stack, origin, PAGES, CONCURRENCY);
     let peak = { api: 0, worker: 0 };
+    // (seconds since the crawl was started, pages completed) at every poll: ramp-up vs steady state.
+    const progress: [number, number][] = [];
     for (;;) {
       const r = await fetch(`${base}/v2/crawl/${id}?skip=1000000`, { headers });
       const s = (await r.json()) as { status: string; completed: number };
+      progress.push([(performance.now() - t0) / 1000, s.completed]);
       peak = { api: Math.max(peak.api, rssMb(api.child.pid!)), worker: Math.max(peak.worker, rssMb(worker.child.pid!)) };
       if (s.status !== 'scraping') {
         const secs = (performance.now() - t0) / 1000;
         // Where the time went: CPU seconds per process over the crawl (2 cores = 2 s per second).
-        const cpuSeconds = cpuSecondsBetween(cpu0, cpuByPid(roles));
+        const cpu1 = cpuByPid(roles);
+        const cpuSeconds = cpuSecondsBetween(cpu0, cpu1);
         const workerCpuMsPerPage = round(((cpuSeconds.worker ?? NaN) * 1000) / s.completed, 1);
         const cpuMsPerPage = Object.fromEntries(Object.entries(cpuSeconds).map(([k, v]) => [k, round((v * 1000) / s.completed, 2)]));
-        return { pagesPerSec: round(s.completed / secs, 1), completed: s.completed, seconds: round(secs, 1), peakRssMb: peak, cpuSeconds, cpuMsPerPage, workerCpuMsPerPage, pgBackends: await pgWaits?.(), pgStatements: await statements?.(s.completed) };
+        const byDepth = process.env.BENCH_CRAWL_DEPTHS === '1' ? await depthTimeline(stack.databaseUrl, id) : undefined;
+        return { pagesPerSec: round(s.completed / secs, 1), completed: s.completed, seconds: round(secs, 1), phases: crawlPhases(progress, s.completed), byDepth, peakRssMb: peak, cpuSeconds, cpuMsPerPage, sysShare: sysShareBetween(cpu0, cpu1), workerCpuMsPerPage, pgBackends: await pgWaits?.(), pgStatements: await statements?.(s.completed) };
       }
       await new Promise((res) => setTimeout(res, 100));
     }
   } finally {
     await stack.stop();
   }
+}
+
+/**
+ * Where a crawl's time goes by phase, from the status polls: seconds until the first 10% of the
+ * pages were stored (the frontier of a tree-shaped site is narrow at first: ramp-up), pages/s
+ * between 10% and 90% (steady state), and seconds for the last 10% (drain).
+ */
+function crawlPhases(progress: [number, number][], total: number) {
+  const at = (share: number) => progress.find(([, n]) => n >= share * total)?.[0] ?? NaN;
+  const [t10, t90, tEnd] = [at(0.1), at(0.9), progress.at(-1)?.[0] ?? NaN];
+  return { rampUpSeconds: round(t10, 2), steadyPagesPerSec: round((0.8 * total) / (t90 - t10), 1), drainSeconds: round(tEnd - t90, 2), firstPageSeconds: round(progress.find(([, n]) => n > 0)?.[0] ?? NaN, 2) };
 }
 
 export async function runCrawlBench() {

@@ -59,9 +59,9 @@ export async function runConcurrent(total: number, concurrency: number, fn: (i: 
  * process belongs to the first role whose matcher (a pid, or a pattern of the command line)
  * matches it or one of its ancestors, so a Postgres postmaster brings its backends along.
  */
-export function cpuByPid(roles: Record<string, number | RegExp>): Map<number, { role: string; cpu: number }> {
+export function cpuByPid(roles: Record<string, number | RegExp>): Map<number, { role: string; cpu: number; sys: number }> {
   const tick = 100; // USER_HZ on Linux
-  const procs = new Map<number, { ppid: number; cmd: string; cpu: number }>();
+  const procs = new Map<number, { ppid: number; cmd: string; cpu: number; sys: number }>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
@@ -70,7 +70,7 @@ export function cpuByPid(roles: Record<string, number | RegExp>): Map<number, { 
       // Fields after the parenthesised command name: ppid is the 2nd, utime and stime the 12th and 13th.
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      procs.set(pid, { ppid: Number(f[1]), cmd, cpu: (Number(f[11]) + Number(f[12])) / tick });
+      procs.set(pid, { ppid: Number(f[1]), cmd, cpu: (Number(f[11]) + Number(f[12])) / tick, sys: Number(f[12]) / tick });
     } catch {
       // the process exited while being read
     }
@@ -81,10 +81,10 @@ export function cpuByPid(roles: Record<string, number | RegExp>): Map<number, { 
     const own = Object.entries(roles).find(([, m]) => (typeof m === 'number' ? m === pid : m.test(p.cmd)))?.[0];
     return own ?? roleOf(p.ppid, hops + 1);
   };
-  const out = new Map<number, { role: string; cpu: number }>();
+  const out = new Map<number, { role: string; cpu: number; sys: number }>();
   for (const [pid, p] of procs) {
     const role = roleOf(pid);
-    if (role) out.set(pid, { role, cpu: p.cpu });
+    if (role) out.set(pid, { role, cpu: p.cpu, sys: p.sys });
   }
   return out;
 }
@@ -97,6 +97,14 @@ export function cpuUsedBetween(before: ReturnType<typeof cpuByPid>, after: Retur
   const out: Record<string, number> = {};
   for (const [pid, { role, cpu }] of after) out[role] = (out[role] ?? 0) + cpu - (before.get(pid)?.cpu ?? 0);
   return out;
+}
+
+/** Of cpuUsedBetween, the share spent in the kernel (system time) per role, rounded to 0.01. */
+export function sysShareBetween(before: ReturnType<typeof cpuByPid>, after: ReturnType<typeof cpuByPid>): Record<string, number> {
+  const cpu = cpuUsedBetween(before, after);
+  const sys: Record<string, number> = {};
+  for (const [pid, a] of after) sys[a.role] = (sys[a.role] ?? 0) + a.sys - (before.get(pid)?.sys ?? 0);
+  return Object.fromEntries(Object.entries(sys).map(([k, v]) => [k, round(v / (cpu[k] || 1), 2)]));
 }
 
 /** cpuUsedBetween in CPU seconds rounded to 0.1, for reports. */

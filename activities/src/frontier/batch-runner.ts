@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { claimUrls, jobStatus, type ClaimedUrl, type Db } from '@wds/db';
+import { claimUrls, jobStatus, othersFetching, type ClaimedUrl, type Db } from '@wds/db';
 import type { ProcessBatchInput, ProcessBatchResult } from '@wds/workflows/crawl';
 
 /**
@@ -9,8 +9,14 @@ import type { ProcessBatchInput, ProcessBatchResult } from '@wds/workflows/crawl
  * job starts no new page and aborts the ones in flight.
  */
 const HEARTBEAT_MS = 1_000;
-/** How soon an idle slot asks again while sibling slots may still discover links. */
+/**
+ * How soon an idle slot asks again while pages in flight may still discover links: at once when
+ * one of this batch's own pages is stored (its links are then claimable), else after this long,
+ * growing by half each empty round up to CLAIM_RETRY_MAX_MS (other batches' pages are only seen
+ * by asking).
+ */
 const CLAIM_RETRY_MS = 50;
+const CLAIM_RETRY_MAX_MS = 500;
 
 /**
  * What a page handler reports; `stored` pages count as succeeded, `failed` ones as failed;
@@ -33,7 +39,13 @@ export type PageHandler = (url: ClaimedUrl, run: BatchRun) => Promise<PageOutcom
 /** How a batch leases its URLs: fetch batches from the frontier (claimUrls), browser pages from those handed over (claimBrowserPages). */
 export type ClaimFn = typeof claimUrls;
 
-export async function runFrontierBatch(db: Db, input: ProcessBatchInput, leaseMs: number, handlePage: PageHandler, claim: ClaimFn = claimUrls): Promise<ProcessBatchResult> {
+/**
+ * `waitForOthers` (jobs whose pages add links to the frontier): a batch that finds the frontier
+ * empty while another batch of the job is fetching waits for its links instead of ending. A
+ * crawl's frontier starts as one URL and widens level by level; without the wait every batch but
+ * the first ends at once, and the job runs on one batch's concurrency until that batch returns.
+ */
+export async function runFrontierBatch(db: Db, input: ProcessBatchInput, leaseMs: number, handlePage: PageHandler, claim: ClaimFn = claimUrls, opts: { waitForOthers?: boolean } = {}): Promise<ProcessBatchResult> {
   const ctx = Context.current();
   const { jobId } = input;
   if ((await jobStatus(db, jobId)) !== 'scraping') return { claimed: 0, succeeded: 0, failed: 0, stopped: true };
@@ -43,7 +55,9 @@ export async function runFrontierBatch(db: Db, input: ProcessBatchInput, leaseMs
   const run: BatchRun = { jobId, signal: abort.signal, sleep: (ms) => ctx.sleep(ms), addedLinks: (n) => void (counts.linksAdded += n) };
   const stopWatching = watchJob(db, jobId, abort, counts);
   const owner = `${ctx.info.workflowExecution?.runId ?? ctx.info.workflowType}:${ctx.info.activityId}`;
-  const claimer = createClaimer(db, claim, { jobId, owner, leaseMs, budget: input.batchSize, perClaim: input.concurrency, signal: abort.signal });
+  const othersBusy = opts.waitForOthers ? () => othersFetching(db, jobId, owner) : null;
+  const claimer = createClaimer(db, claim, { jobId, owner, leaseMs, budget: input.batchSize, perClaim: input.concurrency, signal: abort.signal, othersBusy });
+  abort.signal.addEventListener('abort', () => claimer.nudge());
   try {
     await runSlots(input, claimer, run, async (u) => {
       const outcome = await handlePage(u, run);
@@ -86,9 +100,15 @@ function watchJob(db: Db, jobId: string, abort: AbortController, counts: { done:
 interface Claimer {
   /** The next URL for a slot, or null when this batch has nothing more to do. */
   take(): Promise<ClaimedUrl | null>;
-  /** Pages a slot is working on: while any is, an empty frontier may still grow. */
+  /**
+   * URLs handed to slots and not finished: while any is, an empty frontier may still grow. Counted
+   * from the moment take() hands a URL out, so a slot that finds the frontier empty right after a
+   * sibling took its last URL waits for that page instead of ending.
+   */
   busy: number;
   claimed(): number;
+  /** A page of this batch was stored: slots waiting for links ask again at once. */
+  nudge(): void;
 }
 
 /**
@@ -96,19 +116,45 @@ interface Claimer {
  * picked up while it runs, so a deep, narrow site does not wait a batch round per level. One claim
  * query at a time per batch; the first one retakes the leases of this activity's earlier attempts.
  */
-function createClaimer(db: Db, claim: ClaimFn, o: { jobId: string; owner: string; leaseMs: number; budget: number; perClaim: number; signal: AbortSignal }): Claimer {
+function createClaimer(
+  db: Db,
+  claim: ClaimFn,
+  o: { jobId: string; owner: string; leaseMs: number; budget: number; perClaim: number; signal: AbortSignal; othersBusy: (() => Promise<boolean>) | null },
+): Claimer {
   let budget = o.budget;
   let claimed = 0;
   let firstClaim = true;
   let claiming: Promise<void> | null = null;
+  // One question at a time for all idle slots, as with claims.
+  let asking: Promise<boolean> | null = null;
+  let waiters: (() => void)[] = [];
   const buffer: ClaimedUrl[] = [];
+  /** Resolves after `ms`, or earlier on a nudge. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        waiters = waiters.filter((w) => w !== done);
+        resolve();
+      }
+      waiters.push(done);
+    });
   const claimer: Claimer = {
     busy: 0,
     claimed: () => claimed,
+    nudge() {
+      for (const w of waiters) w();
+    },
     async take() {
+      let retryMs = CLAIM_RETRY_MS;
+      let waitingSince = 0;
       for (;;) {
         if (o.signal.aborted) return null;
-        if (buffer.length) return buffer.shift()!;
+        if (buffer.length) {
+          claimer.busy++;
+          return buffer.shift()!;
+        }
         if (budget <= 0) return null;
         if (!claiming) {
           claiming = claim(db, o.jobId, o.owner, Math.min(budget, o.perClaim), o.leaseMs, { retakeOwn: firstClaim })
@@ -122,9 +168,18 @@ function createClaimer(db: Db, claim: ClaimFn, o: { jobId: string; owner: string
         }
         await claiming;
         if (buffer.length) continue;
-        // Nothing to claim: end unless a sibling slot is still working (it may discover more).
-        if (claimer.busy === 0) return null;
-        await new Promise((r) => setTimeout(r, CLAIM_RETRY_MS));
+        // Nothing to claim: end unless a page in flight — a sibling slot's, or (othersBusy)
+        // another batch's — may discover more. Other batches' pages are waited for at most as long
+        // as a lease lasts: leases of a dead worker end by then, and this batch claims them.
+        if (claimer.busy === 0) {
+          if (!o.othersBusy) return null;
+          waitingSince ||= Date.now();
+          if (Date.now() - waitingSince > o.leaseMs) return null;
+          asking ??= o.othersBusy().finally(() => (asking = null));
+          if (!(await asking.catch(() => false))) return null;
+        }
+        await pause(retryMs);
+        retryMs = Math.min(CLAIM_RETRY_MAX_MS, Math.round(retryMs * 1.5));
       }
     },
   };
@@ -136,13 +191,13 @@ async function runSlots(input: ProcessBatchInput, claimer: Claimer, run: BatchRu
   let started = 0;
   const slots = Array.from({ length: Math.max(1, input.concurrency) }, async () => {
     for (let u = await claimer.take(); u; u = await claimer.take()) {
-      claimer.busy++;
       try {
         if (input.delayMs > 0 && started > 0) await run.sleep(input.delayMs).catch(() => {});
         started++;
         if (!run.signal.aborted) await page(u);
       } finally {
         claimer.busy--;
+        claimer.nudge();
       }
     }
   });

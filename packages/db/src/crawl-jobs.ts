@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, notExists, sql } from 'drizzle-orm';
 import type { Db } from './client';
-import { crawlDocuments, crawlJobs, crawlLlmPages, crawlUrls } from './schema/index';
+import { crawlDocuments, crawlJobs, crawlLlmPages, crawlUrls, monitorCheckTargets } from './schema/index';
 import { frontierInsert, UNFINISHED_URL, type FrontierEntry } from './frontier';
 
 /**
@@ -135,10 +135,18 @@ export async function markJobCancelled(db: Db, jobId: string): Promise<boolean> 
   return rows.length > 0;
 }
 
+/**
+ * The team's running crawls (GET /v2/crawl/active): the crawls it started. A monitor crawl
+ * target's crawl runs under the team too, but the team never asked for it: it is left out here
+ * and shown by the monitor's checks (their targetResults name it, and GET /v2/crawl/{id} still
+ * answers for it). Its check target row exists before the job does (the claim picks the id), so
+ * such a crawl never shows here, not even for a moment.
+ */
 export async function activeCrawls(db: Db, teamId: string) {
+  const byMonitor = db.select({ one: sql`1` }).from(monitorCheckTargets).where(eq(monitorCheckTargets.jobId, crawlJobs.id));
   return db
     .select({ id: crawlJobs.id, teamId: crawlJobs.teamId, url: crawlJobs.url, options: crawlJobs.options })
     .from(crawlJobs)
-    .where(and(eq(crawlJobs.teamId, teamId), eq(crawlJobs.kind, 'crawl'), eq(crawlJobs.status, 'scraping')))
+    .where(and(eq(crawlJobs.teamId, teamId), eq(crawlJobs.kind, 'crawl'), eq(crawlJobs.status, 'scraping'), notExists(byMonitor)))
     .orderBy(asc(crawlJobs.createdAt));
 }

@@ -126,6 +126,19 @@ export async function claimUrls(db: Db, jobId: string, owner: string, n: number,
   });
 }
 
+/**
+ * Whether another batch of the job is fetching pages right now (URLs leased to an owner other
+ * than `owner`, lease not ended) while the job still has room: such pages may add links, so a
+ * batch that found nothing to claim can wait for them instead of ending (see the batch runner).
+ */
+export async function othersFetching(db: Db, jobId: string, owner: string): Promise<boolean> {
+  const res = await db.execute<{ busy: boolean }>(sql`
+    SELECT EXISTS (
+      SELECT 1 FROM crawl_urls WHERE job_id = ${jobId} AND status = 'leased' AND lease_until > now() AND lease_owner IS DISTINCT FROM ${owner}
+    ) AND coalesce((SELECT page_limit - enqueued FROM crawl_jobs WHERE id = ${jobId}), 0) > 0 AS busy`);
+  return res.rows[0]?.busy === true;
+}
+
 /** A URL not yet fetched or rendered: what a page failure or a cancelled job may still end. */
 export const UNFINISHED_URL: CrawlUrlStatus[] = ['queued', 'leased', 'browser', 'rendering'];
 

@@ -13,6 +13,8 @@ import { KEEPS_NOTHING_SQL } from './schema/scrapes';
  *   frontier (URLs, errors), robots.txt copies, learned origin engines, model-step drafts and events (with their webhook
  *   deliveries) once its results are delivered — its ended status read to the last page
  *   (`markJobDelivered`) — or `resultTtlMs` after it ended if they never are.
+ * Whatever the request asked, an extract's results are kept until its `expiresAt` (24 hours after
+ * it ended, Firecrawl's retention for extract results): then the job goes whole (`deleteExpiredExtracts`).
  */
 
 /** Deletes the data of the ended ZDR jobs that `cond` selects (a condition on crawl_jobs), in one statement; returns how many jobs. */
@@ -46,6 +48,27 @@ export async function markJobDelivered(db: Db, jobId: string): Promise<boolean> 
   return n > 0;
 }
 
+/** Expired extracts deleted per sweep: a backlog (after downtime) goes over several sweeps, each statement short. */
+const EXTRACTS_PER_SWEEP = 500;
+
+/**
+ * Deletes ended extract jobs whose results expired: the extract row (its per-page model results
+ * cascade), its frontier job of kind `extract` (URLs, page documents, drafts, robots copies
+ * cascade) and its events (webhook deliveries cascade). Ledger entries stay: they are billing.
+ * A running extract is never taken, whatever its dates.
+ */
+export async function deleteExpiredExtracts(db: Db, limit = EXTRACTS_PER_SWEEP): Promise<number> {
+  const r = await db.execute<{ n: number }>(sql`
+    WITH x AS (
+      SELECT id FROM extract_jobs WHERE status <> 'processing' AND expires_at < now() ORDER BY expires_at LIMIT ${limit}
+    ), frontier AS (DELETE FROM crawl_jobs WHERE id IN (SELECT id FROM x) AND kind = 'extract'
+    ), events AS (DELETE FROM job_events WHERE job_id IN (SELECT id FROM x)
+    ), heads AS (DELETE FROM job_event_heads WHERE job_id IN (SELECT id FROM x)
+    ), gone AS (DELETE FROM extract_jobs WHERE id IN (SELECT id FROM x) RETURNING 1)
+    SELECT count(*)::int AS n FROM gone`);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
 export interface RetentionSweep {
   /** How long an ended ZDR job's results wait to be read before they are deleted anyway (WDS_ZDR_RESULT_TTL_MS). */
   resultTtlMs: number;
@@ -57,9 +80,10 @@ export interface RetentionSweep {
  * The control workers' retention sweep: deletes what zero-data-retention requests left behind —
  * scrape and parse rows whose API died before deleting them, and the data of ended ZDR jobs that
  * were delivered (pages a late worker wrote after the read, too) or whose TTL passed. Jobs that
- * ended more than a week ago were swept long before and are not looked at again.
+ * ended more than a week ago were swept long before and are not looked at again. Also deletes
+ * extracts whose results expired (any extract, ZDR or not).
  */
-export async function sweepRetention(db: Db, o: RetentionSweep): Promise<{ scrapes: number; parses: number; jobs: number }> {
+export async function sweepRetention(db: Db, o: RetentionSweep): Promise<{ scrapes: number; parses: number; jobs: number; extracts: number }> {
   const scrapes = await db.execute(sql`
     DELETE FROM scrape_jobs WHERE ${KEEPS_NOTHING_SQL}
       AND created_at < now() - make_interval(secs => (coalesce((options ->> 'timeout')::int, 60000) + ${o.graceMs}) / 1000.0)`);
@@ -70,5 +94,6 @@ export async function sweepRetention(db: Db, o: RetentionSweep): Promise<{ scrap
     db,
     sql`completed_at > now() - interval '7 days' AND (delivered_at IS NOT NULL OR completed_at < now() - make_interval(secs => ${o.resultTtlMs / 1000}))`,
   );
-  return { scrapes: scrapes.rowCount ?? 0, parses: parses.rowCount ?? 0, jobs };
+  const extracts = await deleteExpiredExtracts(db);
+  return { scrapes: scrapes.rowCount ?? 0, parses: parses.rowCount ?? 0, jobs, extracts };
 }

@@ -17,6 +17,8 @@ import { gzipSync } from 'node:zlib';
  *   /orphan           (only in the sitemap)
  *   /gen/i            binary tree of `genPages` pages: /gen/i → /gen/2i+1, /gen/2i+2
  *   /slow/i           chain of `slowPages` pages, each answering after `slowMs`: /slow/i → /slow/i+1
+ *   /fan/0            links to /fan/1 … /fan/(fanPages−1), leaves answering after `fanDelayMs`: a
+ *                     frontier that is one URL, then wide at once
  *   /js/i             binary tree of `jsPages` pages like /gen/i whose content and links a script
  *                     writes into an empty `#root` (`jsRenderMs` after it runs): the HTML as served
  *                     has neither; every fifth page (i % 5 === 1) is server-rendered instead, /js/1
@@ -34,6 +36,9 @@ export interface CrawlSiteOptions {
   genDelayMs?: number;
   slowPages?: number;
   slowMs?: number;
+  fanPages?: number;
+  /** Delay before each /fan/i leaf (i ≥ 1) answers. */
+  fanDelayMs?: number;
   jsPages?: number;
   /** Delay before a /js/i page's script writes its content (default 20 ms). */
   jsRenderMs?: number;
@@ -127,6 +132,13 @@ export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<Crawl
       const i = Number(m[1]);
       const answer = () => html(`Gen ${i}`, links([2 * i + 1, 2 * i + 2].filter((c) => c < gen).map((c) => `/gen/${c}`)) + `<p>${'Generated text. '.repeat(20)}</p>`);
       return answerAfter(res, opts.genDelayMs, answer);
+    }
+    m = /^\/fan\/(\d+)$/.exec(path);
+    if (m && Number(m[1]) < (opts.fanPages ?? 0)) {
+      const i = Number(m[1]);
+      if (i === 0) return html('Fan', links(Array.from({ length: opts.fanPages! - 1 }, (_, k) => `/fan/${k + 1}`)));
+      const t = setTimeout(() => html(`Fan ${i}`, '<p>leaf</p>'), opts.fanDelayMs ?? 0);
+      return void res.on('close', () => clearTimeout(t));
     }
     m = /^\/js\/(\d+)$/.exec(path);
     if (m && Number(m[1]) < (opts.jsPages ?? 0)) {

@@ -57,6 +57,26 @@ export function runningActivities(namespace: string, workflowId: string): Promis
   });
 }
 
+/**
+ * The results of a workflow's completed activities of `type` (current run), in the order they were
+ * scheduled; `undefined` for one that did not complete. Results are decoded from JSON payloads.
+ */
+export function activityResults(namespace: string, workflowId: string, type: string): Promise<unknown[]> {
+  return withHandle(namespace, workflowId, async (h) => {
+    const events = (await h.fetchHistory()).events ?? [];
+    const scheduled: string[] = [];
+    const results = new Map<string, unknown>();
+    for (const e of events) {
+      const s = e.activityTaskScheduledEventAttributes;
+      if (s?.activityType?.name === type) scheduled.push(String(e.eventId));
+      const c = e.activityTaskCompletedEventAttributes;
+      const data = c?.result?.payloads?.[0]?.data;
+      if (c && data) results.set(String(c.scheduledEventId), JSON.parse(Buffer.from(data).toString('utf8')));
+    }
+    return scheduled.map((id) => results.get(id));
+  });
+}
+
 /** The event types of a workflow's history (current run), e.g. EVENT_TYPE_MARKER_RECORDED. */
 export function historyEventTypes(namespace: string, workflowId: string): Promise<string[]> {
   return withHandle(namespace, workflowId, async (h) => {

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { createKey, revokeKey } from '@wds/db';
-import { call, namespaceFor, startCrawlSite, startStack, type CrawlSite, type Stack } from '@wds/test-utils';
+import { activityResults, call, namespaceFor, startCrawlSite, startStack, type CrawlSite, type Stack } from '@wds/test-utils';
 import { WebSocket } from 'ws';
 
 // Job mechanics of crawls and batches: pagination, cancel, webhooks, watcher, batch scrape, map.
@@ -18,7 +18,7 @@ let receiverUrl = '';
 const received: { headers: Record<string, string | string[] | undefined>; raw: string; body: any }[] = [];
 
 before(async () => {
-  site = await startCrawlSite({ genPages: 60, slowPages: 200, slowMs: 400 });
+  site = await startCrawlSite({ genPages: 60, slowPages: 200, slowMs: 400, fanPages: 61, fanDelayMs: 1_000 });
   receiver = createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
@@ -72,6 +72,21 @@ describe('status pagination', () => {
     assert.equal(all.data.length, 60);
     assert.equal(all.next, null);
     assert.equal((await call(stack, 'GET', `/v2/crawl/${id}?skip=-1`)).status, 400);
+  });
+});
+
+describe('frontier window', () => {
+  test('a crawl that starts from one URL puts every batch of its window to work', async () => {
+    // maxConcurrency 20: a window of two batches of ten pages at a time, started together while the
+    // frontier holds only the start URL. The batch that finds nothing waits for the other's links
+    // (60 leaves, each answering after 1 s) instead of ending and leaving the job at ten pages at a time.
+    const { id } = await fc.startCrawl(site.url('/fan/0'), { limit: 61, sitemap: 'skip', maxConcurrency: 20, crawlEntireDomain: true, includePaths: ['^/fan/'] } as never);
+    const s = await waitDone(id);
+    assert.equal(s.status, 'completed');
+    assert.equal(s.completed, 61);
+    const batches = (await activityResults(namespaceFor(import.meta.url), `crawl-${id}`, 'processBatch')) as { claimed: number }[];
+    assert.ok(batches.length >= 2, `batches: ${JSON.stringify(batches)}`);
+    assert.ok(batches[0]!.claimed > 0 && batches[1]!.claimed > 0, `the first two batches claimed ${batches[0]?.claimed} and ${batches[1]?.claimed} pages`);
   });
 });
 

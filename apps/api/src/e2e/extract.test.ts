@@ -292,6 +292,30 @@ describe('POST /v2/extract', () => {
   });
 });
 
+describe('retention', () => {
+  test("an extract whose results expired is deleted by the workers' retention sweep, whole; an unexpired one is kept", async () => {
+    const run = async () => (await fc.extract({ urls: [site.url('/about')], schema, prompt: 'The company', pollInterval: 1 } as never)) as ExtractResult;
+    const [old, fresh] = [await run(), await run()];
+    assert.equal(old.status, 'completed', JSON.stringify(old));
+    assert.equal(fresh.status, 'completed', JSON.stringify(fresh));
+    const rows = async (id: string) => (await stack.db.pool.query(
+      `SELECT (SELECT count(*) FROM extract_jobs WHERE id = $1)::int AS job, (SELECT count(*) FROM extract_pages WHERE job_id = $1)::int AS pages,
+              (SELECT count(*) FROM crawl_jobs WHERE id = $1)::int AS frontier, (SELECT count(*) FROM crawl_documents WHERE job_id = $1)::int AS docs,
+              (SELECT count(*) FROM credit_ledger WHERE job_id = $1)::int AS ledger`, [id])).rows[0] as Record<string, number>;
+    const kept = await rows(fresh.id!);
+    assert.ok(kept.job === 1 && kept.pages > 0 && kept.frontier === 1 && kept.docs > 0, JSON.stringify(kept));
+    const billed = (await rows(old.id!)).ledger;
+    assert.ok(billed > 0);
+    // Its 24 hours are up: the sweep (every 500 ms here) takes it.
+    await stack.db.pool.query(`UPDATE extract_jobs SET expires_at = now() - interval '1 second' WHERE id = $1`, [old.id]);
+    await until(async () => ((await rows(old.id!)).job === 0 ? true : null), 'the sweep to delete the expired extract', { timeoutMs: 60_000 });
+    assert.deepEqual(await rows(old.id!), { job: 0, pages: 0, frontier: 0, docs: 0, ledger: billed }, 'its pages and frontier went with it; its bill stays');
+    assert.equal((await call(stack, 'GET', `/v2/extract/${old.id}`)).status, 404);
+    assert.deepEqual(await rows(fresh.id!), kept, 'the sweep that took the expired one left this one');
+    assert.equal(((await fc.getExtractStatus(fresh.id!)) as ExtractResult).data.company, 'Acme');
+  });
+});
+
 describe('enableWebSearch', () => {
   test('the pages the search finds (the own index and SearXNG) are read with the named ones; no urls needed', async () => {
     // The own index holds what the team stored (a scrape of /about); SearXNG knows /catalog/pills.
@@ -316,13 +340,24 @@ describe('enableWebSearch', () => {
 });
 
 describe('crawl prompt', () => {
-  test('params-preview: the options the prompt turns into, validated, in the SDK shape', async () => {
+  test('params-preview: the options the prompt turns into, validated, in the SDK shape; its tokens billed once', async () => {
+    const before = await fc.getCreditUsage();
     const data = (await fc.crawlParamsPreview(site.url('/'), 'Only the blog posts, at most three')) as Record<string, unknown>;
     assert.deepEqual(data, { url: site.url('/'), includePaths: ['^/blog/.*'], limit: 3, sitemap: 'skip' });
     const asked = model.chatRequests().filter((x) => kindOf(x) === 'crawl');
     assert.equal(asked.length, 1);
     assert.match(promptText(asked[0]!), /Only the blog posts, at most three/);
     assert.match(promptText(asked[0]!), new RegExp(site.url('/').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    // Billed like extract: the model's tokens, 15 a credit, under the preview's own key.
+    const bills = (await stack.db.pool.query(
+      `SELECT l.idempotency_key, l.amount::int AS amount, p.tokens_used FROM crawl_param_previews p JOIN credit_ledger l ON l.job_id = p.id AND l.entry = 'charge'
+       WHERE p.prompt = 'Only the blog posts, at most three'`)).rows as { idempotency_key: string; amount: number; tokens_used: number }[];
+    assert.equal(bills.length, 1, JSON.stringify(bills));
+    assert.ok(bills[0]!.tokens_used > 0);
+    assert.equal(bills[0]!.amount, Math.ceil(bills[0]!.tokens_used / 15));
+    assert.match(bills[0]!.idempotency_key, /^crawl-params:/);
+    const after = await fc.getCreditUsage();
+    assert.equal(before.remainingCredits - after.remainingCredits, bills[0]!.amount, 'the team pays what the ledger says');
   });
 
   test('crawl with prompt: options derived, the crawl completes within them; explicit fields win', async () => {

@@ -3,7 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A site whose pages a test edits: `set(path, html)`, `remove(path)` (404), `delay(path, ms)`.
+ * A site whose pages a test edits: `set(path, html)`, `remove(path)` (404), `delay(path, ms)`,
+ * `hold(path)` (requests wait, however long, until `release(path)`: a job stays running exactly as
+ * long as a test needs it to).
  * Pages under /etag/ answer conditional requests (ETag, 304); others always send the body.
  * Counts requests and 304s per path.
  */
@@ -12,6 +14,8 @@ export interface MonitorSite {
   set(path: string, body: string): void;
   remove(path: string): void;
   delay(path: string, ms: number): void;
+  hold(path: string): void;
+  release(path: string): void;
   hits: Map<string, number>;
   notModified: Map<string, number>;
   close(): Promise<void>;
@@ -23,6 +27,7 @@ export const page = (title: string, text: string) =>
 export async function startMonitorSite(): Promise<MonitorSite> {
   const pages = new Map<string, string>();
   const delays = new Map<string, number>();
+  const held = new Map<string, (() => void)[]>();
   const hits = new Map<string, number>();
   const notModified = new Map<string, number>();
   const server: Server = createServer((req, res) => {
@@ -42,7 +47,9 @@ export async function startMonitorSite(): Promise<MonitorSite> {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
     };
     const ms = delays.get(path) ?? 0;
-    if (ms > 0) setTimeout(send, ms);
+    const waiting = held.get(path);
+    if (waiting) waiting.push(send);
+    else if (ms > 0) setTimeout(send, ms);
     else send();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -52,6 +59,12 @@ export async function startMonitorSite(): Promise<MonitorSite> {
     set: (p, b) => void pages.set(p, b),
     remove: (p) => void pages.delete(p),
     delay: (p, ms) => void delays.set(p, ms),
+    hold: (p) => void held.set(p, held.get(p) ?? []),
+    release: (p) => {
+      const waiting = held.get(p) ?? [];
+      held.delete(p);
+      for (const send of waiting) send();
+    },
     hits,
     notModified,
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),

@@ -138,6 +138,37 @@ describe('crawl targets', () => {
     await fc.deleteMonitor(m.id);
   });
 
+  test("a crawl target's crawl is not in the team's active crawls; the check still links it by id", { timeout: 180_000 }, async () => {
+    site.set('/busy/', links('/busy/a'));
+    site.set('/busy/a', page('A', 'busy'));
+    // Both crawls wait on their start page until released: they are running, however slow the machine.
+    site.hold('/busy/');
+    const slow = { timeout: 300_000 };
+    const m = await fc.createMonitor({ name: 'busy', schedule: { text: 'every 30 minutes' }, targets: [{ type: 'crawl', url: site.url('/busy/'), crawlOptions: { limit: 2 }, scrapeOptions: slow }] });
+    const mine = await fc.startCrawl(site.url('/busy/'), { limit: 2, sitemap: 'skip', scrapeOptions: slow } as never);
+    const check = await fc.runMonitor(m.id);
+    const monitorCrawl = await until(async () => {
+      const r = await stack.db.pool.query(
+        `SELECT t.job_id FROM monitor_check_targets t JOIN crawl_jobs j ON j.id = t.job_id WHERE t.check_id = $1 AND j.status = 'scraping'`, [check.id]);
+      return (r.rows[0]?.job_id as string | undefined) ?? null;
+    }, "the monitor's crawl to start", WAIT);
+    const active = await fc.getActiveCrawls();
+    const ids = active.crawls.map((c) => c.id);
+    assert.ok(ids.includes(mine.id), `the team's own crawl is listed: ${JSON.stringify(ids)}`);
+    assert.ok(!ids.includes(monitorCrawl), `the monitor's crawl is not: ${JSON.stringify(ids)}`);
+    assert.equal((await fc.getCrawlStatus(monitorCrawl)).status, 'scraping', 'it was running when listed, and is reachable by id');
+
+    site.release('/busy/');
+    const done = await until(async () => {
+      const c = await fc.getMonitorCheck(m.id, check.id, { limit: 100 });
+      return c.status !== 'running' && c.status !== 'queued' ? c : null;
+    }, 'the check to end', { ...WAIT, timeoutMs: 90_000 });
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.equal((done.targetResults![0]! as { crawlId?: string }).crawlId, monitorCrawl);
+    await until(async () => ((await fc.getCrawlStatus(mine.id)).status === 'completed' ? true : null), 'my crawl to end', WAIT);
+    await fc.deleteMonitor(m.id);
+  });
+
   test('crawl targets are validated as crawl requests', { timeout: 30_000 }, async () => {
     const body = (crawlOptions: unknown) => ({ name: 'x', schedule: { cron: '*/5 * * * *' }, targets: [{ type: 'crawl', url: site.url('/shop/'), crawlOptions }] });
     for (const [what, o] of [['a url inside crawlOptions', { url: 'https://example.com' }], ['a negative limit', { limit: -1 }], ['an unknown option', { colour: 'red' }]] as const) {

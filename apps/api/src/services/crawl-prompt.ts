@@ -1,12 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { crawlRequestSchema, issuesToDetails, type CrawlRequest } from '@wds/contracts';
-import { insertCrawlParamPreview, loadCrawlParamPreview } from '@wds/db';
+import { chargeCredits, insertCrawlParamPreview, loadCrawlParamPreview } from '@wds/db';
 import { WdsError } from '@wds/errors';
+import { tokenCredits } from '@wds/llm';
 import type { ApiDeps } from '../deps';
 
 /** How long turning a prompt into crawl options may take when the deployment sets nothing. */
 export const DEFAULT_CRAWL_PROMPT_TIMEOUT_MS = 60_000;
+
+/** Options a prompt turned into, with the request's id and the model tokens it took. */
+export interface PromptOptions {
+  id: string;
+  options: Record<string, unknown>;
+  tokensUsed: number;
+}
 
 /**
  * Crawl options from a natural-language prompt: the URL and prompt are stored, a short workflow
@@ -19,7 +27,7 @@ export async function crawlOptionsFromPrompt(
   req: FastifyRequest,
   o: { url: string; prompt: string; timeoutMs?: number },
   what: string,
-): Promise<Record<string, unknown>> {
+): Promise<PromptOptions> {
   const llm = deps.deployment?.llm;
   if (!llm?.ok) {
     throw new WdsError('FEATURE_NOT_AVAILABLE', { code: 'FEATURE_NOT_AVAILABLE', message: `${what} is not available in this deployment: ${llm?.message ?? 'no LLM is configured'}.` });
@@ -29,7 +37,19 @@ export async function crawlOptionsFromPrompt(
   await deps.starters.runCrawlParams({ previewId: id, timeoutMs: o.timeoutMs ?? DEFAULT_CRAWL_PROMPT_TIMEOUT_MS });
   const row = await loadCrawlParamPreview(deps.db, id);
   if (!row || row.status !== 'completed') throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the crawl prompt finished without options' });
-  return (row.result ?? {}) as Record<string, unknown>;
+  return { id, options: (row.result ?? {}) as Record<string, unknown>, tokensUsed: row.tokensUsed };
+}
+
+/**
+ * Bills a params preview's model tokens as extract bills them (15 tokens a credit, rounded up:
+ * packages/llm credits.ts), once per preview (`crawl-params:<id>`), as the search controller
+ * bills its call. Firecrawl's pricing names no figure for the preview, and every call there
+ * costs credits; a crawl started with a `prompt` is billed per page only, the crawl's price.
+ */
+export async function chargeParamsPreview(deps: ApiDeps, teamId: string, p: PromptOptions): Promise<number> {
+  const credits = tokenCredits({ totalTokens: p.tokensUsed });
+  if (credits > 0) await chargeCredits(deps.db, { teamId, jobId: p.id, kind: 'crawl', amount: credits, key: `crawl-params:${p.id}` });
+  return credits;
 }
 
 /**

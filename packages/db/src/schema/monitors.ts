@@ -171,7 +171,12 @@ export const monitorCheckTargets = pgTable(
     result: jsonb('result').$type<Record<string, unknown>>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.checkId, t.targetId] }), index('monitor_check_targets_run_idx').on(t.runId)],
+  (t) => [
+    primaryKey({ columns: [t.checkId, t.targetId] }),
+    index('monitor_check_targets_run_idx').on(t.runId),
+    // The team's crawl list leaves monitor crawls out by this column (crawl-jobs.ts activeCrawls).
+    index('monitor_check_targets_job_idx').on(t.jobId).where(sql`${t.jobId} IS NOT NULL`),
+  ],
 );
 
 /**

@@ -11,7 +11,7 @@ import { planCrawl } from '../../services/crawl-plan';
 import { startJobOrFail } from '../../services/job-start';
 import { checkScrapePolicy } from '../../services/scrape-policy';
 import { checkTeamFeatures } from '../../services/team-features';
-import { crawlOptionsFromPrompt, withPromptOptions } from '../../services/crawl-prompt';
+import { chargeParamsPreview, crawlOptionsFromPrompt, withPromptOptions } from '../../services/crawl-prompt';
 import { validateBody } from './validate';
 
 export interface CrawlConfig {
@@ -33,7 +33,7 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
     if (o.prompt) {
       // The model proposes options; the request's own fields win; the crawl schema checks the result.
       const derived = await crawlOptionsFromPrompt(deps, req, { url: o.url, prompt: o.prompt, timeoutMs: cfg.promptTimeoutMs }, 'prompt');
-      o = withPromptOptions(req.body as Record<string, unknown>, derived);
+      o = withPromptOptions(req.body as Record<string, unknown>, derived.options);
     }
     checkScrapePolicy({ ...o.scrapeOptions, zeroDataRetention: o.zeroDataRetention || o.scrapeOptions.zeroDataRetention }, req.auth, deps.deployment);
     // A blocked seed fails the request; blocked links found later are skipped (activities/src/crawl/page.ts).
@@ -85,12 +85,14 @@ export function activeCrawlsController(deps: ApiDeps) {
 /**
  * POST /v2/crawl/params-preview: the options a crawl `prompt` turns into, in Firecrawl's answer
  * shape (`data`: the URL and the options the model set), already validated as crawl options.
+ * The model's tokens are billed (chargeParamsPreview).
  */
 export function paramsPreviewController(deps: ApiDeps, cfg: CrawlConfig) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     requireScope(req, 'crawl');
     const o = validateBody(crawlParamsPreviewSchema, req.body);
     const derived = await crawlOptionsFromPrompt(deps, req, { url: o.url, prompt: o.prompt, timeoutMs: cfg.promptTimeoutMs }, 'Crawl params preview');
-    return reply.send({ success: true, data: { url: o.url, ...derived } });
+    await chargeParamsPreview(deps, req.auth.teamId, derived);
+    return reply.send({ success: true, data: { url: o.url, ...derived.options } });
   };
 }

@@ -1,0 +1,1 @@
+CREATE INDEX "monitor_check_targets_job_idx" ON "monitor_check_targets" USING btree ("job_id") WHERE "monitor_check_targets"."job_id" IS NOT NULL;
