@@ -57,7 +57,7 @@ async function fetchBatchesOf(stack: BenchStack, jobId: string): Promise<FetchBa
   const connection = await Connection.connect({ address: stack.temporalAddress });
   try {
     const h = new Client({ connection }).workflow.getHandle(workflowIds.crawl(jobId));
-    const r = await activityResultsOf<{ claimed: number }>(h, 'processBatch');
+    const r = (await activityResultsOf<{ claimed: number }>(h, 'processBatch')).filter((b) => b !== undefined);
     return { batches: r.length, empty: r.filter((b) => b.claimed === 0).length };
   } finally {
     await connection.close();

@@ -137,8 +137,7 @@ export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<Crawl
     if (m && Number(m[1]) < (opts.fanPages ?? 0)) {
       const i = Number(m[1]);
       if (i === 0) return html('Fan', links(Array.from({ length: opts.fanPages! - 1 }, (_, k) => `/fan/${k + 1}`)));
-      const t = setTimeout(() => html(`Fan ${i}`, '<p>leaf</p>'), opts.fanDelayMs ?? 0);
-      return void res.on('close', () => clearTimeout(t));
+      return answerAfter(res, opts.fanDelayMs, () => html(`Fan ${i}`, '<p>leaf</p>'));
     }
     m = /^\/js\/(\d+)$/.exec(path);
     if (m && Number(m[1]) < (opts.jsPages ?? 0)) {

@@ -57,26 +57,6 @@ export function runningActivities(namespace: string, workflowId: string): Promis
   });
 }
 
-/**
- * The results of a workflow's completed activities of `type` (current run), in the order they were
- * scheduled; `undefined` for one that did not complete. Results are decoded from JSON payloads.
- */
-export function activityResults(namespace: string, workflowId: string, type: string): Promise<unknown[]> {
-  return withHandle(namespace, workflowId, async (h) => {
-    const events = (await h.fetchHistory()).events ?? [];
-    const scheduled: string[] = [];
-    const results = new Map<string, unknown>();
-    for (const e of events) {
-      const s = e.activityTaskScheduledEventAttributes;
-      if (s?.activityType?.name === type) scheduled.push(String(e.eventId));
-      const c = e.activityTaskCompletedEventAttributes;
-      const data = c?.result?.payloads?.[0]?.data;
-      if (c && data) results.set(String(c.scheduledEventId), JSON.parse(Buffer.from(data).toString('utf8')));
-    }
-    return scheduled.map((id) => results.get(id));
-  });
-}
-
 /** The event types of a workflow's history (current run), e.g. EVENT_TYPE_MARKER_RECORDED. */
 export function historyEventTypes(namespace: string, workflowId: string): Promise<string[]> {
   return withHandle(namespace, workflowId, async (h) => {
@@ -99,31 +79,31 @@ export function workflowInput<T>(namespace: string, workflowId: string): Promise
 }
 
 /**
- * The results of a workflow's completed activities of one type, over all its runs (continue-as-new
- * included), in completion order, once it has ended: what each step reported to the workflow
- * (activity results are small JSON, DESIGN §4).
+ * The results of a workflow's activities of `type` over all its runs (continue-as-new included),
+ * in the order they were scheduled, once it has ended; `undefined` for one that did not complete.
+ * Results are decoded from JSON payloads (activity results are small, DESIGN §4).
  */
-export function activityResults<T>(namespace: string, workflowId: string, type: string): Promise<T[]> {
+export function activityResults<T = unknown>(namespace: string, workflowId: string, type: string): Promise<(T | undefined)[]> {
   return withHandle(namespace, workflowId, (h) => activityResultsOf<T>(h, type));
 }
 
 /** activityResults on a handle of any client (benchmarks run their own Temporal). */
-export async function activityResultsOf<T>(h: Handle, type: string): Promise<T[]> {
+export async function activityResultsOf<T = unknown>(h: Handle, type: string): Promise<(T | undefined)[]> {
   await h.result().catch(() => {});
-  const runs: T[][] = [];
+  const runs: (T | undefined)[][] = [];
   // From the last run back to the first: each run's start names the run it continues.
   for (let run: Handle | null = h; run; ) {
     const history: Awaited<ReturnType<Handle['fetchHistory']>> = await run.fetchHistory();
     const events = history.events ?? [];
-    const types = new Map<string, string>();
-    const out: T[] = [];
+    const scheduled: string[] = [];
+    const results = new Map<string, T>();
     for (const e of events) {
-      if (e.activityTaskScheduledEventAttributes) types.set(String(e.eventId), e.activityTaskScheduledEventAttributes.activityType?.name ?? '');
+      if (e.activityTaskScheduledEventAttributes?.activityType?.name === type) scheduled.push(String(e.eventId));
       const c = e.activityTaskCompletedEventAttributes;
       const data = c?.result?.payloads?.[0]?.data;
-      if (c && data && types.get(String(c.scheduledEventId)) === type) out.push(payloadJson(data) as T);
+      if (c && data) results.set(String(c.scheduledEventId), payloadJson(data) as T);
     }
-    runs.unshift(out);
+    runs.unshift(scheduled.map((id) => results.get(id)));
     const previous: string | null | undefined = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
     run = previous ? h.client.getHandle(h.workflowId, previous) : null;
   }

@@ -66,8 +66,9 @@ after(async () => {
  */
 async function fetchBatches(id: string) {
   const workflowId = `crawl-${id}`;
-  const batches = await activityResults<ProcessBatchResult>(stack.namespace, workflowId, 'processBatch');
-  const renders = await activityResults<ProcessBatchResult>(stack.namespace, workflowId, 'renderCrawlPage');
+  const completed = (rs: (ProcessBatchResult | undefined)[]) => rs.filter((r): r is ProcessBatchResult => !!r);
+  const batches = completed(await activityResults<ProcessBatchResult>(stack.namespace, workflowId, 'processBatch'));
+  const renders = completed(await activityResults<ProcessBatchResult>(stack.namespace, workflowId, 'renderCrawlPage'));
   const { plan } = await workflowInput<CrawlWorkflowInput>(stack.namespace, workflowId);
   return { batches: batches.length, empty: batches.filter((b) => b.claimed === 0).length, window: plan.window, rendersWithLinks: renders.filter((r) => r.linksAdded).length };
 }
