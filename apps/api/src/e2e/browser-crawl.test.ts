@@ -123,7 +123,7 @@ describe('crawl of a JavaScript-rendered site', () => {
     // The fetch window re-opens by need (workflows/src/crawl/loop.ts): here every fetch batch is
     // the first window's or follows a render that added links — a count, whatever the timing.
     // Before, each such render and each batch that claimed re-opened the whole window: 42 fetch
-    // batches, 30 of them empty, for these 31 pages (window 2, 15 renders with links).
+    // batches, 30 of them empty, for these 31 pages (window 2, 15 renders with links; f6c90d3).
     const f = await fetchBatches(job.id);
     assert.ok(f.batches <= f.window + f.rendersWithLinks, `fetch batches ${JSON.stringify(f)}`);
   });
