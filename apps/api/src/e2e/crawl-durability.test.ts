@@ -18,7 +18,7 @@ after(async () => {
   await site?.close();
 });
 
-test('SIGKILL of a worker mid-crawl loses and duplicates nothing', { timeout: 240_000 }, async () => {
+test('SIGKILL of a worker mid-crawl loses and duplicates nothing', { timeout: 300_000 }, async () => {
   const fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
   const { id } = await fc.startCrawl(site.url('/gen/0'), {
     limit: PAGES,
@@ -40,7 +40,7 @@ test('SIGKILL of a worker mid-crawl loses and duplicates nothing', { timeout: 24
   assert.ok(before.completed < PAGES * 0.8, `the kill must happen mid-crawl (completed ${before.completed})`);
   await stack.addWorker();
 
-  assert.equal((await crawlEnd(fc, id, 180_000)).status, 'completed');
+  assert.equal((await crawlEnd(fc, id, 270_000)).status, 'completed');
   const all = await fc.getCrawlStatus(id);
   const urls = all.data.map((d) => d.metadata!.sourceURL!);
   if (urls.length !== PAGES) {
