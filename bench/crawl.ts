@@ -260,39 +260,63 @@ async function depthTimeline(databaseUrl: string, jobId: string) {
   }
 }
 
-async function fullStack(origin: string) {
+/**
+ * The full stack crawls the site twice: first a copy of it in its own process (other URLs, so the
+ * second crawl hits no cache entry) on the freshly started stack — `cold`: every thread compiles
+ * its code and the worker opens its Postgres connections during that crawl — then the site itself
+ * on the same, now warm, stack, as a long-running deployment serves crawls. The warm crawl is the
+ * one the targets compare with the in-process loops (each of them warms up within its own first
+ * pages, on one thread); the report gives the cold crawl's ratios too. BENCH_CRAWL_SKIP=cold
+ * skips the cold crawl.
+ */
+async function fullStack(origin: string, skipCold: boolean) {
   // BENCH_PG_FLAGS: more Postgres server arguments for this run (e.g. auto_explain, a log file).
   const extra = process.env.BENCH_PG_FLAGS?.split(' ').filter(Boolean) ?? [];
   const stack = await startBenchStack({ pgFlags: [...(PG_STATEMENTS ? PG_STATEMENTS_FLAGS : []), ...extra] });
-  const { base, api, worker, roles } = stack;
-  const pgWaits = process.env.BENCH_CRAWL_PG_WAITS === '1' ? samplePgWaits(stack.databaseUrl) : null;
-  const statements = PG_STATEMENTS ? await pgStatements(stack.databaseUrl) : null;
   try {
-    const cpu0 = cpuByPid(roles);
-    const t0 = performance.now();
-    const { id, headers } = await startSiteCrawl(stack, origin, PAGES, CONCURRENCY);
-    let peak = { api: 0, worker: 0 };
-    // (seconds since the crawl was started, pages completed) at every poll: ramp-up vs steady state.
-    const progress: [number, number][] = [];
-    for (;;) {
-      const r = await fetch(`${base}/v2/crawl/${id}?skip=1000000`, { headers });
-      const s = (await r.json()) as { status: string; completed: number };
-      progress.push([(performance.now() - t0) / 1000, s.completed]);
-      peak = { api: Math.max(peak.api, rssMb(api.child.pid!)), worker: Math.max(peak.worker, rssMb(worker.child.pid!)) };
-      if (s.status !== 'scraping') {
-        const secs = (performance.now() - t0) / 1000;
-        // Where the time went: CPU seconds per process over the crawl (2 cores = 2 s per second).
-        const cpu1 = cpuByPid(roles);
-        const cpuSeconds = cpuSecondsBetween(cpu0, cpu1);
-        const workerCpuMsPerPage = round(((cpuSeconds.worker ?? NaN) * 1000) / s.completed, 1);
-        const cpuMsPerPage = Object.fromEntries(Object.entries(cpuSeconds).map(([k, v]) => [k, round((v * 1000) / s.completed, 2)]));
-        const byDepth = process.env.BENCH_CRAWL_DEPTHS === '1' ? await depthTimeline(stack.databaseUrl, id) : undefined;
-        return { pagesPerSec: round(s.completed / secs, 1), completed: s.completed, seconds: round(secs, 1), phases: crawlPhases(progress, s.completed), byDepth, peakRssMb: peak, cpuSeconds, cpuMsPerPage, sysShare: sysShareBetween(cpu0, cpu1), workerCpuMsPerPage, pgBackends: await pgWaits?.(), pgStatements: await statements?.(s.completed) };
+    let cold: Awaited<ReturnType<typeof crawlOnStack>> | undefined;
+    if (!skipCold) {
+      const copy = await startSite();
+      try {
+        cold = await crawlOnStack(stack, copy.origin, { statements: false });
+      } finally {
+        await stopChild(copy.child);
       }
-      await new Promise((res) => setTimeout(res, 100));
     }
+    const warm = await crawlOnStack(stack, origin, { statements: PG_STATEMENTS });
+    return { ...warm, cold: cold && { pagesPerSec: cold.pagesPerSec, seconds: cold.seconds, phases: cold.phases, cpuMsPerPage: cold.cpuMsPerPage, byDepth: cold.byDepth } };
   } finally {
     await stack.stop();
+  }
+}
+
+/** One crawl of the site at `origin` on a running stack, measured (pages/s, phases, CPU per process, Postgres statements). */
+async function crawlOnStack(stack: BenchStack, origin: string, o: { statements: boolean }) {
+  const { base, api, worker, roles } = stack;
+  const pgWaits = process.env.BENCH_CRAWL_PG_WAITS === '1' ? samplePgWaits(stack.databaseUrl) : null;
+  const statements = o.statements ? await pgStatements(stack.databaseUrl) : null;
+  const cpu0 = cpuByPid(roles);
+  const t0 = performance.now();
+  const { id, headers } = await startSiteCrawl(stack, origin, PAGES, CONCURRENCY);
+  let peak = { api: 0, worker: 0 };
+  // (seconds since the crawl was started, pages completed) at every poll: ramp-up vs steady state.
+  const progress: [number, number][] = [];
+  for (;;) {
+    const r = await fetch(`${base}/v2/crawl/${id}?skip=1000000`, { headers });
+    const s = (await r.json()) as { status: string; completed: number };
+    progress.push([(performance.now() - t0) / 1000, s.completed]);
+    peak = { api: Math.max(peak.api, rssMb(api.child.pid!)), worker: Math.max(peak.worker, rssMb(worker.child.pid!)) };
+    if (s.status !== 'scraping') {
+      const secs = (performance.now() - t0) / 1000;
+      // Where the time went: CPU seconds per process over the crawl (2 cores = 2 s per second).
+      const cpu1 = cpuByPid(roles);
+      const cpuSeconds = cpuSecondsBetween(cpu0, cpu1);
+      const workerCpuMsPerPage = round(((cpuSeconds.worker ?? NaN) * 1000) / s.completed, 1);
+      const cpuMsPerPage = Object.fromEntries(Object.entries(cpuSeconds).map(([k, v]) => [k, round((v * 1000) / s.completed, 2)]));
+      const byDepth = process.env.BENCH_CRAWL_DEPTHS === '1' ? await depthTimeline(stack.databaseUrl, id) : undefined;
+      return { pagesPerSec: round(s.completed / secs, 1), completed: s.completed, seconds: round(secs, 1), phases: crawlPhases(progress, s.completed), byDepth, peakRssMb: peak, cpuSeconds, cpuMsPerPage, sysShare: sysShareBetween(cpu0, cpu1), workerCpuMsPerPage, pgBackends: await pgWaits?.(), pgStatements: await statements?.(s.completed) };
+    }
+    await new Promise((res) => setTimeout(res, 100));
   }
 }
 
@@ -318,7 +342,7 @@ export async function runCrawlBench() {
     const plainPooled = skip.includes('plain') ? NaN : await plainLoop(site.origin, availableParallelism());
     const crawleeRate = skip.includes('crawlee') ? NaN : await crawlee(site.origin);
     const cheerioTurndown = skip.includes('cheerio') ? NaN : await cheerioTurndownLoop(site.origin);
-    const stack = await fullStack(site.origin);
+    const stack = await fullStack(site.origin, skip.includes('cold'));
     // This host's speed drifts within a run (bench/README): the plain loop runs again after the
     // stack, the ratio uses the mean of both, and their ratio shows how much the host moved.
     const plainAfter = skip.includes('plain') ? NaN : await plainLoop(site.origin, 0);
@@ -335,6 +359,8 @@ export async function runCrawlBench() {
       inProcessCpuMsPerPage: cpuMsPerPage,
       fullStack: stack,
       ratioStackToPlain: round(stack.pagesPerSec / plain),
+      ratioColdStackToPlain: stack.cold ? round(stack.cold.pagesPerSec / plain) : null,
+      ratioColdStackToCheerioTurndown: stack.cold ? round(stack.cold.pagesPerSec / cheerioTurndown) : null,
       ratioStackToPlainPooled: round(stack.pagesPerSec / plainPooled),
       ratioStackToCrawlee: round(stack.pagesPerSec / crawleeRate),
       ratioStackToCheerioTurndown: round(stack.pagesPerSec / cheerioTurndown),

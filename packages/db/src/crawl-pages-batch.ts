@@ -3,7 +3,7 @@ import type { Db } from './client';
 import { preparedStatement } from './prepared';
 import { storable } from './text';
 import { chargeCtes } from './ledger';
-import type { EventWebhook } from './events';
+import { eventRowsCtes, type EventWebhook } from './events';
 import { frontierColumns, frontierInsertOf, type FrontierEntry } from './frontier';
 import { searchBatchColumns, searchIndexBatchCte } from './search-index';
 import { KEEPS_NO_DATA, pageChargeKeys, pageEventKey } from './crawl-pages';
@@ -78,23 +78,11 @@ const finishPagesStatement = preparedStatement<{ stored: string[] }>(
     ), stored AS (
       SELECT doc.url_key, doc.seq, doc.credits, page.charge_key, page.zdr_charge_key, page.event_key FROM doc JOIN page ON page.k = doc.url_key
     ), ${chargeCtes(sql`SELECT job.team_id, ${$('job')}::uuid, job.kind, stored.credits, CASE WHEN job.keeps_no_data THEN stored.zdr_charge_key ELSE stored.charge_key END FROM stored, job`)},
-    new_event AS (
-      SELECT stored.url_key, stored.seq, stored.event_key, row_number() OVER (ORDER BY stored.seq) AS n, count(*) OVER () AS total FROM stored
-      WHERE NOT EXISTS (SELECT 1 FROM job_events e WHERE e.job_id = ${$('job')}::uuid AND e.idempotency_key = stored.event_key)
-    ), event_head AS (
-      INSERT INTO job_event_heads AS h (job_id, last_seq)
-      SELECT ${$('job')}::uuid, count(*) FROM new_event HAVING count(*) > 0
-      ON CONFLICT (job_id) DO UPDATE SET last_seq = h.last_seq + excluded.last_seq
-      RETURNING last_seq
-    ), event_row AS (
-      INSERT INTO job_events (job_id, seq, type, payload, idempotency_key)
-      SELECT ${$('job')}::uuid, event_head.last_seq - new_event.total + new_event.n, 'page', jsonb_build_object('urlKey', new_event.url_key, 'docSeq', new_event.seq), new_event.event_key
-      FROM event_head, new_event
-      RETURNING seq
-    ), event_delivery AS (
-      INSERT INTO webhook_deliveries (job_id, job_kind, event_seq, url, origin)
-      SELECT ${$('job')}::uuid, ${$('hookKind')}::text, seq, ${$('hookUrl')}::text, ${$('hookOrigin')}::text
-      FROM event_row WHERE ${$('hookUrl')}::text IS NOT NULL
-    )${searchIndexBatchCte(sql`SELECT job.team_id FROM job WHERE NOT job.keeps_no_data`, (c) => $(`search_${c}`))}
+    ${eventRowsCtes({
+      jobId: $('job'),
+      type: sql`'page'`,
+      rows: sql`SELECT stored.event_key AS key, jsonb_build_object('urlKey', stored.url_key, 'docSeq', stored.seq) AS payload, stored.seq AS ord FROM stored`,
+      hook: { kind: sql`${$('hookKind')}::text`, url: sql`${$('hookUrl')}::text`, origin: sql`${$('hookOrigin')}::text` },
+    })}${searchIndexBatchCte(sql`SELECT job.team_id FROM job WHERE NOT job.keeps_no_data`, (c) => $(`search_${c}`))}
     SELECT coalesce((SELECT array_agg(url_key) FROM doc), '{}') AS stored, set_config('synchronous_commit', 'off', true) AS async_commit`,
 );

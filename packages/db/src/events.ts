@@ -31,33 +31,62 @@ export interface NewJobEvent {
   webhook?: EventWebhook | null;
 }
 
+/** Where a job's webhook is delivered, as SQL values (literals or a prepared statement's placeholders); NULL url: no webhook. */
+export interface EventHookSql {
+  kind: SQL;
+  url: SQL;
+  origin: SQL;
+}
+
+/** A webhook as the SQL values of EventHookSql (NULLs without one). */
+export function eventHookSql(hook: EventWebhook | null | undefined): EventHookSql {
+  return { kind: sql`${hook?.jobKind ?? null}::text`, url: sql`${hook?.url ?? null}::text`, origin: sql`${hook ? new URL(hook.url).origin : null}::text` };
+}
+
 /**
- * CTEs to put in a WITH list that append one event for each row of `src` (a FROM item: zero
- * or one row; `payload` may refer to its columns), numbering it from the job's head row.
- * The head row is taken with INSERT … ON CONFLICT DO UPDATE, which waits for a concurrent
- * appender's commit and then reads the latest value, so numbers are given out one by one; the
- * number and the event are written by one statement, so a failure leaves no gap. Nothing is
- * appended when the key exists; two appenders racing with one new key make the second fail
- * with a unique violation on job_events_job_key_idx (appendJobEvent treats that as a replay).
- * The CTEs are named event_head, event_row (returns seq) and event_delivery.
+ * CTEs to put in a WITH list that append one event of `type` for each row of `rows` (a query
+ * returning `key` text, `payload` jsonb and `ord`, their order), numbered in that order from one
+ * bump of the job's head row; a row whose key the job has already used appends nothing. The
+ * head row is taken with INSERT … ON CONFLICT DO UPDATE, which waits for a concurrent appender's
+ * commit and then reads the latest value, so numbers are given out without gaps or repeats; the
+ * numbers and the events are written by one statement, so a failure leaves no gap. Two
+ * appenders racing with one new key make the second fail with a unique violation on
+ * job_events_job_key_idx (appendJobEvent treats that as a replay). With a webhook, each event's
+ * delivery is queued. The CTEs are named new_event, event_head, event_row (returns seq) and
+ * event_delivery.
  */
-export function eventCtes(e: { jobId: string; type: string; key: string; payload: SQL; src: SQL; webhook?: EventWebhook | null }): SQL {
-  const hook = e.webhook ?? null;
-  return sql`event_head AS (
+export function eventRowsCtes(e: { jobId: SQL; type: SQL; rows: SQL; hook: EventHookSql }): SQL {
+  return sql`new_event AS (
+      SELECT r.key, r.payload, row_number() OVER (ORDER BY r.ord) AS n, count(*) OVER () AS total FROM (${e.rows}) r
+      WHERE NOT EXISTS (SELECT 1 FROM job_events x WHERE x.job_id = ${e.jobId}::uuid AND x.idempotency_key = r.key)
+    ), event_head AS (
       INSERT INTO job_event_heads AS h (job_id, last_seq)
-      SELECT ${e.jobId}::uuid, 1 FROM ${e.src}
-      WHERE NOT EXISTS (SELECT 1 FROM job_events WHERE job_id = ${e.jobId}::uuid AND idempotency_key = ${e.key}::text)
-      ON CONFLICT (job_id) DO UPDATE SET last_seq = h.last_seq + 1
+      SELECT ${e.jobId}::uuid, count(*) FROM new_event HAVING count(*) > 0
+      ON CONFLICT (job_id) DO UPDATE SET last_seq = h.last_seq + excluded.last_seq
       RETURNING last_seq
     ), event_row AS (
       INSERT INTO job_events (job_id, seq, type, payload, idempotency_key)
-      SELECT ${e.jobId}::uuid, event_head.last_seq, ${e.type}::text, ${e.payload}, ${e.key}::text FROM event_head, ${e.src}
+      SELECT ${e.jobId}::uuid, event_head.last_seq - new_event.total + new_event.n, ${e.type}::text, new_event.payload, new_event.key
+      FROM event_head, new_event
       RETURNING seq
     ), event_delivery AS (
       INSERT INTO webhook_deliveries (job_id, job_kind, event_seq, url, origin)
-      SELECT ${e.jobId}::uuid, ${hook?.jobKind ?? null}::text, seq, ${hook?.url ?? null}::text, ${hook ? new URL(hook.url).origin : null}::text
-      FROM event_row WHERE ${!!hook}::bool
+      SELECT ${e.jobId}::uuid, ${e.hook.kind}, seq, ${e.hook.url}, ${e.hook.origin}
+      FROM event_row WHERE ${e.hook.url} IS NOT NULL
     )`;
+}
+
+/**
+ * eventRowsCtes for one event: appended for each row of `src` (a FROM item: zero or one row;
+ * `payload` may refer to its columns), unless the job has used `key`.
+ */
+export function eventCtes(e: { jobId: string; type: string; key: string; payload: SQL; src: SQL; webhook?: EventWebhook | null }): SQL {
+  return eventRowsCtes({
+    jobId: sql`${e.jobId}`,
+    type: sql`${e.type}`,
+    rows: sql`SELECT ${e.key}::text AS key, ${e.payload} AS payload, 1 AS ord FROM ${e.src}`,
+    hook: eventHookSql(e.webhook),
+  });
 }
 
 /** Appends an event (idempotent on its key) and returns its sequence number; `appended` is false for a replay. */

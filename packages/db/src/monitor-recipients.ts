@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
 import { pickOnce } from './pick';
 import { storableText } from './text';
@@ -139,13 +139,23 @@ export type LinkOutcome =
   | { kind: 'not_found' };
 
 /**
+ * Whether a confirmation link with `nonce` confirms the recipient row `alias`: its nonce is the
+ * current one and the address is not unsubscribed. The one definition: confirmRecipient acts on
+ * it and peekRecipientLink reports it, so what a GET shows is what the POST does.
+ */
+function linkConfirms(alias: 'n' | 'r', nonce: number): SQL {
+  const t = sql.raw(alias);
+  return sql`${t}.nonce = ${nonce} AND ${t}.status IN ('pending', 'confirmed')`;
+}
+
+/**
  * A confirmation link followed: `pending` → `confirmed` when the link's nonce is the current one.
  * An unsubscribed address is not resubscribed by an old link (superseded), nor is a newer flow's.
  */
 export async function confirmRecipient(db: Db, id: string, nonce: number): Promise<LinkOutcome> {
   const r = await db.execute<RecipientRow & { was: RecipientStatus }>(sql`
     UPDATE monitor_email_recipients n SET status = 'confirmed', confirmed_at = coalesce(n.confirmed_at, now()), confirm_due = false, updated_at = now()
-    FROM monitor_email_recipients o WHERE n.id = o.id AND n.id = ${id} AND n.nonce = ${nonce} AND n.status IN ('pending', 'confirmed')
+    FROM monitor_email_recipients o WHERE n.id = o.id AND n.id = ${id} AND ${linkConfirms('n', nonce)}
     RETURNING n.email, o.status AS was`);
   if (r.rows[0]) return { kind: 'done', email: r.rows[0].email, already: r.rows[0].was === 'confirmed' };
   return (await recipientExists(db, id)) ? { kind: 'superseded' } : { kind: 'not_found' };
@@ -157,11 +167,12 @@ export async function confirmRecipient(db: Db, id: string, nonce: number): Promi
  * recipient is in the link's state now. Same outcomes as confirmRecipient / unsubscribeRecipient.
  */
 export async function peekRecipientLink(db: Db, purpose: 'confirm' | 'unsubscribe', id: string, nonce: number): Promise<LinkOutcome> {
-  const r = await db.execute<{ email: string; status: RecipientStatus; nonce: number }>(sql`SELECT email, status, nonce FROM monitor_email_recipients WHERE id = ${id}`);
+  const r = await db.execute<{ email: string; status: RecipientStatus; confirms: boolean }>(
+    sql`SELECT email, status, ${linkConfirms('r', nonce)} AS confirms FROM monitor_email_recipients r WHERE id = ${id}`);
   const row = r.rows[0];
   if (!row) return { kind: 'not_found' };
   if (purpose === 'unsubscribe') return { kind: 'done', email: row.email, already: row.status === 'unsubscribed' };
-  if (Number(row.nonce) !== nonce || row.status === 'unsubscribed') return { kind: 'superseded' };
+  if (!row.confirms) return { kind: 'superseded' };
   return { kind: 'done', email: row.email, already: row.status === 'confirmed' };
 }
 

@@ -220,6 +220,15 @@ export function searchIndexCte(source: SQL, document: unknown): SQL {
       ${configOf(sql`${e.config}::text`)} AS config, ${e.contentType}::text AS content_type, ${e.imageUrl}::text AS image_url,
       ${e.publishedAt}::timestamptz AS published_at, coalesce(${e.storedAt}::timestamptz, now()) AS stored_at, ${e.contentHash}::text AS content_hash
     FROM (${source}) s`;
+  return searchWriteCtes(entry);
+}
+
+/**
+ * The writes of searchIndexCte's doc comment for the rows of `entry` (a query with search_pages'
+ * columns, `team_id` … `content_hash`, at most one row per team and URL key), with their leading
+ * comma: the CTEs search_entry, search_same, search_changed and search_index.
+ */
+function searchWriteCtes(entry: SQL): SQL {
   const plain = sql`url = s.url, host = s.host, language = s.language, content_type = s.content_type, image_url = s.image_url,
       published_at = s.published_at, stored_at = s.stored_at`;
   const mine = sql`FROM search_entry s WHERE p.team_id = s.team_id AND p.url_key = s.url_key`;
@@ -230,7 +239,8 @@ export function searchIndexCte(source: SQL, document: unknown): SQL {
       ${mine} AND p.content_hash IS DISTINCT FROM s.content_hash AND p.stored_at <= s.stored_at),
     search_index AS (${upsert(sql`SELECT s.team_id, s.url_key, s.url, s.host, s.title, s.description, s.headings, s.body, s.language, s.config,
         s.content_type, s.image_url, s.published_at, s.stored_at, s.content_hash
-      FROM search_entry s WHERE NOT EXISTS (SELECT 1 FROM search_pages q WHERE q.team_id = s.team_id AND q.url_key = s.url_key)`)})`;
+      FROM search_entry s WHERE NOT EXISTS (SELECT 1 FROM search_pages q WHERE q.team_id = s.team_id AND q.url_key = s.url_key)
+      ORDER BY s.url_key`)})`;
 }
 
 /** The columns of searchIndexBatchCte's rows, one array each: the page's frontier key, then its SearchEntry. */
@@ -253,14 +263,17 @@ export function searchBatchColumns(pages: { key: string; document: unknown }[]):
  * searchBatchColumns (given through `col`: values or a prepared statement's placeholders); a page
  * is indexed when the statement's `doc` CTE (the documents it stored: `url_key`) returns its key
  * and `team` (a query returning `team_id`) a row. Pages sharing an index key (http/https, `www.`)
- * write the freshest copy, in key order so that concurrent statements take the rows' locks in one order.
+ * write the freshest copy; new rows go in in key order. An unchanged page (same content hash)
+ * moves only its plain columns, as with one page.
  */
 export function searchIndexBatchCte(team: SQL, col: (c: SearchBatchColumn) => SQL): SQL {
-  return sql`, search_index AS (${upsert(sql`SELECT DISTINCT ON (t.k) s.team_id, t.k, t.u, t.h, t.ti, t.de, t.he, t.bo, t.la, ${configOf(sql`t.co`)}, t.ct, t.im, t.pu::timestamptz, coalesce(t.st::timestamptz, now()), t.ch
-      FROM unnest(${sql.join(SEARCH_BATCH_COLUMNS.map((c) => sql`${col(c)}::text[]`), sql`, `)})
-        AS t(fk, k, u, h, ti, de, he, bo, la, co, ct, im, pu, st, ch)
-      JOIN doc ON doc.url_key = t.fk, (${team}) s
-      ORDER BY t.k, t.st DESC NULLS FIRST`)})`;
+  return searchWriteCtes(sql`SELECT DISTINCT ON (t.k) s.team_id, t.k AS url_key, t.u AS url, t.h AS host, t.ti AS title, t.de AS description, t.he AS headings,
+      t.bo AS body, t.la AS language, ${configOf(sql`t.co`)} AS config, t.ct AS content_type, t.im AS image_url, t.pu::timestamptz AS published_at,
+      coalesce(t.st::timestamptz, now()) AS stored_at, t.ch AS content_hash
+    FROM unnest(${sql.join(SEARCH_BATCH_COLUMNS.map((c) => sql`${col(c)}::text[]`), sql`, `)})
+      AS t(fk, k, u, h, ti, de, he, bo, la, co, ct, im, pu, st, ch)
+    JOIN doc ON doc.url_key = t.fk, (${team}) s
+    ORDER BY t.k, t.st DESC NULLS FIRST`);
 }
 
 /** The configuration named, or `simple` when this server does not have it. */

@@ -6,6 +6,9 @@ import { namespaceFor, stackDatabase, testInfra } from '@wds/test-utils';
 import { connectDb, migrateDb, type DbHandle } from './client';
 import { ensureTeam } from './index';
 import { completeScrapeJob, insertScrapeJob } from './scrapes';
+import { insertCrawlJob } from './crawl-jobs';
+import { claimUrls, enqueueUrls } from './frontier';
+import { finishPages } from './crawl-pages-batch';
 import { searchIndex } from './search';
 
 // A page stored again (re-crawl, monitor check, new scrape) updates the team's index row in place:
@@ -103,4 +106,33 @@ test('a row written before content hashes (null) is rewritten by its next copy, 
   const row = await rowOf(team);
   assert.equal(row.title, 'Reindex page');
   assert.match(row.content_hash ?? '', /^[0-9a-f]{32}$/);
+});
+
+test('pages stored in groups (finishPages, a crawl\'s fetch batches) skip unchanged text and rewrite changed text the same way', async () => {
+  const team = await ensureTeam(h.db, `reindex-batch-${randomUUID()}`);
+  const url = `https://reindex.test/${randomUUID()}`;
+  /** A new crawl of the team stores the page (and a sibling) in one group. */
+  const crawl = async (text: string, cachedAt: string) => {
+    const jobId = randomUUID();
+    await insertCrawlJob(h.db, { id: jobId, teamId: team, kind: 'crawl', url, options: {}, pageLimit: 10, zeroDataRetention: false });
+    const sibling = `${url}/sibling`;
+    await enqueueUrls(h.db, jobId, [url, sibling].map((u) => ({ url: u, key: u, depth: 0, external: false })));
+    assert.equal((await claimUrls(h.db, jobId, 'o', 2, 60_000, { retakeOwn: true })).length, 2);
+    const stored = await finishPages(h.db, jobId, [url, sibling].map((u) => ({ key: u, links: [], document: { body: doc(u, u === url ? text : 'Sibling page.', { cachedAt }), credits: 1 } })));
+    assert.equal(stored.size, 2);
+  };
+  const mainRow = async () => (await h.db.execute<Row>(sql`SELECT title, body, stored_at, published_at, content_hash FROM search_pages WHERE team_id = ${team} AND url = ${url}`)).rows[0]!;
+
+  await crawl('Herons stand still.', '2026-01-01T00:00:00.000Z');
+  await h.db.execute(sql`UPDATE search_pages SET title = 'Marked zanzibarite' WHERE team_id = ${team} AND url = ${url}`);
+  await crawl('Herons stand still.', '2026-02-01T00:00:00.000Z');
+  const same = await mainRow();
+  assert.equal(same.title, 'Marked zanzibarite', 'unchanged text: the text columns (and so the vectors) were not written again');
+  assert.equal(new Date(same.stored_at).toISOString(), '2026-02-01T00:00:00.000Z', 'stored_at moves to the fresher copy');
+
+  await crawl('Egrets fly south.', '2026-03-01T00:00:00.000Z');
+  const changed = await mainRow();
+  assert.equal(changed.title, 'Reindex page', 'changed text rewrites the row');
+  assert.equal(await find(team, 'egrets'), 1);
+  assert.equal(await find(team, 'herons'), 0);
 });
