@@ -14,8 +14,11 @@
  * list with as many renders at once as the browser worker's pool has pages.
  */
 import { loadavg } from 'node:os';
+import { Client, Connection } from '@temporalio/client';
 import { BrowserPool } from '@wds/browser';
 import { spawnApp, stopChild, type AppProcess } from '@wds/launch';
+import { activityResultsOf } from '@wds/test-utils';
+import { workflowIds } from '@wds/workflows/common';
 import { startSite } from './crawl';
 import { startBenchStack, type BenchStack } from './stack';
 import { cpuByPid, cpuUsedBetween, round } from './stats';
@@ -26,7 +29,7 @@ export interface BrowserCrawlFigures {
   rounds: number;
   /** Renders at once: the browser worker's WDS_BROWSER_PAGES and the bare pool's maxConcurrentPages. */
   poolPages: number;
-  stack: { pagesPerSec: number[]; mean: number; renderedPages: number[] };
+  stack: { pagesPerSec: number[]; mean: number; renderedPages: number[]; fetchBatches: FetchBatches[] };
   barePool: { pagesPerSec: number[]; mean: number };
   /** Mean stack pages/s ÷ mean bare pool pages/s (target ≥ 0.7). */
   ratio: number;
@@ -42,10 +45,27 @@ export interface BrowserCrawlFigures {
   cpuMsPerPage: { stack: Record<string, number>; barePool: Record<string, number> };
 }
 
+/** A crawl's fetch batch activities, and those that claimed nothing (each a wasted activity and its history events). */
+export interface FetchBatches {
+  batches: number;
+  empty: number;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+async function fetchBatchesOf(stack: BenchStack, jobId: string): Promise<FetchBatches> {
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  try {
+    const h = new Client({ connection }).workflow.getHandle(workflowIds.crawl(jobId));
+    const r = (await activityResultsOf<{ claimed: number }>(h, 'processBatch')).filter((b) => b !== undefined);
+    return { batches: r.length, empty: r.filter((b) => b.claimed === 0).length };
+  } finally {
+    await connection.close();
+  }
+}
+
 /** One crawl of the whole site through the API; pages/s from the start request to `completed`. */
-async function stackCrawl(stack: BenchStack, origin: string, pages: number): Promise<{ pagesPerSec: number; rendered: number }> {
+async function stackCrawl(stack: BenchStack, origin: string, pages: number): Promise<{ pagesPerSec: number; rendered: number; fetchBatches: FetchBatches }> {
   const t0 = performance.now();
   const res = await fetch(`${stack.base}/v2/crawl`, {
     method: 'POST',
@@ -61,7 +81,7 @@ async function stackCrawl(stack: BenchStack, origin: string, pages: number): Pro
     if (s.status !== 'scraping') {
       const secs = (performance.now() - t0) / 1000;
       if (s.status !== 'completed') throw new Error(`crawl ${id} ended ${s.status}`);
-      return { pagesPerSec: round(s.completed / secs, 1), rendered: await renderedCount(stack, id) };
+      return { pagesPerSec: round(s.completed / secs, 1), rendered: await renderedCount(stack, id), fetchBatches: await fetchBatchesOf(stack, id) };
     }
     await sleep(200);
   }
@@ -114,7 +134,7 @@ export async function measureBrowserCrawl(o: { pages: number; rounds: number; po
     await bareRun(pool, site.origin, Math.min(o.pages, o.poolPages * 5), o.poolPages);
     await stackCrawl(stack, site.origin, Math.min(o.pages, 30));
 
-    const stackRuns: { pagesPerSec: number; rendered: number }[] = [];
+    const stackRuns: Awaited<ReturnType<typeof stackCrawl>>[] = [];
     const bareRuns: number[] = [];
     const roles = { ...stack.roles, browserWorker: pid, site: site.child.pid!, bench: process.pid };
     const cpu = { stack: {} as Record<string, number>, barePool: {} as Record<string, number> };
@@ -138,7 +158,7 @@ export async function measureBrowserCrawl(o: { pages: number; rounds: number; po
       pages: o.pages,
       rounds: o.rounds,
       poolPages: o.poolPages,
-      stack: { pagesPerSec: stackRuns.map((x) => x.pagesPerSec), mean: stackMean, renderedPages: stackRuns.map((x) => x.rendered) },
+      stack: { pagesPerSec: stackRuns.map((x) => x.pagesPerSec), mean: stackMean, renderedPages: stackRuns.map((x) => x.rendered), fetchBatches: stackRuns.map((x) => x.fetchBatches) },
       barePool: { pagesPerSec: bareRuns, mean: bareMean },
       ratio: round(stackMean / bareMean),
       browserWorkerMb: {

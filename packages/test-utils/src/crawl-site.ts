@@ -45,6 +45,8 @@ export interface CrawlSiteOptions {
   /** Delay before each /js/i page answers. */
   jsDelayMs?: number;
   appPages?: number;
+  /** Delay before each /app/i page answers (HTTP fetches and renders alike). */
+  appDelayMs?: number;
 }
 
 export interface CrawlSite {
@@ -56,6 +58,8 @@ export interface CrawlSite {
   totalHits(prefix: string, host?: string): number;
   /** Requests under `prefix` made by a browser (a Chrome User-Agent); the rest came from the HTTP engine. */
   browserHits(prefix: string, host?: string): number;
+  /** Paths under `prefix` that only a browser requested: pages rendered without an HTTP fetch first. */
+  browserOnly(prefix: string, host?: string): number;
   close(): Promise<void>;
 }
 
@@ -74,6 +78,13 @@ function jsShell(title: string, body: string, renderMs: number): string {
   return `<!doctype html><html lang="en"><head><title>${title}</title></head><body><div id="root"></div><script>
 setTimeout(function () { document.getElementById('root').innerHTML = ${JSON.stringify(`<main><h1>${title}</h1>${body}</main>`)}; }, ${renderMs});
 </script></body></html>`;
+}
+
+/** Answers now, or after `ms` unless the client has gone by then. */
+function answerAfter(res: ServerResponse, ms: number | undefined, answer: () => void): void {
+  if (!ms) return answer();
+  const t = setTimeout(answer, ms);
+  res.on('close', () => clearTimeout(t));
 }
 
 const sumUnder = (counts: Map<string, number>, prefix: string) => [...counts.entries()].filter(([k]) => k.startsWith(prefix)).reduce((n, [, v]) => n + v, 0);
@@ -120,37 +131,27 @@ export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<Crawl
     if (m && Number(m[1]) < gen) {
       const i = Number(m[1]);
       const answer = () => html(`Gen ${i}`, links([2 * i + 1, 2 * i + 2].filter((c) => c < gen).map((c) => `/gen/${c}`)) + `<p>${'Generated text. '.repeat(20)}</p>`);
-      if (!opts.genDelayMs) return answer();
-      const t = setTimeout(answer, opts.genDelayMs);
-      return void res.on('close', () => clearTimeout(t));
+      return answerAfter(res, opts.genDelayMs, answer);
     }
     m = /^\/fan\/(\d+)$/.exec(path);
     if (m && Number(m[1]) < (opts.fanPages ?? 0)) {
       const i = Number(m[1]);
       if (i === 0) return html('Fan', links(Array.from({ length: opts.fanPages! - 1 }, (_, k) => `/fan/${k + 1}`)));
-      const t = setTimeout(() => html(`Fan ${i}`, '<p>leaf</p>'), opts.fanDelayMs ?? 0);
-      return void res.on('close', () => clearTimeout(t));
+      return answerAfter(res, opts.fanDelayMs, () => html(`Fan ${i}`, '<p>leaf</p>'));
     }
     m = /^\/js\/(\d+)$/.exec(path);
     if (m && Number(m[1]) < (opts.jsPages ?? 0)) {
       const i = Number(m[1]);
       const body = jsPageBody(i, opts.jsPages!);
-      const answer = () => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(i % 5 === 1 ? page(`JS ${i}`, body) : jsShell(`JS ${i}`, body, opts.jsRenderMs ?? 20));
-      if (!opts.jsDelayMs) return answer();
-      const t = setTimeout(answer, opts.jsDelayMs);
-      return void res.on('close', () => clearTimeout(t));
+      return answerAfter(res, opts.jsDelayMs, () => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(i % 5 === 1 ? page(`JS ${i}`, body) : jsShell(`JS ${i}`, body, opts.jsRenderMs ?? 20)));
     }
     m = /^\/slow\/(\d+)$/.exec(path);
     if (m && Number(m[1]) < slow) {
       const i = Number(m[1]);
-      const t = setTimeout(() => html(`Slow ${i}`, links(i + 1 < slow ? [`/slow/${i + 1}`, `/slow/${i + 1}/b`] : [])), slowMs);
-      return void res.on('close', () => clearTimeout(t));
+      return answerAfter(res, slowMs, () => html(`Slow ${i}`, links(i + 1 < slow ? [`/slow/${i + 1}`, `/slow/${i + 1}/b`] : [])));
     }
     m = /^\/slow\/(\d+)\/b$/.exec(path);
-    if (m) {
-      const t = setTimeout(() => html(`Slow ${m![1]} b`, '<p>side page</p>'), slowMs);
-      return void res.on('close', () => clearTimeout(t));
-    }
+    if (m) return answerAfter(res, slowMs, () => html(`Slow ${m![1]} b`, '<p>side page</p>'));
     res.writeHead(404, { 'content-type': 'text/html' }).end(page('Not found', ''));
   }
 
@@ -165,7 +166,7 @@ export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<Crawl
     const m = /^\/app\/(\d+)$/.exec(path);
     if (!m || Number(m[1]) >= (opts.appPages ?? 0)) return void res.writeHead(404).end();
     const i = Number(m[1]);
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(jsShell(`App ${i}`, jsPageBody(i, opts.appPages!, 'app'), opts.jsRenderMs ?? 20));
+    answerAfter(res, opts.appDelayMs, () => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(jsShell(`App ${i}`, jsPageBody(i, opts.appPages!, 'app'), opts.jsRenderMs ?? 20)));
   }
 
   function sub(path: string, res: ServerResponse) {
@@ -194,6 +195,7 @@ export async function startCrawlSite(opts: CrawlSiteOptions = {}): Promise<Crawl
     hits: (path, host = 'site.test') => counts.get(`${host}${path}`) ?? 0,
     totalHits: (prefix, host = 'site.test') => sumUnder(counts, `${host}${prefix}`),
     browserHits: (prefix, host = 'site.test') => sumUnder(browserCounts, `${host}${prefix}`),
+    browserOnly: (prefix, host = 'site.test') => [...browserCounts.entries()].filter(([k, n]) => k.startsWith(`${host}${prefix}`) && counts.get(k) === n).length,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();

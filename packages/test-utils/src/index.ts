@@ -2,6 +2,7 @@ export * from './fixture-site';
 export * from './stack';
 export * from './crawl-site';
 export * from './temporal';
+export * from './crawl-kill';
 export * from './wait';
 export * from './tcp-proxy';
 export * from './fake-openai';

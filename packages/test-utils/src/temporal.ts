@@ -16,7 +16,9 @@ export interface ActivityStart {
 const STARTED = proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
 const pidOf = (identity: string | null | undefined) => Number(/^(\d+)@/.exec(identity ?? '')?.[1] ?? NaN);
 
-async function withHandle<T>(namespace: string, workflowId: string, fn: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<T>): Promise<T> {
+type Handle = ReturnType<Client['workflow']['getHandle']>;
+
+async function withHandle<T>(namespace: string, workflowId: string, fn: (h: Handle) => Promise<T>): Promise<T> {
   const connection = await Connection.connect({ address: testInfra().temporalAddress });
   try {
     return await fn(new Client({ connection, namespace }).workflow.getHandle(workflowId));
@@ -55,30 +57,55 @@ export function runningActivities(namespace: string, workflowId: string): Promis
   });
 }
 
-/**
- * The results of a workflow's completed activities of `type` (current run), in the order they were
- * scheduled; `undefined` for one that did not complete. Results are decoded from JSON payloads.
- */
-export function activityResults(namespace: string, workflowId: string, type: string): Promise<unknown[]> {
-  return withHandle(namespace, workflowId, async (h) => {
-    const events = (await h.fetchHistory()).events ?? [];
-    const scheduled: string[] = [];
-    const results = new Map<string, unknown>();
-    for (const e of events) {
-      const s = e.activityTaskScheduledEventAttributes;
-      if (s?.activityType?.name === type) scheduled.push(String(e.eventId));
-      const c = e.activityTaskCompletedEventAttributes;
-      const data = c?.result?.payloads?.[0]?.data;
-      if (c && data) results.set(String(c.scheduledEventId), JSON.parse(Buffer.from(data).toString('utf8')));
-    }
-    return scheduled.map((id) => results.get(id));
-  });
-}
-
 /** The event types of a workflow's history (current run), e.g. EVENT_TYPE_MARKER_RECORDED. */
 export function historyEventTypes(namespace: string, workflowId: string): Promise<string[]> {
   return withHandle(namespace, workflowId, async (h) => {
     const events = (await h.fetchHistory()).events ?? [];
     return events.map((e) => proto.temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType));
   });
+}
+
+/** An activity result or workflow input as the SDK's default converter wrote it (JSON). */
+const payloadJson = (data: Uint8Array) => JSON.parse(Buffer.from(data).toString('utf8')) as unknown;
+
+/** The input the workflow's current run started with. */
+export function workflowInput<T>(namespace: string, workflowId: string): Promise<T> {
+  return withHandle(namespace, workflowId, async (h) => {
+    const first = (await h.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+    const data = first?.input?.payloads?.[0]?.data;
+    if (!data) throw new Error(`${workflowId}: no start input in its history`);
+    return payloadJson(data) as T;
+  });
+}
+
+/**
+ * The results of a workflow's activities of `type` over all its runs (continue-as-new included),
+ * in the order they were scheduled, once it has ended; `undefined` for one that did not complete.
+ * Results are decoded from JSON payloads (activity results are small, DESIGN §4).
+ */
+export function activityResults<T = unknown>(namespace: string, workflowId: string, type: string): Promise<(T | undefined)[]> {
+  return withHandle(namespace, workflowId, (h) => activityResultsOf<T>(h, type));
+}
+
+/** activityResults on a handle of any client (benchmarks run their own Temporal). */
+export async function activityResultsOf<T = unknown>(h: Handle, type: string): Promise<(T | undefined)[]> {
+  await h.result().catch(() => {});
+  const runs: (T | undefined)[][] = [];
+  // From the last run back to the first: each run's start names the run it continues.
+  for (let run: Handle | null = h; run; ) {
+    const history: Awaited<ReturnType<Handle['fetchHistory']>> = await run.fetchHistory();
+    const events = history.events ?? [];
+    const scheduled: string[] = [];
+    const results = new Map<string, T>();
+    for (const e of events) {
+      if (e.activityTaskScheduledEventAttributes?.activityType?.name === type) scheduled.push(String(e.eventId));
+      const c = e.activityTaskCompletedEventAttributes;
+      const data = c?.result?.payloads?.[0]?.data;
+      if (c && data) results.set(String(c.scheduledEventId), payloadJson(data) as T);
+    }
+    runs.unshift(scheduled.map((id) => results.get(id)));
+    const previous: string | null | undefined = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+    run = previous ? h.client.getHandle(h.workflowId, previous) : null;
+  }
+  return runs.flat();
 }

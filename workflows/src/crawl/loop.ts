@@ -1,4 +1,4 @@
-import { ActivityCancellationType, CancellationScope, isCancellation, sleep, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, CancellationScope, isCancellation, patched, sleep, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import { NON_RETRYABLE_KINDS, TaskQueues, type JobRef, type TaskQueue } from '../common';
 import type { BrowserPageInput, BrowserPlan, CrawlPlan, CrawlProgress, FinishJobInput, FrontierState, LlmBatchInput, LlmBatchResult, LlmPlan, ProcessBatchInput, ProcessBatchResult } from './contracts';
 
@@ -10,6 +10,11 @@ const MAX_CONSECUTIVE_BATCH_FAILURES = 5;
 const DEFAULT_LLM_PLAN: LlmPlan = { window: 4, batchSize: 5 };
 /** Browser window of a job whose plan has none (started before the browser window existed). */
 const DEFAULT_BROWSER_PLAN: BrowserPlan = { window: 4 };
+/**
+ * The fetch window re-opens by need (runWindow): runs started before it existed replay without
+ * it, re-opening the whole window on every render that added links and every batch that claimed.
+ */
+export const FETCH_BY_NEED_PATCH = 'crawl-fetch-window-by-need';
 
 /**
  * The steps a frontier job is made of. Each is an activity stub of the calling workflow, so a job
@@ -111,6 +116,8 @@ type Settled =
  *
  * A job without browser or LLM work issues exactly the commands it did before those windows
  * existed (committed histories replay unchanged): they only act on counts activities report.
+ * Runs since the fetch window re-opens by need record its patch marker first; older histories
+ * replay without it, on the full re-openings.
  */
 async function runWindow({ jobId, plan, progress }: FrontierJob, steps: FrontierSteps): Promise<'done' | 'continue'> {
   const inFlight = new Map<number, Promise<Settled>>();
@@ -118,6 +125,13 @@ async function runWindow({ jobId, plan, progress }: FrontierJob, steps: Frontier
   const browserInFlight = new Map<number, Promise<Settled>>();
   let nextId = 0;
   let exhausted = false; // the last batch found nothing to claim
+  // By need: links a render added (`linksReported`) start one fetch batch once none is in flight
+  // (one in flight claims what the renders add while its pages run), not a full window; and a
+  // batch that handed all it claimed to the browser (or failed it) while claiming less than it
+  // could added nothing to claim, so it re-opens nothing. On a script-rendered site the full
+  // re-openings started fetch batches that found nothing: ~210 of ~325.
+  const byNeed = patched(FETCH_BY_NEED_PATCH);
+  let linksReported = false;
   let failures = 0;
   let batchesThisRun = 0;
 
@@ -153,7 +167,10 @@ async function runWindow({ jobId, plan, progress }: FrontierJob, steps: Frontier
 
   for (;;) {
     const handOver = workflowInfo().continueAsNewSuggested || batchesThisRun >= (plan.batchesPerRun ?? MAX_BATCHES_PER_RUN);
-    while (!handOver && !exhausted && inFlight.size < plan.window) launch();
+    while (!handOver && (!exhausted || (linksReported && inFlight.size === 0)) && inFlight.size < plan.window) {
+      launch();
+      linksReported = false;
+    }
     if (llm && !handOver && !llmStopped && Date.now() >= llmPausedUntil) {
       while (llmKnown > 0 && llmInFlight.size < llm.window) {
         launchLlm(llm);
@@ -194,6 +211,7 @@ async function runWindow({ jobId, plan, progress }: FrontierJob, steps: Frontier
       }
       // Only browser pages left: no fetch batch until a render adds links.
       exhausted = !!rendering?.pending && f.queued === 0 && f.leased === 0;
+      if (f.queued === 0) linksReported = false;
       continue;
     }
 
@@ -226,6 +244,7 @@ async function runWindow({ jobId, plan, progress }: FrontierJob, steps: Frontier
       if (r.stopped) {
         llmStopped = true;
         exhausted = true;
+        linksReported = false;
         continue;
       }
       if (r.waitMs) {
@@ -252,10 +271,12 @@ async function runWindow({ jobId, plan, progress }: FrontierJob, steps: Frontier
         browserStopped = true;
         llmStopped = true;
         exhausted = true;
+        linksReported = false;
         continue;
       }
       // The rendered DOM's links: the fetch window may have work again.
-      if (r.linksAdded) exhausted = false;
+      if (r.linksAdded && byNeed) linksReported = true;
+      else if (r.linksAdded) exhausted = false;
       // More pages waiting: each finished render starts the next (fetch batches report theirs only when they return).
       if (r.moreBrowserPages) browserKnown = Math.max(browserKnown, 1);
       continue;
@@ -273,12 +294,22 @@ async function runWindow({ jobId, plan, progress }: FrontierJob, steps: Frontier
     if (result.browserQueued) browserKnown += result.browserQueued;
     if (result.stopped) {
       exhausted = true; // cancelled or ended elsewhere: let in-flight batches finish, then check
+      linksReported = false;
       llmStopped = true;
       browserStopped = true;
       continue;
     }
     // A batch that claimed nothing means the frontier is (momentarily) empty; batches still in
     // flight may add links, and their completion re-opens the window.
-    exhausted = result.claimed === 0;
+    exhausted = result.claimed === 0 || (byNeed && addedNothing(result, plan.batchSize));
   }
+}
+
+/**
+ * A fetch batch that ran the frontier dry (claimed less than its size) and stored no page itself
+ * (each went to the browser or failed for good) left nothing new to claim: links come from the
+ * renders, which report them. A page skipped or given back may still be claimable: not this.
+ */
+function addedNothing(r: ProcessBatchResult, batchSize: number): boolean {
+  return r.claimed < batchSize && (r.browserQueued ?? 0) + r.failed === r.claimed;
 }

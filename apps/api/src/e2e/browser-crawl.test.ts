@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { ORIGIN_RENDERED_PAGES } from '@wds/db';
-import { call, namespaceFor, startCrawlSite, startFixtureSite, startStack, type CrawlSite, type FixtureSite, type Stack } from '@wds/test-utils';
+import type { CrawlWorkflowInput, ProcessBatchResult } from '@wds/workflows/crawl';
+import { activityResults, call, namespaceFor, startCrawlSite, startFixtureSite, startStack, workflowInput, type CrawlSite, type FixtureSite, type Stack } from '@wds/test-utils';
 
 // Browser pages inside crawl and batch scrape, end to end through the JS SDK: a worker serving
 // wds-fetch/wds-control (the stack's) and one serving wds-browser (real Chromium), a fixture
@@ -59,6 +60,19 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/**
+ * A crawl's fetch batches (and those that claimed nothing: each a wasted activity and its history
+ * events), its fetch window, and its renders that added links to the frontier.
+ */
+async function fetchBatches(id: string) {
+  const workflowId = `crawl-${id}`;
+  const completed = (rs: (ProcessBatchResult | undefined)[]) => rs.filter((r): r is ProcessBatchResult => !!r);
+  const batches = completed(await activityResults<ProcessBatchResult>(stack.namespace, workflowId, 'processBatch'));
+  const renders = completed(await activityResults<ProcessBatchResult>(stack.namespace, workflowId, 'renderCrawlPage'));
+  const { plan } = await workflowInput<CrawlWorkflowInput>(stack.namespace, workflowId);
+  return { batches: batches.length, empty: batches.filter((b) => b.claimed === 0).length, window: plan.window, rendersWithLinks: renders.filter((r) => r.linksAdded).length };
+}
+
 function counter(name: string): string {
   return doc(
     `Counter ${name}`,
@@ -106,6 +120,12 @@ describe('crawl of a JavaScript-rendered site', () => {
     assert.equal(rendered, APP_PAGES, 'each page rendered once');
     // The pages fetched while the origin was undecided (the threshold, and siblings fetched alongside), no more.
     assert.ok(fetched >= ORIGIN_RENDERED_PAGES && fetched <= 2 * ORIGIN_RENDERED_PAGES, `HTTP fetches of /app/ pages: ${fetched}`);
+    // The fetch window re-opens by need (workflows/src/crawl/loop.ts): here every fetch batch is
+    // the first window's or follows a render that added links — a count, whatever the timing.
+    // Before, each such render and each batch that claimed re-opened the whole window: 42 fetch
+    // batches, 30 of them empty, for these 31 pages (window 2, 15 renders with links; f6c90d3).
+    const f = await fetchBatches(job.id);
+    assert.ok(f.batches <= f.window + f.rendersWithLinks, `fetch batches ${JSON.stringify(f)}`);
   });
 });
 
