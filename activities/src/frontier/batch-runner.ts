@@ -17,6 +17,13 @@ const HEARTBEAT_MS = 1_000;
  */
 const CLAIM_RETRY_MS = 50;
 const CLAIM_RETRY_MAX_MS = 500;
+/**
+ * How long a crawl batch with nothing of its own in flight waits for other batches' pages to add
+ * links. Long enough for a level of a site's pages while the frontier widens at a crawl's start;
+ * short because live leases may belong to a killed worker (a retried attempt retakes only what its
+ * first claim finds): past this the batch ends and the workflow waits for those leases' expiry.
+ */
+const WAIT_FOR_OTHERS_MS = 10_000;
 
 /**
  * What a page handler reports; `stored` pages count as succeeded, `failed` ones as failed;
@@ -168,13 +175,12 @@ function createClaimer(
         }
         await claiming;
         if (buffer.length) continue;
-        // Nothing to claim: end unless a page in flight — a sibling slot's, or (othersBusy)
-        // another batch's — may discover more. Other batches' pages are waited for at most as long
-        // as a lease lasts: leases of a dead worker end by then, and this batch claims them.
+        // Nothing to claim: end unless a page in flight — a sibling slot's, or (othersBusy, for
+        // WAIT_FOR_OTHERS_MS) another batch's — may discover more.
         if (claimer.busy === 0) {
           if (!o.othersBusy) return null;
           waitingSince ||= Date.now();
-          if (Date.now() - waitingSince > o.leaseMs) return null;
+          if (Date.now() - waitingSince > WAIT_FOR_OTHERS_MS) return null;
           asking ??= o.othersBusy().finally(() => (asking = null));
           if (!(await asking.catch(() => false))) return null;
         }

@@ -99,7 +99,6 @@ export async function claimUrls(db: Db, jobId: string, owner: string, n: number,
     await tx.execute(sql`SET LOCAL synchronous_commit = off`);
     const [job] = (await tx.execute<{ room: number }>(sql`SELECT page_limit - enqueued AS room FROM crawl_jobs WHERE id = ${jobId} FOR NO KEY UPDATE`)).rows;
     if (!job) return [];
-    const mine = opts.retakeOwn ? sql`lease_owner = ${owner} OR ` : sql``;
     /** Leases the picked URLs to `owner`, in frontier order. */
     const lease = async (pick: SQL) =>
       (
@@ -108,10 +107,20 @@ export async function claimUrls(db: Db, jobId: string, owner: string, n: number,
           WHERE c.job_id = ${jobId} AND c.url_key = ANY(${pickOnce(pick)})
           RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id, c.hidden, c.seq`)
       ).rows.sort(bySeq);
-    const rows = await lease(sql`
-      SELECT url_key FROM crawl_urls
-      WHERE job_id = ${jobId} AND status = 'leased' AND (${mine}lease_until < now())
-      ORDER BY (lease_owner = ${owner}) DESC, seq LIMIT ${n} FOR UPDATE SKIP LOCKED`);
+    // A retried attempt takes back every URL its earlier attempts still lease, however many (their
+    // slots and buffer could hold more than one claim's worth): left leased, they would wait for
+    // their lease to end. Then leases that ended, up to n in all.
+    const rows = opts.retakeOwn
+      ? await lease(sql`SELECT url_key FROM crawl_urls WHERE job_id = ${jobId} AND status = 'leased' AND lease_owner = ${owner} ORDER BY seq FOR UPDATE SKIP LOCKED`)
+      : [];
+    if (rows.length < n) {
+      rows.push(
+        ...(await lease(sql`
+          SELECT url_key FROM crawl_urls
+          WHERE job_id = ${jobId} AND status = 'leased' AND lease_until < now()
+          ORDER BY seq LIMIT ${n - rows.length} FOR UPDATE SKIP LOCKED`)),
+      );
+    }
     const take = Math.min(n - rows.length, Math.max(0, job.room));
     if (take > 0) {
       const fresh = await lease(sql`
