@@ -20,8 +20,8 @@ const CLAIM_RETRY_MAX_MS = 500;
 /**
  * How long a crawl batch with nothing of its own in flight waits for other batches' pages to add
  * links. Long enough for a level of a site's pages while the frontier widens at a crawl's start;
- * short because live leases may belong to a killed worker (a retried attempt retakes only what its
- * first claim finds): past this the batch ends and the workflow waits for those leases' expiry.
+ * short because live leases may belong to a killed worker whose batch has not been retried yet
+ * (its retry takes them all back, claimUrls): past this the batch ends, and the workflow waits.
  */
 const WAIT_FOR_OTHERS_MS = 10_000;
 
@@ -114,7 +114,7 @@ interface Claimer {
    */
   busy: number;
   claimed(): number;
-  /** A page of this batch was stored: slots waiting for links ask again at once. */
+  /** A page of this batch ended (its links are stored) or the batch was aborted: waiting slots ask again at once. */
   nudge(): void;
 }
 

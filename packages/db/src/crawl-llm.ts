@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { KEEPS_NO_DATA, pageStoredCtes } from './crawl-pages';
+import { pageJobCte, pageStoredCtes } from './crawl-pages';
 import type { Db } from './client';
 import type { EventWebhook } from './events';
 import { pickOnce } from './pick';
@@ -73,9 +73,7 @@ export interface EnrichedPage {
  */
 export async function finishLlmPage(db: Db, jobId: string, key: string, page: EnrichedPage): Promise<boolean> {
   const res = await db.execute<{ stored: number }>(sql`
-    WITH job AS (
-      SELECT team_id, kind, ${KEEPS_NO_DATA} AS keeps_no_data FROM crawl_jobs WHERE id = ${jobId}
-    ), pending AS (
+    WITH ${pageJobCte(sql`${jobId}`)}, pending AS (
       DELETE FROM crawl_llm_pages WHERE job_id = ${jobId} AND url_key = ${key} RETURNING url_key
     ), doc AS (
       INSERT INTO crawl_documents (job_id, url_key, document, credits)

@@ -6,7 +6,7 @@ import { chargeCtes } from './ledger';
 import { eventRowsCtes, type EventWebhook } from './events';
 import { frontierColumns, frontierInsertOf, type FrontierEntry } from './frontier';
 import { searchBatchColumns, searchIndexBatchCte } from './search-index';
-import { KEEPS_NO_DATA, pageChargeKeys, pageEventKey } from './crawl-pages';
+import { pageChargeKeys, pageEventKey, pageJobCte } from './crawl-pages';
 
 /** A fetched page of a batch write: its links, and its document unless it is discovery-only. */
 export interface BatchedPage {
@@ -58,9 +58,7 @@ export async function finishPages(db: Db, jobId: string, pages: BatchedPage[], w
 /** The statement, every value a placeholder (finishPages names them). */
 const finishPagesStatement = preparedStatement<{ stored: string[] }>(
   ($) => sql`
-    WITH job AS (
-      SELECT team_id, kind, ${KEEPS_NO_DATA} AS keeps_no_data FROM crawl_jobs WHERE id = ${$('job')}
-    ), links AS (
+    WITH ${pageJobCte($('job'))}, links AS (
       ${frontierInsertOf($('job'), (c) => $(`link_${c}`))}
     ), page AS (
       SELECT p.*, b.document FROM unnest(${$('keys')}::text[], ${$('credits')}::int[], ${$('chargeKeys')}::text[], ${$('zdrChargeKeys')}::text[], ${$('eventKeys')}::text[])

@@ -67,6 +67,12 @@ export const KEEPS_NO_DATA = sql.raw(`(zero_data_retention OR coalesce((options 
   OR coalesce((options ->> 'lockdown')::boolean, false))`);
 
 /**
+ * The `job` CTE of every statement that stores a page (pageStoredCtes reads it): the job's team,
+ * kind and whether its pages must keep no data.
+ */
+export const pageJobCte = (jobId: SQL) => sql`job AS (SELECT team_id, kind, ${KEEPS_NO_DATA} AS keeps_no_data FROM crawl_jobs WHERE id = ${jobId})`;
+
+/**
  * Ends a scraped page in one statement, so it is atomic without a transaction and costs one
  * round trip: its links enter the frontier (idempotent per key), its document is stored once,
  * the URL is marked done, and — only if this call stored the document — the page's credits are
@@ -102,9 +108,7 @@ async function storePage(db: Db, jobId: string, key: string, page: FinishedPage,
   const pending = !!d?.pendingLlm;
   const body = d ? JSON.stringify(storable(d.body)) : null;
   const res = await db.execute<{ stored: number; links_added?: number }>(sql`
-    WITH job AS (
-      SELECT team_id, kind, ${KEEPS_NO_DATA} AS keeps_no_data FROM crawl_jobs WHERE id = ${jobId}
-    ), links AS (
+    WITH ${pageJobCte(sql`${jobId}`)}, links AS (
       ${frontierInsert(jobId, page.links, countLinks)}
     ), doc AS (
       INSERT INTO crawl_documents (job_id, url_key, document, credits)
