@@ -222,14 +222,14 @@ const mailer = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SMTP_URL
   : null;
 // ...and index for search the pages stored before the index existed (once; resumable).
 const backfill = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SEARCH_INDEX && env.WDS_SEARCH_BACKFILL ? startSearchBackfill({ db: dbh.db, log }) : null;
-// ...and delete what zero-data-retention requests left behind, and expired extracts (packages/db retention.ts).
+// ...and delete what zero-data-retention requests left behind, and expired crawls, batches, extracts and agent jobs (packages/db retention.ts).
 const retention = env.WDS_WORKER_QUEUES.includes('wds-control')
   ? startRetentionSweeper({
       db: dbh.db,
       everyMs: env.WDS_STRANDED_JOB_SWEEP_MS,
       resultTtlMs: env.WDS_ZDR_RESULT_TTL_MS,
       graceMs: 120_000,
-      onSwept: (n) => log.info(n, 'retention sweep: rows left by ZDR requests whose API died, and expired extracts, deleted'),
+      onSwept: (n) => log.info(n, 'retention sweep: rows left by ZDR requests whose API died, and expired jobs, deleted'),
     })
   : null;
 // SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for

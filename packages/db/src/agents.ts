@@ -3,6 +3,7 @@ import { and, asc, eq, gte, inArray, isNull, notInArray, or, sql } from 'drizzle
 import { alias } from 'drizzle-orm/pg-core';
 import type { Db } from './client';
 import { agentMessages, agentRuns, agentSnapshots, teamLimits } from './schema/index';
+import { EXPIRES_FROM_NOW } from './retention';
 import { storable, storableText } from './text';
 
 /**
@@ -265,7 +266,7 @@ export async function finishAgentRunRow(db: Db, id: string, end: AgentEnd): Prom
       message: end.message ?? null,
       creditsUsed: end.creditsUsed,
       finishedAt: sql`now()`,
-      expiresAt: sql`now() + interval '24 hours'`,
+      expiresAt: EXPIRES_FROM_NOW,
     })
     .where(and(eq(agentRuns.id, id), sql`${agentRuns.state} IN ('running', 'cancelling')`))
     .returning({ id: agentRuns.id });

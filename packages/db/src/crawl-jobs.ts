@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, notExists, sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { crawlDocuments, crawlJobs, crawlLlmPages, crawlUrls, monitorCheckTargets } from './schema/index';
 import { frontierInsert, UNFINISHED_URL, type FrontierEntry } from './frontier';
+import { EXPIRES_FROM_NOW, RESULTS_KEPT } from './retention';
 
 /**
  * Crawl and batch jobs as a whole: creating one with its seeds, reading it, its live counters, and
@@ -45,7 +46,7 @@ export async function ensureCrawlJob(db: Db, job: NewCrawlJob): Promise<void> {
 export async function failStrandedJob(db: Db, jobId: string, error: string): Promise<boolean> {
   const rows = await db
     .update(crawlJobs)
-    .set({ status: 'failed', error, completedAt: new Date(), idempotencyKey: null })
+    .set({ status: 'failed', error, completedAt: new Date(), expiresAt: EXPIRES_FROM_NOW, idempotencyKey: null })
     .where(and(eq(crawlJobs.id, jobId), eq(crawlJobs.status, 'scraping')))
     .returning({ id: crawlJobs.id });
   return rows.length > 0;
@@ -106,7 +107,7 @@ export async function finishJob(db: Db, jobId: string, status: 'completed' | 'fa
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(crawlJobs)
-      .set({ status, error: error ?? null, completedAt: new Date(), completed: c.completed, failed: c.failed, creditsUsed: c.creditsUsed })
+      .set({ status, error: error ?? null, completedAt: new Date(), expiresAt: EXPIRES_FROM_NOW, completed: c.completed, failed: c.failed, creditsUsed: c.creditsUsed })
       .where(and(eq(crawlJobs.id, jobId), eq(crawlJobs.status, 'scraping')))
       .returning({ status: crawlJobs.status });
     const final = row?.status ?? (await tx.select({ s: crawlJobs.status }).from(crawlJobs).where(eq(crawlJobs.id, jobId)))[0]?.s ?? status;
@@ -120,7 +121,17 @@ export async function finishJob(db: Db, jobId: string, status: 'completed' | 'fa
     // completed job has none: its workflow waits for them).
     if (final !== 'scraping') await tx.delete(crawlLlmPages).where(eq(crawlLlmPages.jobId, jobId));
     // A job the API cancelled: its final counters are written now, once the work has stopped.
-    if (!row) await tx.update(crawlJobs).set({ completedAt: sql`coalesce(${crawlJobs.completedAt}, now())`, completed: c.completed, failed: c.failed, creditsUsed: c.creditsUsed }).where(eq(crawlJobs.id, jobId));
+    // Its results expire 24 hours after that end (a retried call keeps the first end's).
+    if (!row) {
+      await tx
+        .update(crawlJobs)
+        .set({
+          completedAt: sql`coalesce(${crawlJobs.completedAt}, now())`,
+          expiresAt: sql`coalesce(${crawlJobs.completedAt}, now()) + ${RESULTS_KEPT}`,
+          completed: c.completed, failed: c.failed, creditsUsed: c.creditsUsed,
+        })
+        .where(eq(crawlJobs.id, jobId));
+    }
     return { status: final, changed: !!row };
   });
 }

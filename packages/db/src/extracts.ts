@@ -2,6 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { inTransaction, type Db } from './client';
 import { enqueueUrls, type FrontierEntry } from './frontier';
 import { crawlJobs, crawlParamPreviews, extractJobs, extractPages } from './schema/index';
+import { EXPIRES_FROM_NOW } from './retention';
 import { storable, storableText } from './text';
 
 /**
@@ -122,7 +123,7 @@ export async function completeExtractJob(db: Db, id: string, o: ExtractOutcome):
       creditsUsed: o.creditsUsed,
       completedAt: new Date(),
       // Results are kept 24 hours after the job ends (Firecrawl's documented retention).
-      expiresAt: sql`now() + interval '24 hours'`,
+      expiresAt: EXPIRES_FROM_NOW,
     })
     .where(and(eq(extractJobs.id, id), eq(extractJobs.status, 'processing')))
     .returning({ id: extractJobs.id });
@@ -134,7 +135,7 @@ export async function endExtractJob(db: Db, id: string, status: 'failed' | 'canc
   return db.transaction(async (tx) => {
     const rows = await tx
       .update(extractJobs)
-      .set({ status, error: error === null ? null : storableText(error), ...totals, completedAt: new Date(), expiresAt: sql`now() + interval '24 hours'` })
+      .set({ status, error: error === null ? null : storableText(error), ...totals, completedAt: new Date(), expiresAt: EXPIRES_FROM_NOW })
       .where(and(eq(extractJobs.id, id), eq(extractJobs.status, 'processing')))
       .returning({ id: extractJobs.id });
     await tx

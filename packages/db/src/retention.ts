@@ -13,8 +13,10 @@ import { KEEPS_NOTHING_SQL } from './schema/scrapes';
  *   frontier (URLs, errors), robots.txt copies, learned origin engines, model-step drafts and events (with their webhook
  *   deliveries) once its results are delivered — its ended status read to the last page
  *   (`markJobDelivered`) — or `resultTtlMs` after it ended if they never are.
- * Whatever the request asked, an extract's results are kept until its `expiresAt` (24 hours after
- * it ended, Firecrawl's retention for extract results): then the job goes whole (`deleteExpiredExtracts`).
+ * Whatever the request asked, the results of a crawl, batch scrape, extract or agent job are kept
+ * until its `expiresAt` (24 hours after it ended, Firecrawl's retention for them): then the job goes
+ * whole (`deleteExpiredCrawls`, `deleteExpiredExtracts`, `deleteExpiredAgents`), and its status
+ * endpoints answer as for an unknown id. Its ledger entries stay.
  */
 
 /** Deletes the data of the ended ZDR jobs that `cond` selects (a condition on crawl_jobs), in one statement; returns how many jobs. */
@@ -48,25 +50,101 @@ export async function markJobDelivered(db: Db, jobId: string): Promise<boolean> 
   return n > 0;
 }
 
-/** Expired extracts deleted per sweep: a backlog (after downtime) goes over several sweeps, each statement short. */
-const EXTRACTS_PER_SWEEP = 500;
+/** Firecrawl keeps a crawl's, batch scrape's, extract's and agent job's results this long after the job ended. */
+export const RESULTS_KEPT = sql`interval '24 hours'`;
+/** A job's `expires_at` written when it ends: its results are kept 24 hours from its end, not from its start. */
+export const EXPIRES_FROM_NOW = sql`now() + ${RESULTS_KEPT}`;
+
+/** Expired jobs deleted per sweep and kind: a backlog (after downtime) goes over several sweeps, each statement short. */
+const JOBS_PER_SWEEP = 500;
+
+interface ExpiredJobs {
+  /**
+   * `SELECT id …` of the expired jobs, at most `limit`, `FOR UPDATE SKIP LOCKED`: a second control
+   * worker sweeping at the same time takes other jobs instead of waiting on these.
+   */
+  pick: SQL;
+  /** `SELECT id …` of the ids whose events go, over `x` (the picked jobs); default the jobs themselves. */
+  eventsOf?: SQL;
+  /** The DELETEs of the jobs' rows over `x`, in order; the last one returns one row per job deleted. */
+  deletes: SQL[];
+}
+
+/**
+ * Deletes the jobs `o.pick` selects in one statement: their rows (their own tables cascade) and
+ * their events with the events' heads (job_events has no foreign key: every job kind writes it;
+ * webhook deliveries cascade from the events). Ledger entries stay: they are billing. Returns how
+ * many jobs went. Idempotent: a job already gone is simply not picked.
+ */
+async function deleteJobs(db: Db, o: ExpiredJobs): Promise<number> {
+  const steps = o.deletes.map((d, i) => sql`, ${sql.raw(`d${i}`)} AS (${d})`);
+  const r = await db.execute<{ n: number }>(sql`
+    WITH x AS MATERIALIZED (${o.pick}), e AS (${o.eventsOf ?? sql`SELECT id FROM x`})
+    , events AS (DELETE FROM job_events WHERE job_id IN (SELECT id FROM e))
+    , heads AS (DELETE FROM job_event_heads WHERE job_id IN (SELECT id FROM e))
+    ${sql.join(steps, sql``)}
+    SELECT count(*)::int AS n FROM ${sql.raw(`d${o.deletes.length - 1}`)}`);
+  return Number(r.rows[0]?.n ?? 0);
+}
 
 /**
  * Deletes ended extract jobs whose results expired: the extract row (its per-page model results
  * cascade), its frontier job of kind `extract` (URLs, page documents, drafts, robots copies
- * cascade) and its events (webhook deliveries cascade). Ledger entries stay: they are billing.
- * A running extract is never taken, whatever its dates.
+ * cascade) and its events. A running extract is never taken, whatever its dates.
  */
-export async function deleteExpiredExtracts(db: Db, limit = EXTRACTS_PER_SWEEP): Promise<number> {
-  const r = await db.execute<{ n: number }>(sql`
-    WITH x AS (
-      SELECT id FROM extract_jobs WHERE status <> 'processing' AND expires_at < now() ORDER BY expires_at LIMIT ${limit}
-    ), frontier AS (DELETE FROM crawl_jobs WHERE id IN (SELECT id FROM x) AND kind = 'extract'
-    ), events AS (DELETE FROM job_events WHERE job_id IN (SELECT id FROM x)
-    ), heads AS (DELETE FROM job_event_heads WHERE job_id IN (SELECT id FROM x)
-    ), gone AS (DELETE FROM extract_jobs WHERE id IN (SELECT id FROM x) RETURNING 1)
-    SELECT count(*)::int AS n FROM gone`);
-  return Number(r.rows[0]?.n ?? 0);
+export async function deleteExpiredExtracts(db: Db, limit = JOBS_PER_SWEEP): Promise<number> {
+  return deleteJobs(db, {
+    pick: sql`SELECT id FROM extract_jobs WHERE status <> 'processing' AND expires_at < now() ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+    deletes: [
+      sql`DELETE FROM crawl_jobs WHERE id IN (SELECT id FROM x) AND kind = 'extract'`,
+      sql`DELETE FROM extract_jobs WHERE id IN (SELECT id FROM x) RETURNING 1`,
+    ],
+  });
+}
+
+/**
+ * Deletes ended crawls and batch scrapes (also the batch behind a search with scrapeOptions, and a
+ * monitor's crawl) whose results expired: the job row, and by cascade its frontier (URLs, errors),
+ * pages, model-step drafts, robots.txt copies and learned origin engines; and its events. Kept:
+ * - a running job, whatever its dates (its workflow still writes to it);
+ * - a job that ended less than 24 hours ago even when `expires_at` passed: jobs that ended before
+ *   `finishJob` moved `expires_at` to the end still carry the one set at their start;
+ * - a monitor crawl whose check has not collected its pages yet (monitor_check_targets pending):
+ *   the check reads them from here. Once collected, the check holds its own copy (monitor_check_pages)
+ *   and change tracking its versions (page_versions), so the crawl goes like any other;
+ * - what is the team's rather than the job's: its search index rows, page versions, page cache.
+ */
+export async function deleteExpiredCrawls(db: Db, limit = JOBS_PER_SWEEP): Promise<number> {
+  return deleteJobs(db, {
+    pick: sql`
+      SELECT id FROM crawl_jobs j
+      WHERE kind IN ('crawl', 'batch') AND status <> 'scraping' AND expires_at < now() AND completed_at < now() - ${RESULTS_KEPT}
+        AND NOT EXISTS (SELECT 1 FROM monitor_check_targets t WHERE t.job_id = j.id AND t.status = 'pending')
+      ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+    deletes: [sql`DELETE FROM crawl_jobs WHERE id IN (SELECT id FROM x) RETURNING 1`],
+  });
+}
+
+/**
+ * Deletes ended agent jobs whose results expired: the root run and its sub-agents (their
+ * transcripts and snapshots cascade) and every run's trace events. A thread goes whole, once its
+ * last turn expired: a follow-up turn is told the earlier turns (threadHistory), so none of them
+ * goes while the thread can still be continued. A running (or cancelling) job is never taken.
+ */
+export async function deleteExpiredAgents(db: Db, limit = JOBS_PER_SWEEP): Promise<number> {
+  return deleteJobs(db, {
+    pick: sql`
+      SELECT id FROM agent_runs r
+      WHERE parent_id IS NULL AND state NOT IN ('running', 'cancelling') AND expires_at < now()
+        AND NOT EXISTS (
+          SELECT 1 FROM agent_runs t WHERE t.thread_id = r.thread_id AND t.parent_id IS NULL AND (t.expires_at >= now() OR t.state IN ('running', 'cancelling')))
+      ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+    eventsOf: sql`SELECT id FROM agent_runs WHERE root_id IN (SELECT id FROM x)`,
+    deletes: [
+      sql`DELETE FROM agent_runs WHERE root_id IN (SELECT id FROM x) AND parent_id IS NOT NULL`,
+      sql`DELETE FROM agent_runs WHERE id IN (SELECT id FROM x) RETURNING 1`,
+    ],
+  });
 }
 
 export interface RetentionSweep {
@@ -76,14 +154,25 @@ export interface RetentionSweep {
   graceMs: number;
 }
 
+/** What one sweep deleted (counts of jobs; `jobs`: ZDR jobs whose data was purged, their rows kept). */
+export interface RetentionSwept {
+  scrapes: number;
+  parses: number;
+  jobs: number;
+  extracts: number;
+  /** Crawls and batch scrapes. */
+  crawls: number;
+  agents: number;
+}
+
 /**
  * The control workers' retention sweep: deletes what zero-data-retention requests left behind —
  * scrape and parse rows whose API died before deleting them, and the data of ended ZDR jobs that
  * were delivered (pages a late worker wrote after the read, too) or whose TTL passed. Jobs that
  * ended more than a week ago were swept long before and are not looked at again. Also deletes
- * extracts whose results expired (any extract, ZDR or not).
+ * crawls, batch scrapes, extracts and agent jobs whose results expired (any, ZDR or not).
  */
-export async function sweepRetention(db: Db, o: RetentionSweep): Promise<{ scrapes: number; parses: number; jobs: number; extracts: number }> {
+export async function sweepRetention(db: Db, o: RetentionSweep): Promise<RetentionSwept> {
   const scrapes = await db.execute(sql`
     DELETE FROM scrape_jobs WHERE ${KEEPS_NOTHING_SQL}
       AND created_at < now() - make_interval(secs => (coalesce((options ->> 'timeout')::int, 60000) + ${o.graceMs}) / 1000.0)`);
@@ -95,5 +184,7 @@ export async function sweepRetention(db: Db, o: RetentionSweep): Promise<{ scrap
     sql`completed_at > now() - interval '7 days' AND (delivered_at IS NOT NULL OR completed_at < now() - make_interval(secs => ${o.resultTtlMs / 1000}))`,
   );
   const extracts = await deleteExpiredExtracts(db);
-  return { scrapes: scrapes.rowCount ?? 0, parses: parses.rowCount ?? 0, jobs, extracts };
+  const crawls = await deleteExpiredCrawls(db);
+  const agents = await deleteExpiredAgents(db);
+  return { scrapes: scrapes.rowCount ?? 0, parses: parses.rowCount ?? 0, jobs, extracts, crawls, agents };
 }

@@ -40,6 +40,8 @@ export const agentRuns = pgTable(
     index('agent_runs_team_created_idx').on(t.teamId, t.createdAt).where(sql`${t.parentId} IS NULL`),
     index('agent_runs_root_idx').on(t.rootId),
     index('agent_runs_thread_idx').on(t.threadId, t.threadTurn),
+    // The retention sweep's scan for expired agent jobs, oldest first (retention.ts deleteExpiredAgents).
+    index('agent_runs_expires_idx').on(t.expiresAt).where(sql`${t.parentId} IS NULL`),
   ],
 );
 

@@ -37,6 +37,10 @@ export const crawlJobs = pgTable(
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
+    /**
+     * When the results go: 24 hours after the job ended (set again when it ends; the default only
+     * stands while it runs). The retention sweep then deletes the job with its pages (retention.ts).
+     */
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull().default(sql`now() + interval '24 hours'`),
   },
   (t) => [
@@ -44,6 +48,8 @@ export const crawlJobs = pgTable(
     index('crawl_jobs_idem_idx').on(t.teamId, t.idempotencyKey),
     // The retention sweep's scan: ended zero-data-retention jobs whose data may still be there.
     index('crawl_jobs_zdr_completed_idx').on(t.completedAt).where(sql`${t.zeroDataRetention}`),
+    // The retention sweep's scan for expired jobs, oldest first (retention.ts deleteExpiredCrawls).
+    index('crawl_jobs_expires_idx').on(t.expiresAt),
   ],
 );
 

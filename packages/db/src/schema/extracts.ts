@@ -29,7 +29,11 @@ export const extractJobs = pgTable(
     completedAt: timestamp('completed_at', { withTimezone: true }),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull().default(sql`now() + interval '24 hours'`),
   },
-  (t) => [index('extract_jobs_team_created_idx').on(t.teamId, t.createdAt)],
+  (t) => [
+    index('extract_jobs_team_created_idx').on(t.teamId, t.createdAt),
+    // The retention sweep's scan for expired extracts, oldest first (retention.ts deleteExpiredExtracts).
+    index('extract_jobs_expires_idx').on(t.expiresAt),
+  ],
 );
 
 /**
