@@ -58,7 +58,10 @@ export function eventHookSql(hook: EventWebhook | null | undefined): EventHookSq
 export function eventRowsCtes(e: { jobId: SQL; type: SQL; rows: SQL; hook: EventHookSql }): SQL {
   return sql`new_event AS (
       SELECT r.key, r.payload, row_number() OVER (ORDER BY r.ord) AS n, count(*) OVER () AS total FROM (${e.rows}) r
-      WHERE NOT EXISTS (SELECT 1 FROM job_events x WHERE x.job_id = ${e.jobId}::uuid AND x.idempotency_key = r.key)
+      -- OFFSET 0 keeps this a per-key probe of job_events_job_key_idx. Without it the planner may
+      -- turn it into an anti-join that reads every event of the job (it estimates a handful from
+      -- stale statistics): a crawl storing page groups then reads O(pages) rows per group.
+      WHERE NOT EXISTS (SELECT 1 FROM job_events x WHERE x.job_id = ${e.jobId}::uuid AND x.idempotency_key = r.key OFFSET 0)
     ), event_head AS (
       INSERT INTO job_event_heads AS h (job_id, last_seq)
       SELECT ${e.jobId}::uuid, count(*) FROM new_event HAVING count(*) > 0
