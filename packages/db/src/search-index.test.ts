@@ -41,6 +41,23 @@ test('a repeated line is kept once (its words and phrases still match); distinct
   assert.equal(markdownToIndexText(Array(180).fill(para).join('\n\n')).body, 'Benchmark prose with a link, bold words and enough text.');
 });
 
+test('dropping exact copies of a line before the rewrites gives what dropping them after does', () => {
+  // Lines whose rewrites differ in subtle ways: indentation, trailing and inner spaces, tabs,
+  // blank and white-space-only lines, list and quote marks, links, tags, emphasis, headings.
+  const pool = ['Plain words here.', '  Indented words.', 'Trailing space ', 'Two  inner   spaces', '\ttab\tseparated', '', '   ', '- a list item', '> quoted *text*',
+    'see [the docs](https://x.test/d) now', '![img](https://x.test/i.png)', 'a <b>tag</b> line', '## A heading', '| a | b |', '---', '12) numbered', 'Plain words here. '];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  for (let round = 0; round < 50; round++) {
+    const lines = Array.from({ length: 40 }, () => pool[next() % pool.length]!);
+    // The same text with every repeated line made unique by a trailing space, which the
+    // rewrites remove: no line is then dropped before them, only after.
+    const seen = new Set<string>();
+    const unique = lines.map((l, i) => (seen.has(l) ? `${l}${' '.repeat(1 + (i % 3))}` : (seen.add(l), l)));
+    assert.deepEqual(markdownToIndexText(lines.join('\n')), markdownToIndexText(unique.join('\n')), `round ${round}`);
+  }
+});
+
 test('the body is capped at MAX_INDEXED_CHARS, and so is a huge markdown before any rewrite', () => {
   const line = (i: number) => `line ${i} ${'word '.repeat(20)}`;
   const md = Array.from({ length: 20_000 }, (_, i) => line(i)).join('\n');
