@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { claimUrls, connectDb, enqueueUrls, ensureTeam, insertCrawlJob, jobCreditBalance, migrateDb, type DbHandle } from '@wds/db';
-import { namespaceFor, stackDatabase, testInfra } from '@wds/test-utils';
-import { createPageWriter } from './page-writer';
+import { namespaceFor, stackDatabase, testInfra, until } from '@wds/test-utils';
+import { createPageWriter, jobPageWriter, jobWritersHeld } from './page-writer';
 
 // The fetch batch's page writer on a real Postgres: pages stored at once are all stored once, and
 // a page that cannot be stored fails alone (its group is redone page by page).
@@ -45,4 +45,19 @@ test('a page Postgres refuses fails alone: the pages grouped with it are stored'
   const docs = await h.pool.query('SELECT url_key FROM crawl_documents WHERE job_id = $1 ORDER BY url_key', [jobId]);
   assert.deepEqual(docs.rows.map((r) => r.url_key), ['a.test/0', 'a.test/1', 'a.test/2', 'a.test/3', 'a.test/5']);
   assert.deepEqual(await jobCreditBalance(h.db, jobId), { used: 5, reserved: 0 });
+});
+
+test("a job's batches share its writer: pages handed over through two batches' handles are each stored once, and the writer is dropped when idle", { timeout: 60_000 }, async () => {
+  const jobId = await newJob(40);
+  const [a, b] = [jobPageWriter(h.db, jobId, null), jobPageWriter(h.db, jobId, null)];
+  const stores = Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).store(page(i)));
+  // Both handles' pages are queued on one writer while its first statement runs.
+  assert.equal(jobWritersHeld(), 1);
+  assert.ok((await Promise.all(stores)).every(Boolean));
+  await until(() => jobWritersHeld() === 0, 'the idle writer is dropped');
+  // A page handed over again, through either handle, is not stored twice.
+  assert.deepEqual(await Promise.all([a.store(page(3)), b.store(page(4))]), [false, false]);
+  assert.deepEqual(await jobCreditBalance(h.db, jobId), { used: 40, reserved: 0 });
+  const docs = await h.pool.query('SELECT count(*)::int AS n FROM crawl_documents WHERE job_id = $1', [jobId]);
+  assert.equal(docs.rows[0].n, 40);
 });

@@ -18,10 +18,10 @@ interface Waiting {
 }
 
 /**
- * A fetch batch's page writer: group commit. A page that finishes while no statement of this
- * batch is running is stored at once, alone, as finishPage would; pages that finish while one is
- * running wait for it and go together in the next (finishPages). So a lightly loaded batch adds
- * no latency, and a busy one pays Postgres's parse, plan and event-head lock once per group
+ * A page writer (one per job and worker process: jobPageWriter): group commit. A page that
+ * finishes while no statement of this writer is running is stored at once, alone, as finishPage
+ * would; pages that finish while one is running wait for it and go together in the next
+ * (finishPages). So a lightly loaded job adds no latency, and a busy one pays Postgres's parse, plan and event-head lock once per group
  * instead of per page, from one round trip. Each page's promise settles only after its statement
  * committed (asynchronously, as finishPage), and nothing is written before that: a killed worker
  * leaves the waiting pages leased, to be claimed and stored again, exactly as before.
@@ -29,7 +29,7 @@ interface Waiting {
  * A statement that fails (one unstorable page, a deadlock or unique violation against another
  * writer) is redone page by page with finishPage, so a page fails only for its own reasons.
  */
-export function createPageWriter(db: Db, jobId: string, webhook: EventWebhook | null): PageWriter {
+export function createPageWriter(db: Db, jobId: string, webhook: EventWebhook | null, onIdle?: () => void): PageWriter {
   const queue: Waiting[] = [];
   let running = false;
 
@@ -69,6 +69,7 @@ export function createPageWriter(db: Db, jobId: string, webhook: EventWebhook | 
       while (queue.length) await write(nextGroup());
     } finally {
       running = false;
+      onIdle?.();
     }
   };
 
@@ -78,6 +79,35 @@ export function createPageWriter(db: Db, jobId: string, webhook: EventWebhook | 
         queue.push({ page, resolve, reject });
         if (!running) void drain();
       });
+    },
+  };
+}
+
+/** The writers of this process's jobs that have a statement running or pages waiting. */
+const jobWriters = new Map<string, PageWriter>();
+
+/** How many jobs' writers this process holds (tests: a writer is dropped once idle). */
+export const jobWritersHeld = (): number => jobWriters.size;
+
+/**
+ * The page writer of a job in this worker process, shared by all of its fetch batches running
+ * here: one group statement of the job at a time instead of one per batch. Per batch, a crawl's
+ * window of batches wrote small groups (~2.3 pages) side by side, each paying the statement's
+ * planning and waiting on the others for the job's event-head and balance rows; shared, the
+ * pages of all its batches go together. A writer lives while it has work (`onIdle` drops it), so
+ * nothing is kept per finished job. What a page's promise means is unchanged (createPageWriter).
+ */
+export function jobPageWriter(db: Db, jobId: string, webhook: EventWebhook | null): PageWriter {
+  return {
+    store(page) {
+      let w = jobWriters.get(jobId);
+      if (!w) {
+        const created = createPageWriter(db, jobId, webhook, () => {
+          if (jobWriters.get(jobId) === created) jobWriters.delete(jobId);
+        });
+        jobWriters.set(jobId, (w = created));
+      }
+      return w.store(page);
     },
   };
 }

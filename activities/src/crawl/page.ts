@@ -16,7 +16,7 @@ import type { createRobotsCache } from './discovery';
 import type { LoadedJob } from './job-options';
 import type { OriginEngines } from './origin-engines';
 import { hideUrlsFromLogs } from '../log-privacy';
-import { createPageWriter, type PageWriter } from './page-writer';
+import { jobPageWriter, type PageWriter } from './page-writer';
 
 export interface CrawlPageDeps extends PageDeps {
   /** Whether a worker serves wds-browser (absent: never; pages that need the browser then fail, as single scrapes answer 503). */
@@ -55,7 +55,7 @@ export interface CrawlMemory {
  * job's browser window on wds-browser (./browser-page.ts).
  */
 export function crawlPageHandler(deps: CrawlPageDeps, { robotsFor, origins }: CrawlMemory, job: LoadedJob): PageHandler {
-  const writer = createPageWriter(deps.db, job.id, webhookFor(job, 'page'));
+  const writer = jobPageWriter(deps.db, job.id, webhookFor(job, 'page'));
   const handle: PageHandler = async (u, run) => {
     if (!(await robotsAllow(job, u, robotsFor, run.signal))) {
       await failPage(deps.db, job.id, u.key, 'robots', 'URL blocked by robots.txt');
@@ -109,7 +109,7 @@ async function robotsAllow(job: LoadedJob, u: ClaimedUrl, robotsFor: ReturnType<
  * the document is stored as pending LLM work instead (no credits, no event yet): an LLM batch on
  * wds-llm completes it (../llm/crawl-pages.ts), so no model call ever runs here. With
  * `run` (browser pages) the URLs new to the frontier are reported to the batch; fetched pages
- * go through their batch's `writer` (./page-writer.ts), which stores them in groups.
+ * go through their job's `writer` (./page-writer.ts), which stores them in groups.
  */
 export async function storeCrawlPage(deps: PageDeps, job: LoadedJob, u: ClaimedUrl, page: PageResult, via: { run: BatchRun } | { writer: PageWriter }): Promise<PageOutcome> {
   const scope = scopeOf(job);
