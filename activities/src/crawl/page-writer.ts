@@ -5,6 +5,14 @@ import { finishPage, finishPages, type BatchedPage, type Db, type EventWebhook }
  * failed statement sends back to the page-by-page path.
  */
 const MAX_PAGES = 32;
+/**
+ * A page that finds no statement running waits this long for siblings (or until LINGER_UNTIL
+ * pages wait) before its statement starts: on a busy worker, groups grow and the statement's
+ * fixed cost (planning, the job's head rows) is paid less often; alone, a page is stored 4 ms
+ * later. Crawl bench, 7 interleaved pairs: Postgres 0.1–0.15 ms less CPU per page in 6.
+ */
+const LINGER_MS = 4;
+const LINGER_UNTIL = 8;
 
 export interface PageWriter {
   /** Stores the page (finishPage's guarantees); true when this call stored its document. */
@@ -19,10 +27,10 @@ interface Waiting {
 
 /**
  * A page writer (one per job and worker process: jobPageWriter): group commit. A page that
- * finishes while no statement of this writer is running is stored at once, alone, as finishPage
- * would; pages that finish while one is running wait for it and go together in the next
- * (finishPages). So a lightly loaded job adds no latency, and a busy one pays Postgres's parse, plan and event-head lock once per group
- * instead of per page, from one round trip. Each page's promise settles only after its statement
+ * finishes while no statement of this writer is running is stored after LINGER_MS, with what
+ * joined it meanwhile; pages that finish while one is running wait for it and go together in the
+ * next (finishPages). So a lightly loaded job adds 4 ms per page, and a busy one pays Postgres's
+ * parse, plan and event-head lock once per group instead of per page, from one round trip. Each page's promise settles only after its statement
  * committed (asynchronously, as finishPage), and nothing is written before that: a killed worker
  * leaves the waiting pages leased, to be claimed and stored again, exactly as before.
  *
@@ -73,11 +81,22 @@ export function createPageWriter(db: Db, jobId: string, webhook: EventWebhook | 
     }
   };
 
+  let lingering: NodeJS.Timeout | undefined;
   return {
     store(page) {
       return new Promise<boolean>((resolve, reject) => {
         queue.push({ page, resolve, reject });
-        if (!running) void drain();
+        if (running) return;
+        if (queue.length >= LINGER_UNTIL) {
+          clearTimeout(lingering);
+          lingering = undefined;
+          void drain();
+        } else {
+          lingering ??= setTimeout(() => {
+            lingering = undefined;
+            void drain();
+          }, LINGER_MS);
+        }
       });
     },
   };
