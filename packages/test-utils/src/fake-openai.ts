@@ -115,6 +115,8 @@ export interface FakeLoggedRequest {
 export interface FakeOpenAI {
   /** `http://127.0.0.1:<port>/v1`: the value for OPENAI_BASE_URL. */
   baseUrl: string;
+  /** The provider settings of a stack that talks to this server (OPENAI_BASE_URL, OPENAI_API_KEY, MODEL_NAME). */
+  env: { OPENAI_BASE_URL: string; OPENAI_API_KEY: string; MODEL_NAME: string };
   origin: string;
   enqueue(...replies: FakeReply[]): void;
   setHandler(handler: FakeHandler | undefined): void;
@@ -345,6 +347,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   return {
     origin,
     baseUrl: `${origin}/v1`,
+    env: { OPENAI_BASE_URL: `${origin}/v1`, OPENAI_API_KEY: 'sk-test-not-a-secret', MODEL_NAME: 'fake-model' },
     enqueue: (...replies) => void queue.push(...replies),
     setHandler: (h) => void (handler = h),
     pending: () => queue.length,

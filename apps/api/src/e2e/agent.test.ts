@@ -85,9 +85,7 @@ before(async () => {
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
     env: {
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'sk-test-not-a-secret',
-      MODEL_NAME: 'fake-model',
+      ...model.env,
       SEARXNG_ENDPOINT: site.origin,
       // The team's stored pages first, then SearXNG: the agent searches what POST /v2/search answers from.
       WDS_SEARCH_PROVIDER: 'both',

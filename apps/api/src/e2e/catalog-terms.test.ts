@@ -73,7 +73,7 @@ before(async () => {
   await new Promise<void>((r) => provider.listen(0, '127.0.0.1', () => r()));
   providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
   model = await startFakeOpenAI({ handler: agentScript });
-  stack = await startStack({ namespace: namespaceFor(import.meta.url), env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test-not-a-secret', MODEL_NAME: 'fake-model' } });
+  stack = await startStack({ namespace: namespaceFor(import.meta.url), env: { ...model.env } });
   file = join(mkdtempSync(join(tmpdir(), 'wds-terms-')), 'catalog.json');
   catalogFile('2026-01');
   await operator('import', file);

@@ -78,7 +78,7 @@ before(async () => {
   });
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
-    env: { WDS_HOST_OVERRIDES: 'shop.test=127.0.0.1,*.shop.test=127.0.0.1', OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test-not-a-secret', MODEL_NAME: 'fake-model' },
+    env: { WDS_HOST_OVERRIDES: 'shop.test=127.0.0.1,*.shop.test=127.0.0.1', ...model.env },
   });
   const dir = mkdtempSync(join(tmpdir(), 'wds-catalog-'));
   const file = join(dir, 'catalog.json');

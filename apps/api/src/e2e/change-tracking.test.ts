@@ -39,7 +39,7 @@ before(async () => {
   site = await startFixtureSite({});
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
-    env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test-not-a-secret', MODEL_NAME: 'fake-model' },
+    env: { ...model.env },
   });
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
 });

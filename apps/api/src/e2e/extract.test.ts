@@ -89,9 +89,7 @@ before(async () => {
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
     env: {
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'sk-test-not-a-secret',
-      MODEL_NAME: 'fake-model',
+      ...model.env,
       WDS_LLM_CONCURRENCY: '4',
       // The stranded-job sweep looks at jobs this old (a running workflow is never swept).
       WDS_STRANDED_JOB_GRACE_MS: '5000',

@@ -35,7 +35,7 @@ before(async () => {
     '/shop': html(MENU_FIXTURES.SHOP_LISTING),
     '/kettle': html(PRODUCT),
   });
-  stack = await startStack({ namespace: namespaceFor(import.meta.url), env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test-not-a-secret', MODEL_NAME: 'fake-model' } });
+  stack = await startStack({ namespace: namespaceFor(import.meta.url), env: { ...model.env } });
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
 });
 after(async () => {

@@ -93,7 +93,7 @@ before(async () => {
   site = await startFixtureSite(routes);
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
-    env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test-not-a-secret', MODEL_NAME: 'fake-model', WDS_INTERACT_IDLE_SECONDS: '120' },
+    env: { ...model.env, WDS_INTERACT_IDLE_SECONDS: '120' },
   });
   [browserWorker] = await Promise.all([addBrowserWorker(), stack.addApi({ WDS_INTERACT_IDLE_SECONDS: '3' }).then((a) => (shortIdle = { url: a.url!, apiKey: stack.apiKey }))]);
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });

@@ -58,9 +58,7 @@ before(async () => {
     namespace: namespaceFor(import.meta.url),
     env: {
       WDS_HOST_OVERRIDES: site.hostOverrides,
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'sk-test-not-a-secret',
-      MODEL_NAME: 'fake-model',
+      ...model.env,
       WDS_LLM_CONCURRENCY: '8',
       WDS_LLM_TIMEOUT_MS: '3000',
       // On for every test (reserve and correct around each step); the token test fills the window.

@@ -40,9 +40,9 @@ before(async () => {
   site = await startFixtureSite({ '/about': html(ABOUT), '/brand': html(BRAND) });
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
-    env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test-not-a-secret', MODEL_NAME: 'fake-model' },
+    env: { ...model.env },
   });
-  await stack.addWorker({ WDS_WORKER_QUEUES: 'wds-browser', WDS_PUBLIC_URL: stack.url, WDS_BROWSER_PAGES: '1', OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test-not-a-secret', MODEL_NAME: 'fake-model' });
+  await stack.addWorker({ WDS_WORKER_QUEUES: 'wds-browser', WDS_PUBLIC_URL: stack.url, WDS_BROWSER_PAGES: '1', ...model.env });
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
 });
 after(async () => {

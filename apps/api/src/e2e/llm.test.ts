@@ -75,7 +75,7 @@ before(async () => {
   site = await startFixtureSite({ '/product': html(PRODUCT), '/injected': html(INJECTED) });
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
-    env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-test-not-a-secret', MODEL_NAME: 'fake-model', WDS_LLM_CONCURRENCY: '4' },
+    env: { ...model.env, WDS_LLM_CONCURRENCY: '4' },
   });
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
 });

@@ -43,9 +43,7 @@ before(async () => {
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
     env: {
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'sk-test-not-a-secret',
-      MODEL_NAME: 'fake-model',
+      ...model.env,
       SEARXNG_ENDPOINT: searx.url,
       WDS_SMTP_URL: smtp.url,
       WDS_SMTP_FROM: 'WDS monitors <monitors@wds.test>',

@@ -48,9 +48,7 @@ before(async () => {
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
     env: {
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'sk-test-not-a-secret',
-      MODEL_NAME: 'fake-model',
+      ...model.env,
       WDS_STRANDED_JOB_SWEEP_MS: '500',
       WDS_MONITOR_MIN_INTERVAL_SECONDS: '1',
       WDS_MONITOR_TICK_MS: '1000',

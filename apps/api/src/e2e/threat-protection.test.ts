@@ -48,9 +48,7 @@ before(async () => {
     namespace: namespaceFor(import.meta.url),
     env: {
       WDS_HOST_OVERRIDES: 'safe.test=127.0.0.1,*.safe.test=127.0.0.1,files.zip=127.0.0.1',
-      OPENAI_BASE_URL: model.baseUrl,
-      OPENAI_API_KEY: 'sk-test-not-a-secret',
-      MODEL_NAME: 'fake-model',
+      ...model.env,
     },
   });
   // A browser worker: pages with actions render in Chromium.
