@@ -6,7 +6,7 @@ import { namespaceFor, testInfra, startCrawlSite, startStack, type CrawlSite, ty
 
 // A crawl long enough to continue as new several times (one batch per workflow run here, 1,000
 // by default): every run hands over to the next, and the job ends completed with every page once.
-const PAGES = 40;
+const PAGES = 100;
 let stack: Stack;
 let site: CrawlSite;
 
@@ -21,7 +21,7 @@ after(async () => {
 
 test('a crawl that continues as new completes with every page exactly once', { timeout: 180_000 }, async () => {
   const fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
-  // maxConcurrency 1: batches of ten pages, one at a time, so 40 pages take at least four runs.
+  // maxConcurrency 1: batches of 25 pages (crawl-plan.ts), one at a time, so 100 pages take at least four runs.
   const r = await fc.crawl(site.url('/gen/0'), { limit: PAGES, sitemap: 'skip', crawlEntireDomain: true, includePaths: ['^/gen/'], maxConcurrency: 1, pollInterval: 1 } as never);
   assert.equal(r.status, 'completed');
   const urls = r.data.map((d) => new URL(d.metadata!.sourceURL!).pathname).sort();

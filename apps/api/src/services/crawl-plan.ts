@@ -19,7 +19,7 @@ const MAX_BROWSER_WINDOW = 50;
 /**
  * Turns a job's concurrency options into the workflow's window: `maxConcurrency` pages at once
  * in total (default: the deployment's), split into batch activities of up to 10 concurrent
- * pages (ten pages per slot); `delay` (seconds) forces one page at a time, as Firecrawl documents.
+ * pages (25 pages per slot); `delay` (seconds) forces one page at a time, as Firecrawl documents.
  */
 export function planCrawl(
   o: { maxConcurrency?: number | null; delay?: number | null; scrapeOptions?: Pick<ScrapeOptions, 'formats' | 'onlyCleanContent'> },
@@ -35,11 +35,13 @@ export function planCrawl(
   const perRun = { ...(batchesPerRun ? { batchesPerRun } : {}), ...llm, browser };
   if (o.delay && o.delay > 0) return { window: 1, batchSize: 5, concurrency: 1, delayMs: Math.round(o.delay * 1000), ...perRun };
   const concurrency = Math.min(total, 10);
-  // Ten pages per slot: each batch costs a workflow task and an activity round trip through
-  // Temporal, and its slots claim further URLs as they free up, so bigger batches lose nothing.
+  // 25 pages per slot: each batch costs a workflow task and an activity round trip through
+  // Temporal, and its slots idle from the moment its budget is claimed until its last page is
+  // stored and the next batch starts, so bigger batches lose less (crawl bench, 3 interleaved
+  // pairs, 10 → 25 pages per slot: +2 to +7% pages/s, Temporal's CPU per page halved).
   // Two per slot when the pages wait for the model: a batch reports its pending pages when it
   // returns, and the LLM window should start on them early, not after a hundred fetches (a model
   // step costs far more than the extra round trips).
-  const perSlot = llm.llm ? 2 : 10;
+  const perSlot = llm.llm ? 2 : 25;
   return { window: Math.ceil(total / concurrency), batchSize: concurrency * perSlot, concurrency, delayMs: 0, ...perRun };
 }
