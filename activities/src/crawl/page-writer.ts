@@ -30,9 +30,10 @@ interface Waiting {
  * finishes while no statement of this writer is running is stored after LINGER_MS, with what
  * joined it meanwhile; pages that finish while one is running wait for it and go together in the
  * next (finishPages). So a lightly loaded job adds 4 ms per page, and a busy one pays Postgres's
- * parse, plan and event-head lock once per group instead of per page, from one round trip. Each page's promise settles only after its statement
- * committed (asynchronously, as finishPage), and nothing is written before that: a killed worker
- * leaves the waiting pages leased, to be claimed and stored again, exactly as before.
+ * parse, plan and event-head lock once per group instead of per page, from one round trip. Each
+ * page's promise settles only after its statement committed (asynchronously, as finishPage), and
+ * nothing is written before that: a killed worker leaves the waiting pages leased, to be claimed
+ * and stored again, exactly as before.
  *
  * A statement that fails (one unstorable page, a deadlock or unique violation against another
  * writer) is redone page by page with finishPage, so a page fails only for its own reasons.

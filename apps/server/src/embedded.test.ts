@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import Firecrawl from '@mendable/firecrawl-js';
 import { Client, Connection } from '@temporalio/client';
-import { exitOf, html, startFixtureSite, until, type FixtureSite } from '@wds/test-utils';
+import { exitOf, FAST_MONITOR_ENV, html, startFixtureSite, until, type FixtureSite } from '@wds/test-utils';
 import { freePort, spawnUntilReady } from '@wds/launch';
 
 // `npm start` as a new user runs it: embedded Postgres, the Temporal dev server on a SQLite
@@ -146,9 +146,8 @@ test('npm start supervises: a SIGKILLed worker is restarted and scrapes work aga
   }
 });
 
-// Monitors across a restart: schedules seconds apart (WDS_MONITOR_MIN_INTERVAL_SECONDS lowers the
-// 5-minute floor for tests), ticking every second.
-const MONITOR_ENV = { WDS_MONITOR_MIN_INTERVAL_SECONDS: '1', WDS_MONITOR_TICK_MS: '1000', WDS_MONITOR_JITTER_MS: '0', WDS_STRANDED_JOB_SWEEP_MS: '500' };
+// Monitors across a restart: schedules seconds apart, ticking every second.
+const MONITOR_ENV = { ...FAST_MONITOR_ENV, WDS_STRANDED_JOB_SWEEP_MS: '500' };
 
 test('a restart of the embedded stack keeps a monitor\'s schedule firing', { timeout: 300_000 }, async () => {
   const first = await startEmbedded(MONITOR_ENV);

@@ -89,6 +89,12 @@ export class ResponseMismatchError extends Error {
   }
 }
 
+/**
+ * Monitors on a test's clock: schedules seconds apart (WDS_MONITOR_MIN_INTERVAL_SECONDS lowers the
+ * 5-minute floor), a tick every second, no jitter.
+ */
+export const FAST_MONITOR_ENV = { WDS_MONITOR_MIN_INTERVAL_SECONDS: '1', WDS_MONITOR_TICK_MS: '1000', WDS_MONITOR_JITTER_MS: '0' } as const;
+
 export async function startStack(opts: { namespace: string; env?: Record<string, string>; /** default true */ responseCheck?: boolean }): Promise<Stack> {
   const infra = testInfra();
   const check = opts.responseCheck === false ? null : responseCheckFile();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { signRecipientToken } from '@wds/storage';
-import { call, namespaceFor, startFakeSmtp, startStack, until, type FakeSmtp, type Stack } from '@wds/test-utils';
+import { call, namespaceFor, startFakeSmtp, startStack, until, type FakeSmtp, type Stack, FAST_MONITOR_ENV } from '@wds/test-utils';
 import { act, follow, linkIn, mailsTo, PUBLIC_URL, waitForMails } from './monitor-mail';
 import { page, startMonitorSite, type MonitorSite } from './monitor-site';
 
@@ -31,9 +31,7 @@ before(async () => {
       WDS_PUBLIC_URL: PUBLIC_URL,
       WDS_FILE_SIGNING_SECRET: LINK_SECRET,
       WDS_MONITOR_CONFIRM_RESEND_SECONDS: String(RESEND_SECONDS),
-      WDS_MONITOR_MIN_INTERVAL_SECONDS: '1',
-      WDS_MONITOR_TICK_MS: '1000',
-      WDS_MONITOR_JITTER_MS: '0',
+      ...FAST_MONITOR_ENV,
     },
   });
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
-import {
-  call, namespaceFor, promptText, startFakeOpenAI, startFakeSearxng, startFakeSmtp, startStack,
-  type FakeChatRequest, type FakeOpenAI, type FakeSearxng, type FakeSmtp, type Stack, until } from '@wds/test-utils';
+import { call, namespaceFor, promptText, startFakeOpenAI, startFakeSearxng, startFakeSmtp, startStack, type FakeChatRequest, type FakeOpenAI, type FakeSearxng, type FakeSmtp, type Stack, until, FAST_MONITOR_ENV } from '@wds/test-utils';
 import { confirmAddress, PUBLIC_URL } from './monitor-mail';
 import { page, startMonitorSite, type MonitorSite } from './monitor-site';
 
@@ -49,9 +47,7 @@ before(async () => {
       WDS_SMTP_FROM: 'WDS monitors <monitors@wds.test>',
       WDS_PUBLIC_URL: PUBLIC_URL,
       WDS_FILE_SIGNING_SECRET: 'monitor-targets-e2e-link-secret',
-      WDS_MONITOR_MIN_INTERVAL_SECONDS: '1',
-      WDS_MONITOR_TICK_MS: '1000',
-      WDS_MONITOR_JITTER_MS: '0',
+      ...FAST_MONITOR_ENV,
     },
   });
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });

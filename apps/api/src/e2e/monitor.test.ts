@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
-import { call, namespaceFor, startStack, testInfra, type Stack, until } from '@wds/test-utils';
+import { call, namespaceFor, startStack, testInfra, type Stack, until, FAST_MONITOR_ENV } from '@wds/test-utils';
 import { page, startMonitorSite, type MonitorSite } from './monitor-site';
 
 // Monitors end to end: the API (JS SDK where it has methods, raw HTTP for errors), the shared
@@ -38,9 +38,7 @@ before(async () => {
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
     env: {
-      WDS_MONITOR_MIN_INTERVAL_SECONDS: '1',
-      WDS_MONITOR_TICK_MS: '1000',
-      WDS_MONITOR_JITTER_MS: '0',
+      ...FAST_MONITOR_ENV,
       WDS_STRANDED_JOB_SWEEP_MS: '500',
       WDS_WEBHOOK_SECRET: SECRET,
     },

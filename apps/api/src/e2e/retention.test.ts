@@ -3,10 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
-import {
-  call, html, namespaceFor, startFakeOpenAI, startFixtureSite, startStack, until,
-  type FakeChatRequest, type FakeOpenAI, type FakeReply, type FixtureSite, type Stack,
-} from '@wds/test-utils';
+import { call, html, namespaceFor, startFakeOpenAI, startFixtureSite, startStack, until, type FakeChatRequest, type FakeOpenAI, type FakeReply, type FixtureSite, type Stack, FAST_MONITOR_ENV } from '@wds/test-utils';
 
 // Retention of crawl, batch-scrape and agent results (packages/db retention.ts): 24 hours after a
 // job ended, the control workers' sweep (every 500 ms here) deletes it with its pages, frontier,
@@ -50,9 +47,7 @@ before(async () => {
     env: {
       ...model.env,
       WDS_STRANDED_JOB_SWEEP_MS: '500',
-      WDS_MONITOR_MIN_INTERVAL_SECONDS: '1',
-      WDS_MONITOR_TICK_MS: '1000',
-      WDS_MONITOR_JITTER_MS: '0',
+      ...FAST_MONITOR_ENV,
     },
   });
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });

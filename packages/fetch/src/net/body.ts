@@ -187,10 +187,11 @@ export async function readBody(body: Readable, opts: ReadBodyOptions): Promise<B
  * body (freeing its connection) and is thrown; the caller reports the abort's cause.
  */
 async function readPlain(body: Readable, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
-  const onAbort = () => body.destroy(signal!.reason instanceof Error ? signal!.reason : new Error('The body read was aborted'));
+  const aborted = () => (signal!.reason instanceof Error ? signal!.reason : new Error('The body read was aborted'));
+  const onAbort = () => body.destroy(aborted());
   if (signal?.aborted) {
     onAbort();
-    throw signal.reason instanceof Error ? signal.reason : new Error('The body read was aborted');
+    throw aborted();
   }
   signal?.addEventListener('abort', onAbort, { once: true });
   const chunks: Buffer[] = [];
