@@ -98,7 +98,7 @@ function variantTable(t: string, o: { tsv?: string | null; rank?: string | null;
  * search_pages as migrated but for one thing (BENCH_SEARCH_COST_VARIANTS picks some):
  */
 const VARIANTS: Record<string, string | null> = {
-  /** search_pages itself: two generated vectors, two GIN indexes (fastupdate on, 4 MB pending list). */
+  /** search_pages itself: two vectors (computed by the insert), two GIN indexes (fastupdate on, 4 MB pending list). */
   current: null,
   /** No GIN index: what remains is computing and storing the vectors. */
   noGin: variantTable('v_nogin', { gin: [] }),
@@ -144,9 +144,14 @@ const safeCmdline = (pid: string) => {
     return '';
   }
 };
+const ROW_COLS = 'team_id, url_key, url, host, title, description, headings, body, language, config, content_type, image_url, published_at, stored_at';
+const ROW_VALUES = '$1::uuid, $2, $3, $4, $5, $6, $7, $8, $9, $10::regconfig, $11, $12, $13::timestamptz, now()';
+/** One row into the table; search_pages' vectors are plain columns (migration 0027) that its writer computes, as search-index.ts does. */
 const insertInto = (table: string) =>
-  `INSERT INTO ${table} AS p (team_id, url_key, url, host, title, description, headings, body, language, config, content_type, image_url, published_at, stored_at)
-   SELECT $1::uuid, $2, $3, $4, $5, $6, $7, $8, $9, $10::regconfig, $11, $12, $13::timestamptz, now() ON CONFLICT (team_id, url_key) DO NOTHING`;
+  table === 'search_pages'
+    ? `INSERT INTO search_pages AS p (${ROW_COLS}, tsv, tsv_rank) SELECT v.*, ${TSV}, ${TSV_RANK} FROM (SELECT ${ROW_VALUES}) v(${ROW_COLS})
+       ON CONFLICT (team_id, url_key) DO NOTHING`
+    : `INSERT INTO ${table} AS p (${ROW_COLS}) SELECT ${ROW_VALUES} ON CONFLICT (team_id, url_key) DO NOTHING`;
 const rowParams = (e: Entry, teamId: string, suffix: string) => [teamId, `${e.urlKey}#${suffix}`, e.url, e.host, e.title, e.description, e.headings, e.body, e.language, e.config, e.contentType, e.imageUrl, e.publishedAt];
 
 async function upsertVariants(pool: Pool, entries: Entry[], teamId: string) {

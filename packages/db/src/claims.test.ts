@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { namespaceFor, stackDatabase, testInfra } from '@wds/test-utils';
 import { connectDb, migrateDb, type DbHandle } from './client';
-import { claimUrls, enqueueUrls } from './frontier';
+import { claimUrls, enqueueUrls, UNFINISHED_URL } from './frontier';
 import { finishPage } from './crawl-pages';
 import { insertCrawlJob, loadCrawlJob } from './crawl-jobs';
 import { ensureTeam } from './index';
@@ -66,4 +66,10 @@ test('a claim leases at most n URLs whatever plan Postgres picks (statistics tak
   assert.deepEqual([first.length, second.length], [1, 2]);
   for (let i = 0; i < 30; i++) await claimUrls(h.db, id, `w${i}`, 1, 60_000, { retakeOwn: true });
   assert.equal((await loadCrawlJob(h.db, id))!.enqueued, 20);
+});
+
+test('the claim index holds exactly the URLs still to fetch (UNFINISHED_URL), so finished ones are found by key only', async () => {
+  const r = await h.db.execute<{ def: string }>(sql`SELECT indexdef AS def FROM pg_indexes WHERE indexname = 'crawl_urls_claim_idx'`);
+  const statuses = [...(r.rows[0]?.def ?? '').matchAll(/'(\w+)'::text/g)].map((m) => m[1]).sort();
+  assert.deepEqual(statuses, [...UNFINISHED_URL].sort());
 });

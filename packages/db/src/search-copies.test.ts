@@ -54,8 +54,9 @@ test('the SQL guard alone keeps a known copy from being written again (another A
   const url = `https://hits.test/${randomUUID()}`;
   const t = '2026-03-01T00:00:00.000Z';
   // Indexed by someone else: this process has never seen the row.
-  await h.db.execute(sql`INSERT INTO search_pages (team_id, url_key, url, host, title, description, headings, body, language, config, stored_at)
-    VALUES (${a}::uuid, ${url.replace('https://', '')}, ${url}, 'hits.test', 't', '', '', 'indexed elsewhere', NULL, 'simple'::regconfig, ${t}::timestamptz)`);
+  await h.db.execute(sql`INSERT INTO search_pages (team_id, url_key, url, host, title, description, headings, body, language, config, stored_at, tsv, tsv_rank)
+    VALUES (${a}::uuid, ${url.replace('https://', '')}, ${url}, 'hits.test', 't', '', '', 'indexed elsewhere', NULL, 'simple'::regconfig, ${t}::timestamptz,
+      to_tsvector('simple', 't indexed elsewhere'), to_tsvector('simple', 't indexed elsewhere'))`);
   const [before] = await row(a);
   await hit(a, hitDoc(url, t, 'same copy'));
   assert.deepEqual(await row(a), [before]);

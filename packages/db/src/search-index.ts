@@ -6,8 +6,9 @@ import { storableText } from './text';
 /**
  * The write side of the own search index (`search_pages`). Pages are indexed by the statement
  * that stores them (finishPage, completeScrapeJob, insertCompletedScrape) through
- * `searchIndexCte`, so a page is searchable exactly when it is stored; Postgres computes the
- * tsvector (a generated column). What is indexed is derived here from the stored document.
+ * `searchIndexCte`, so a page is searchable exactly when it is stored; the writing statement has
+ * Postgres compute the vectors (`searchVectors`) when the text changed. What is indexed is derived
+ * here from the stored document.
  */
 
 /** BCP 47 primary language subtag → Postgres text-search configuration. */
@@ -205,13 +206,9 @@ export function searchIndexingEnabled(): boolean {
  * stored by this call, or the job keeps no data). Empty when indexing is off or the document is not
  * indexable, leaving the statement as it was.
  *
- * The team's row, when there is one, is updated rather than upserted: an upsert computes the
- * generated vectors for the row it proposes before it meets the conflict, and again for the
- * update, so every re-crawled page was parsed twice. And when the row already holds the same text
- * (`content_hash`), only its plain columns move (stored_at, URL, dates): an UPDATE that sets no
- * column a generated one is computed from computes no vector and writes no GIN entry. A new page is
- * inserted (the upsert's conflict branch only serves a concurrent first store of the same page).
- * Either way a copy replaces the row only when at least as fresh.
+ * One upsert writes the row (searchUpsert): a new page is inserted; an indexed one is replaced by
+ * a copy at least as fresh, and when the row already holds the same text (`content_hash`) only its
+ * plain columns move (stored_at, URL, dates), keeping its text, vectors and GIN entries.
  */
 export function searchIndexCte(source: SQL, document: unknown): SQL {
   if (!indexing) return sql``;
@@ -227,23 +224,14 @@ export function searchIndexCte(source: SQL, document: unknown): SQL {
 }
 
 /**
- * The writes of searchIndexCte's doc comment for the rows of `entry` (a query with search_pages'
- * columns, `team_id` … `content_hash`, at most one row per team and URL key), with their leading
- * comma: the CTEs search_entry, search_same, search_changed and search_index.
+ * searchIndexCte's write for the rows of `entry` (a query with search_pages' columns, `team_id` …
+ * `content_hash`, at most one row per team and URL key), with its leading comma: the CTEs
+ * search_entry and search_index.
  */
 function searchWriteCtes(entry: SQL): SQL {
-  const plain = sql`url = s.url, host = s.host, language = s.language, content_type = s.content_type, image_url = s.image_url,
-      published_at = s.published_at, stored_at = s.stored_at`;
-  const mine = sql`FROM search_entry s WHERE p.team_id = s.team_id AND p.url_key = s.url_key`;
-  return sql`, search_entry AS (${entry}),
-    search_same AS (UPDATE search_pages p SET ${plain} ${mine} AND p.content_hash = s.content_hash AND p.stored_at < s.stored_at),
-    search_changed AS (UPDATE search_pages p SET ${plain}, title = s.title, description = s.description, headings = s.headings, body = s.body,
-        config = s.config, content_hash = s.content_hash
-      ${mine} AND p.content_hash IS DISTINCT FROM s.content_hash AND p.stored_at <= s.stored_at),
-    search_index AS (${upsert(sql`SELECT s.team_id, s.url_key, s.url, s.host, s.title, s.description, s.headings, s.body, s.language, s.config,
-        s.content_type, s.image_url, s.published_at, s.stored_at, s.content_hash
-      FROM search_entry s WHERE NOT EXISTS (SELECT 1 FROM search_pages q WHERE q.team_id = s.team_id AND q.url_key = s.url_key)
-      ORDER BY s.url_key`)})`;
+  // Materialized: read once per row (`config` is a subquery, inlined it ran for each use).
+  return sql`, search_entry AS MATERIALIZED (${entry}),
+    search_index AS (${searchUpsert(sql`search_entry`)})`;
 }
 
 /** The columns of searchIndexBatchCte's rows, one array each: the page's frontier key, then its SearchEntry. */
@@ -282,14 +270,54 @@ export function searchIndexBatchCte(team: SQL, col: (c: SearchBatchColumn) => SQ
 /** The configuration named, or `simple` when this server does not have it. */
 const configOf = (name: SQL) => sql`coalesce((SELECT c.oid FROM pg_ts_config c WHERE c.cfgname = ${name} AND c.cfgnamespace = 'pg_catalog'::regnamespace), 'simple'::regconfig::oid)::regconfig`;
 
-/** Insert or replace: a row is replaced only by a copy at least as fresh, so a late retry never brings back an older page. */
-function upsert(rows: SQL): SQL {
-  return sql`INSERT INTO search_pages AS p (team_id, url_key, url, host, title, description, headings, body, language, config, content_type, image_url, published_at, stored_at, content_hash)
-    ${rows}
-    ON CONFLICT (team_id, url_key) DO UPDATE SET url = excluded.url, host = excluded.host, title = excluded.title, description = excluded.description,
-      headings = excluded.headings, body = excluded.body, language = excluded.language, config = excluded.config, content_type = excluded.content_type,
-      image_url = excluded.image_url, published_at = excluded.published_at, stored_at = excluded.stored_at, content_hash = excluded.content_hash
-    WHERE p.stored_at <= excluded.stored_at`;
+/**
+ * The vectors of a row's text (`r`: a row with config, title, headings, description and body):
+ * `tsv` matches, `tsv_rank` ranks (the body's first 1,000 characters). Title weighs A, headings B,
+ * description C, body D.
+ */
+function searchVectors(r: SQL): { tsv: SQL; rank: SQL } {
+  const head = sql`setweight(to_tsvector(${r}.config, ${r}.title), 'A') || setweight(to_tsvector(${r}.config, ${r}.headings), 'B') || setweight(to_tsvector(${r}.config, ${r}.description), 'C')`;
+  return { tsv: sql`${head} || setweight(to_tsvector(${r}.config, ${r}.body), 'D')`, rank: sql`${head} || setweight(to_tsvector(${r}.config, left(${r}.body, 1000)), 'D')` };
+}
+
+/**
+ * The statement writing index rows from `rows` (a relation with search_pages' columns `team_id` …
+ * `content_hash`, one row per team and URL key): insert, or replace a row with a copy at least as
+ * fresh, so a late retry never brings back an older page. A copy of the same text (same
+ * `content_hash`) moves only the plain columns; the row's text, vectors and GIN entries stay.
+ *
+ * An upsert, so every existing row is found through its conflict on the primary key. Updates
+ * joined to search_pages were planned from the table's statistics, and on a table grown since its
+ * last analyze (a fresh install's first crawls, before autovacuum's) the planner read all of the
+ * team's rows per statement: O(pages) per crawled page group. The vectors are plain columns
+ * (generated ones are computed for every proposed row, then again for the update): the proposed
+ * row carries them unless a probe by key finds the team's row with this text, and then carries
+ * empty ones (NOT NULL is checked before the conflict), which the update computes from the
+ * proposal if that row's text changed meanwhile. Rows leave the index only with their team, whose
+ * foreign key then refuses the proposed row, so empty stand-ins are never stored.
+ */
+function searchUpsert(rows: SQL): SQL {
+  const v = searchVectors(sql`s`);
+  const ex = searchVectors(sql`excluded`);
+  const same = sql`p.content_hash IS NOT DISTINCT FROM excluded.content_hash`;
+  const keep = (c: string) => sql.raw(`${c} = CASE WHEN p.content_hash IS NOT DISTINCT FROM excluded.content_hash THEN p.${c} ELSE excluded.${c} END`);
+  return sql`INSERT INTO search_pages AS p (team_id, url_key, url, host, title, description, headings, body, language, config, content_type, image_url, published_at, stored_at, content_hash, tsv, tsv_rank)
+    SELECT s.team_id, s.url_key, s.url, s.host, s.title, s.description, s.headings, s.body, s.language, s.config, s.content_type, s.image_url,
+      s.published_at, s.stored_at, s.content_hash, CASE WHEN k.unchanged THEN ''::tsvector ELSE ${v.tsv} END, CASE WHEN k.unchanged THEN ''::tsvector ELSE ${v.rank} END
+    FROM ${rows} s,
+      -- A probe by key: the host (a part of the URL key) lets either index that the planner may
+      -- take find the row directly. OFFSET 0 keeps it per row (hashed, it would read the whole
+      -- table), and once per row (pulled up, it would run for each use of k.unchanged).
+      LATERAL (SELECT EXISTS (SELECT 1 FROM search_pages q WHERE q.team_id = s.team_id AND q.host = s.host AND q.url_key = s.url_key
+        AND q.content_hash = s.content_hash OFFSET 0) AS unchanged OFFSET 0) k
+    ORDER BY s.team_id, s.url_key
+    ON CONFLICT (team_id, url_key) DO UPDATE SET url = excluded.url, host = excluded.host, language = excluded.language, content_type = excluded.content_type,
+      image_url = excluded.image_url, published_at = excluded.published_at, stored_at = excluded.stored_at, content_hash = excluded.content_hash,
+      ${keep('title')}, ${keep('description')}, ${keep('headings')}, ${keep('body')}, ${keep('config')},
+      -- An empty proposal may be a stand-in (above): computed again, which costs nothing for empty text.
+      tsv = CASE WHEN ${same} THEN p.tsv WHEN excluded.tsv = ''::tsvector THEN ${ex.tsv} ELSE excluded.tsv END,
+      tsv_rank = CASE WHEN ${same} THEN p.tsv_rank WHEN excluded.tsv_rank = ''::tsvector THEN ${ex.rank} ELSE excluded.tsv_rank END
+    WHERE p.stored_at < excluded.stored_at OR (NOT ${same} AND p.stored_at <= excluded.stored_at)`;
 }
 
 /**
@@ -326,11 +354,13 @@ export async function indexStoredPages(db: Pick<Db, 'execute'>, pages: StoredPag
   if (!list.length) return 0;
   const col = <K extends keyof (SearchEntry & { teamId: string })>(k: K) => sql.param(list.map((e) => e[k]));
   const res = await db.execute(
-    upsert(sql`SELECT t.tm::uuid, t.k, t.u, t.h, t.ti, t.de, t.he, t.bo, t.la, ${configOf(sql`t.co`)}, t.ct, t.im, t.pu::timestamptz, coalesce(t.st::timestamptz, now()), t.ch
+    searchUpsert(sql`(SELECT t.tm::uuid AS team_id, t.k AS url_key, t.u AS url, t.h AS host, t.ti AS title, t.de AS description, t.he AS headings, t.bo AS body,
+        t.la AS language, ${configOf(sql`t.co`)} AS config, t.ct AS content_type, t.im AS image_url, t.pu::timestamptz AS published_at,
+        coalesce(t.st::timestamptz, now()) AS stored_at, t.ch AS content_hash
       FROM unnest(${col('teamId')}::text[], ${col('urlKey')}::text[], ${col('url')}::text[], ${col('host')}::text[], ${col('title')}::text[], ${col('description')}::text[],
                   ${col('headings')}::text[], ${col('body')}::text[], ${col('language')}::text[], ${col('config')}::text[], ${col('contentType')}::text[],
                   ${col('imageUrl')}::text[], ${col('publishedAt')}::text[], ${col('storedAt')}::text[], ${col('contentHash')}::text[])
-        AS t(tm, k, u, h, ti, de, he, bo, la, co, ct, im, pu, st, ch)`),
+        AS t(tm, k, u, h, ti, de, he, bo, la, co, ct, im, pu, st, ch))`),
   );
   return res.rowCount ?? 0;
 }

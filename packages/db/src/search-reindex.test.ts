@@ -52,6 +52,8 @@ const rowOf = async (teamId: string) => {
   assert.equal(rows.length, 1, 'one row per team and page');
   return rows[0]!;
 };
+/** Marks a row's title and vectors (as if written from other text), leaving its hash. */
+const MARK = sql`title = 'Marked zanzibarite', tsv = tsv || to_tsvector('simple', 'zanzibarite'), tsv_rank = tsv_rank || to_tsvector('simple', 'zanzibarite')`;
 const find = async (teamId: string, query: string) => (await searchIndex(h.db, { query, teamId, limit: 10, kind: 'web' })).length;
 
 test('the same text stored again moves stored_at and the plain columns, and leaves the vectors as they were', async () => {
@@ -62,7 +64,7 @@ test('the same text stored again moves stored_at and the plain columns, and leav
   assert.match(first.content_hash ?? '', /^[0-9a-f]{32}$/);
   // Mark the row's title and vectors (as if written from other text) without touching its hash:
   // a store that rewrote the text columns would bring the page's own title back.
-  await h.db.execute(sql`UPDATE search_pages SET title = 'Marked zanzibarite' WHERE team_id = ${team}`);
+  await h.db.execute(sql`UPDATE search_pages SET ${MARK} WHERE team_id = ${team}`);
   assert.equal(await find(team, 'zanzibarite'), 1);
 
   await store(team, doc(url, 'Kettles boil water quickly.', { cachedAt: '2026-02-01T00:00:00.000Z', published: '2026-01-15T00:00:00.000Z' }));
@@ -124,7 +126,7 @@ test('pages stored in groups (finishPages, a crawl\'s fetch batches) skip unchan
   const mainRow = async () => (await h.db.execute<Row>(sql`SELECT title, body, stored_at, published_at, content_hash FROM search_pages WHERE team_id = ${team} AND url = ${url}`)).rows[0]!;
 
   await crawl('Herons stand still.', '2026-01-01T00:00:00.000Z');
-  await h.db.execute(sql`UPDATE search_pages SET title = 'Marked zanzibarite' WHERE team_id = ${team} AND url = ${url}`);
+  await h.db.execute(sql`UPDATE search_pages SET ${MARK} WHERE team_id = ${team} AND url = ${url}`);
   await crawl('Herons stand still.', '2026-02-01T00:00:00.000Z');
   const same = await mainRow();
   assert.equal(same.title, 'Marked zanzibarite', 'unchanged text: the text columns (and so the vectors) were not written again');
@@ -135,4 +137,41 @@ test('pages stored in groups (finishPages, a crawl\'s fetch batches) skip unchan
   assert.equal(changed.title, 'Reindex page', 'changed text rewrites the row');
   assert.equal(await find(team, 'egrets'), 1);
   assert.equal(await find(team, 'herons'), 0);
+});
+
+test('a copy of the same text that meets a row changed meanwhile (another writer) rewrites it, vectors included', async () => {
+  const team = await ensureTeam(h.db, `reindex-race-${randomUUID()}`);
+  const url = `https://reindex.test/${randomUUID()}`;
+  await store(team, doc(url, 'Herons stand still.', { cachedAt: '2026-01-01T00:00:00.000Z' }));
+  // Another writer changes the row and holds it: the next copy's probe still sees the committed
+  // row with its own text (so it proposes no vectors), then waits for the row at its conflict.
+  const other = await h.pool.connect();
+  try {
+    await other.query('BEGIN');
+    await other.query(
+      `UPDATE search_pages SET body = 'Cormorants dive.', content_hash = 'other', tsv = to_tsvector('simple', 'cormorants dive'),
+         tsv_rank = to_tsvector('simple', 'cormorants dive') WHERE team_id = $1`,
+      [team],
+    );
+    const copy = store(team, doc(url, 'Herons stand still.', { cachedAt: '2026-02-01T00:00:00.000Z' }));
+    for (let waited = 0; ; waited += 20) {
+      const r = await h.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+      if (r.rows[0].n > 0) break;
+      assert.ok(waited < 10_000, 'the copy never waited for the row');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await other.query('COMMIT');
+    await copy;
+  } finally {
+    other.release();
+  }
+  const row = await rowOf(team);
+  assert.match(row.body, /Herons stand still/);
+  assert.notEqual(row.content_hash, 'other');
+  assert.equal(await find(team, 'herons'), 1, 'the vectors were computed for the text written');
+  assert.equal(await find(team, 'cormorants'), 0);
+  const v = await h.db.execute<{ tsv: boolean; rank: boolean }>(
+    sql`SELECT tsv @@ to_tsquery('english', 'heron') AS tsv, tsv_rank @@ to_tsquery('english', 'heron') AS rank FROM search_pages WHERE team_id = ${team}`,
+  );
+  assert.deepEqual(v.rows[0], { tsv: true, rank: true }, 'both vectors');
 });

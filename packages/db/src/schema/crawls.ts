@@ -91,7 +91,18 @@ export const crawlUrls = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.jobId, t.urlKey] }),
-    index('crawl_urls_claim_idx').on(t.jobId, t.status, t.seq),
+    // Partial: only URLs still to fetch (frontier.ts UNFINISHED_URL; claims.test.ts checks the
+    // two agree). A finished URL leaves the index (its status change adds
+    // no entry), and a statement that finds a job's URLs by key can only take the primary key:
+    // with the whole index, a planner holding stale statistics (a table grown within the minute
+    // before autovacuum's analyze) found a page group's URLs by scanning all of the job's.
+    index('crawl_urls_claim_idx')
+      .on(t.jobId, t.status, t.seq)
+      .where(sql`${t.status} IN ('queued', 'leased', 'browser', 'rendering')`),
+    // Failed and robots-blocked URLs (errors, counters): few, read in frontier order.
+    index('crawl_urls_problem_idx')
+      .on(t.jobId, t.seq)
+      .where(sql`${t.status} IN ('failed', 'robots')`),
   ],
 );
 
