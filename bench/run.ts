@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   'scrape-paths': async () => (await import('./scrape-paths')).runScrapePathsBench(),
   monitor: async () => (await import('./monitor')).runMonitorBench(),
   'search-cost': async () => (await import('./search-cost')).runSearchCostBench(),
+  'cache-body': async () => (await import('./cache-body')).runCacheBodyBench(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -7,6 +7,7 @@ import { freePort, startEmbeddedPostgres } from '@wds/launch';
 import { transformHtml } from '@wds/transform';
 import { sitePages } from './site-pages';
 import { round } from './stats';
+import { isChildOfPg, pgCpuMs } from './pg-cpu';
 
 /**
  * Where indexing's cost per page goes, each part alone (development tool; bench/README "search"):
@@ -42,32 +43,6 @@ function realPages(): unknown[] {
 type Pool = ReturnType<typeof connectDb>['pool'];
 type Entry = NonNullable<ReturnType<typeof searchEntryOf>>;
 
-/** CPU ms of every process of this Postgres (backends, WAL writer, autovacuum: GIN cleanup can land in any). */
-function pgCpuMs(dataDir: string): number {
-  let total = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dataDir) && !isChildOfPg(pid, dataDir)) continue;
-      total += Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
-    } catch {
-      /* gone */
-    }
-  }
-  return total;
-}
-const pgPids = new Map<string, boolean>();
-function isChildOfPg(pid: string, dataDir: string): boolean {
-  if (pgPids.has(pid)) return pgPids.get(pid)!;
-  let yes = false;
-  try {
-    const ppid = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]!;
-    yes = readFileSync(`/proc/${ppid}/cmdline`, 'utf8').includes(dataDir);
-  } catch {
-    /* gone */
-  }
-  pgPids.set(pid, yes);
-  return yes;
-}
 let DATA_DIR = '';
 
 const COLS = `team_id uuid, url_key text, url text, host text, title text, description text, headings text, body text, language text, config regconfig, content_type text, image_url text, published_at timestamptz, stored_at timestamptz, PRIMARY KEY (team_id, url_key)`;

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 import { Client, Connection } from '@temporalio/client';
 import type { DbHandle } from '@wds/db';
 
@@ -17,7 +18,8 @@ export interface RetentionHit {
 /**
  * Every column of every table of the public schema (found through information_schema, so a
  * table added later is searched too), each compared as text: `jsonb`, `text`, arrays, and
- * `bytea` decoded as UTF-8 bytes (the page cache keeps bodies as bytes).
+ * `bytea` decoded as UTF-8 bytes (the page cache keeps bodies as bytes); a page cache body the
+ * writer compressed (`body_encoding` 'br') is searched once decompressed.
  */
 export async function scanTables(db: DbHandle, needle: string): Promise<RetentionHit[]> {
   const cols = await db.pool.query<{ table_name: string; column_name: string; data_type: string }>(
@@ -33,6 +35,16 @@ export async function scanTables(db: DbHandle, needle: string): Promise<Retentio
     const shown = c.data_type === 'bytea' ? `encode(substring(${col} from 1 for 200), 'escape')` : `left(${col}::text, 200)`;
     const r = await db.pool.query<{ sample: string }>(`SELECT ${shown} AS sample FROM "${c.table_name}" WHERE ${text} LIMIT 1`, [needle]);
     if (r.rows[0]) hits.push({ where: `${c.table_name}.${c.column_name}`, sample: r.rows[0].sample });
+  }
+  if (!hits.some((x) => x.where === 'page_cache.body')) {
+    const bodies = await db.pool.query<{ body: Buffer }>(`SELECT body FROM page_cache WHERE body_encoding = 'br'`);
+    for (const { body } of bodies.rows) {
+      const text = brotliDecompressSync(body).toString('utf8');
+      const at = text.indexOf(needle);
+      if (at < 0) continue;
+      hits.push({ where: 'page_cache.body', sample: text.slice(Math.max(0, at - 100), at + 100) });
+      break;
+    }
   }
   return hits;
 }

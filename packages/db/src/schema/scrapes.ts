@@ -63,7 +63,13 @@ export const pageCache = pgTable(
     contentType: text('content_type').notNull(),
     /** Response charset decided at fetch time, so a hit decodes exactly like the miss did. */
     charset: text('charset'),
+    /**
+     * The response body as `body_encoding` says: `br` (brotli, compressed by the writer, see
+     * scrapes.ts) or null (the bytes as fetched: small bodies, rows written before migration 0028).
+     * Stored as it comes (STORAGE EXTERNAL): Postgres's pglz is not offered it.
+     */
     body: bytea('body').notNull(),
+    bodyEncoding: text('body_encoding'),
     engine: text('engine').notNull(),
     fetchedAt: timestamp('fetched_at', { withTimezone: true }).notNull().defaultNow(),
     outputs: jsonb('outputs').$type<Record<string, object>>(),
