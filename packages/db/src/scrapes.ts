@@ -128,9 +128,7 @@ export async function findCachedPage(db: Db, cacheKey: string, window: { maxAgeM
   };
   if (!want) {
     const [row] = await db.select({ ...head, body: pageCache.body, bodyEncoding: pageCache.bodyEncoding }).from(pageCache).where(and(...conds));
-    if (!row) return null;
-    const { bodyEncoding, ...page } = row;
-    return { ...page, body: await decodeBody(page.body, bodyEncoding) };
+    return row ? withDecodedBody(row) : null;
   }
   const [row] = (
     await findWithOutputs(db, {
@@ -142,9 +140,13 @@ export async function findCachedPage(db: Db, cacheKey: string, window: { maxAgeM
       needBody: !!want.needBody,
     })
   ).rows;
-  if (!row) return null;
+  return row ? withDecodedBody(row) : null;
+}
+
+/** A cache row as read, its body (when read) as fetched and its encoding column dropped. */
+async function withDecodedBody<R extends { body: Buffer | null; bodyEncoding: string | null }>(row: R): Promise<Omit<R, 'bodyEncoding'>> {
   const { bodyEncoding, ...page } = row;
-  return { ...page, body: page.body && (await decodeBody(page.body, bodyEncoding)) };
+  return { ...page, body: page.body && (await decodeCachedBody(page.body, bodyEncoding)) };
 }
 
 /**
@@ -163,7 +165,8 @@ async function encodeBody(body: Buffer): Promise<{ body: Buffer; encoding: 'br' 
   return { body: packed, encoding: 'br' };
 }
 
-async function decodeBody(body: Buffer, encoding: string | null): Promise<Buffer> {
+/** A page_cache body as fetched, from the stored bytes and their `body_encoding`. */
+export async function decodeCachedBody(body: Buffer, encoding: string | null): Promise<Buffer> {
   if (encoding === null) return body;
   if (encoding === 'br') return unbrotli(body);
   throw new Error(`page_cache: unknown body encoding ${encoding}`);

@@ -300,7 +300,7 @@ function searchUpsert(rows: SQL): SQL {
   const v = searchVectors(sql`s`);
   const ex = searchVectors(sql`excluded`);
   const same = sql`p.content_hash IS NOT DISTINCT FROM excluded.content_hash`;
-  const keep = (c: string) => sql.raw(`${c} = CASE WHEN p.content_hash IS NOT DISTINCT FROM excluded.content_hash THEN p.${c} ELSE excluded.${c} END`);
+  const keep = (c: string) => sql`${sql.raw(c)} = CASE WHEN ${same} THEN p.${sql.raw(c)} ELSE excluded.${sql.raw(c)} END`;
   return sql`INSERT INTO search_pages AS p (team_id, url_key, url, host, title, description, headings, body, language, config, content_type, image_url, published_at, stored_at, content_hash, tsv, tsv_rank)
     SELECT s.team_id, s.url_key, s.url, s.host, s.title, s.description, s.headings, s.body, s.language, s.config, s.content_type, s.image_url,
       s.published_at, s.stored_at, s.content_hash, CASE WHEN k.unchanged THEN ''::tsvector ELSE ${v.tsv} END, CASE WHEN k.unchanged THEN ''::tsvector ELSE ${v.rank} END

@@ -1,8 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { brotliDecompressSync } from 'node:zlib';
 import { Client, Connection } from '@temporalio/client';
-import type { DbHandle } from '@wds/db';
+import { decodeCachedBody, type DbHandle } from '@wds/db';
 
 /**
  * Where a string survives a request: every column of every table in the stack's database,
@@ -19,7 +18,7 @@ export interface RetentionHit {
  * Every column of every table of the public schema (found through information_schema, so a
  * table added later is searched too), each compared as text: `jsonb`, `text`, arrays, and
  * `bytea` decoded as UTF-8 bytes (the page cache keeps bodies as bytes); a page cache body the
- * writer compressed (`body_encoding` 'br') is searched once decompressed.
+ * writer compressed (`body_encoding`) is searched once decoded (@wds/db decodeCachedBody).
  */
 export async function scanTables(db: DbHandle, needle: string): Promise<RetentionHit[]> {
   const cols = await db.pool.query<{ table_name: string; column_name: string; data_type: string }>(
@@ -37,9 +36,9 @@ export async function scanTables(db: DbHandle, needle: string): Promise<Retentio
     if (r.rows[0]) hits.push({ where: `${c.table_name}.${c.column_name}`, sample: r.rows[0].sample });
   }
   if (!hits.some((x) => x.where === 'page_cache.body')) {
-    const bodies = await db.pool.query<{ body: Buffer }>(`SELECT body FROM page_cache WHERE body_encoding = 'br'`);
-    for (const { body } of bodies.rows) {
-      const text = brotliDecompressSync(body).toString('utf8');
+    const bodies = await db.pool.query<{ body: Buffer; encoding: string }>(`SELECT body, body_encoding AS encoding FROM page_cache WHERE body_encoding IS NOT NULL`);
+    for (const { body, encoding } of bodies.rows) {
+      const text = (await decodeCachedBody(body, encoding)).toString('utf8');
       const at = text.indexOf(needle);
       if (at < 0) continue;
       hits.push({ where: 'page_cache.body', sample: text.slice(Math.max(0, at - 100), at + 100) });
