@@ -1,4 +1,4 @@
-import { finishPage, finishPages, type BatchedPage, type Db, type EventWebhook } from '@wds/db';
+import { finishPage, finishPages, storeCacheEntry, type BatchedPage, type Db, type EventWebhook } from '@wds/db';
 
 /**
  * Most pages per statement: bounds a statement's size (documents travel in it) and what one
@@ -36,7 +36,8 @@ interface Waiting {
  * and stored again, exactly as before.
  *
  * A statement that fails (one unstorable page, a deadlock or unique violation against another
- * writer) is redone page by page with finishPage, so a page fails only for its own reasons.
+ * writer) is redone page by page with finishPage (and the page's cache row, if it carries one,
+ * with storeCacheEntry), so a page fails only for its own reasons.
  */
 export function createPageWriter(db: Db, jobId: string, webhook: EventWebhook | null, onIdle?: () => void): PageWriter {
   const queue: Waiting[] = [];
@@ -65,9 +66,14 @@ export function createPageWriter(db: Db, jobId: string, webhook: EventWebhook | 
       for (const w of group) w.resolve(stored.has(w.page.key));
     } catch {
       await Promise.all(
-        group.map((w) =>
-          finishPage(db, jobId, w.page.key, { links: w.page.links, document: w.page.document && { ...w.page.document, webhook } }).then(w.resolve, w.reject),
-        ),
+        group.map(async (w) => {
+          try {
+            if (w.page.cache) await storeCacheEntry(db, w.page.cache);
+            w.resolve(await finishPage(db, jobId, w.page.key, { links: w.page.links, document: w.page.document && { ...w.page.document, webhook } }));
+          } catch (e) {
+            w.reject(e);
+          }
+        }),
       );
     }
   };

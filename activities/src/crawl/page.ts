@@ -1,5 +1,5 @@
 import { changeTrackingOf, needsLlm } from '@wds/contracts';
-import { failPage, finishPage, finishPageCountingLinks, handToBrowser, type ClaimedUrl, type FrontierEntry } from '@wds/db';
+import { failPage, finishPage, finishPageCountingLinks, handToBrowser, storeCacheEntry, type ClaimedUrl, type FrontierEntry } from '@wds/db';
 import { threatVerdict } from '@wds/fetch';
 import { crawlPageStored } from '@wds/metrics';
 import type { PageContent } from '@wds/documents';
@@ -73,7 +73,7 @@ export function crawlPageHandler(deps: CrawlPageDeps, { robotsFor, origins }: Cr
     return withInlineRetries(deps.db, job.id, u, run, async () => {
       let seen: PageRendering | undefined;
       const escalate = origin ? async (p: PageContent, ms: number) => (seen = await pageRendering(p, ms)) === 'script' : undefined;
-      const page = await scrapeOrEscalate(deps, { url: u.url, options: job.scrape, scrapeId: u.pageId, signal: run.signal, useCache: true, collectLinks: followsLinks(job, u), sleep: run.sleep, browserOnMiss }, escalate);
+      const page = await scrapeOrEscalate(deps, { url: u.url, options: job.scrape, scrapeId: u.pageId, signal: run.signal, useCache: true, collectLinks: followsLinks(job, u), sleep: run.sleep, browserOnMiss, deferCacheWrite: true }, escalate);
       if (origin && seen) await origins.learn(job.id, origin, seen);
       if ('needsBrowser' in page) return (await handToBrowser(deps.db, job.id, u.key)) ? 'browser' : 'skipped';
       return storeCrawlPage(deps, job, u, page, { writer });
@@ -109,7 +109,8 @@ async function robotsAllow(job: LoadedJob, u: ClaimedUrl, robotsFor: ReturnType<
  * the document is stored as pending LLM work instead (no credits, no event yet): an LLM batch on
  * wds-llm completes it (../llm/crawl-pages.ts), so no model call ever runs here. With
  * `run` (browser pages) the URLs new to the frontier are reported to the batch; fetched pages
- * go through their job's `writer` (./page-writer.ts), which stores them in groups.
+ * go through their job's `writer` (./page-writer.ts), which stores them in groups, with the page
+ * cache row the fetch left to it (`cacheEntry`: written here on the other paths).
  */
 export async function storeCrawlPage(deps: PageDeps, job: LoadedJob, u: ClaimedUrl, page: PageResult, via: { run: BatchRun } | { writer: PageWriter }): Promise<PageOutcome> {
   const scope = scopeOf(job);
@@ -130,13 +131,15 @@ export async function storeCrawlPage(deps: PageDeps, job: LoadedJob, u: ClaimedU
     ? undefined
     : { body: tracked?.document ?? page.document, credits: page.creditsUsed, webhook: webhookFor(job, 'page'), pendingLlm, versions: tracked?.writes };
   let stored: boolean;
+  const grouped = !('run' in via) && !pendingLlm && !tracked;
+  if (page.cacheEntry && !grouped) await storeCacheEntry(deps.db, page.cacheEntry);
   if ('run' in via) {
     const r = await finishPageCountingLinks(deps.db, job.id, u.key, { links, document });
     if (r.linksAdded) via.run.addedLinks(r.linksAdded);
     stored = r.stored;
-  } else if (!pendingLlm && !tracked) {
+  } else if (grouped) {
     // The common page (no model step, no change tracking) goes with its batch's siblings in one statement.
-    stored = await via.writer.store({ key: u.key, links, document: document && { body: document.body, credits: document.credits } });
+    stored = await via.writer.store({ key: u.key, links, document: document && { body: document.body, credits: document.credits }, cache: page.cacheEntry });
   } else {
     stored = await finishPage(deps.db, job.id, u.key, { links, document });
   }

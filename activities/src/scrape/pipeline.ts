@@ -1,5 +1,5 @@
 import { changeTrackingOf, effectiveMaxAge, effectiveWaitFor, mayStoreInCache, withLlmInputs, type ScrapeOptions } from '@wds/contracts';
-import { addCachedOutputs, findCachedPage, storeCachedPage, type CachedPageRead, type Db } from '@wds/db';
+import { addCachedOutputs, cacheEntryOf, findCachedPage, storeCacheEntry, type CacheEntry, type CachedPageRead, type Db } from '@wds/db';
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { cacheLookups, startScrapeTimer } from '@wds/metrics';
 import { buildDocumentAsync, buildFromCache, cacheReadNeedsBody, needsPdfConversion, outputsVariant, storedFormatsNeeded, type AsyncBuildContext, type BuiltDocument, type PageContent } from '@wds/documents';
@@ -41,12 +41,19 @@ export interface PageRequest {
    * pages of an origin the job knows to be script-rendered).
    */
   browserOnMiss?: boolean;
+  /**
+   * A fetched page's cache row comes back as `cacheEntry` instead of being written here: the
+   * caller writes it with what else it stores (a crawl's page group), or itself.
+   */
+  deferCacheWrite?: boolean;
 }
 
 export interface PageResult extends BuiltDocument {
   statusCode: number;
   /** Change tracking only: the fetched body's hash and validators (absent for cache hits and renders). */
   fetched?: FetchValidators;
+  /** With `deferCacheWrite`: the page cache row to write (absent when the page is not to be cached). */
+  cacheEntry?: CacheEntry;
 }
 
 /** The fetched page should be rendered by the browser instead (see `escalateIf`); nothing was built or cached. */
@@ -169,20 +176,22 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
   if (escalateIf && (await escalateIf(content, Math.max(1, deadline - Date.now())))) return { needsBrowser: true, statusCode: page.statusCode };
   const built = await buildPage(content, o, { scrapeId: req.scrapeId, engine: 'http', cache: { state: 'miss' }, collectLinks: req.collectLinks, signal: req.signal, llm: deps.llmAvailable }, deadline);
   // Server errors are transient by nature: never serve them from the cache.
-  if (mayStoreInCache(o) && page.statusCode < 500) {
-    await storeCachedPage(deps.db, key, {
-      url: req.url,
-      finalUrl: page.finalUrl,
-      statusCode: page.statusCode,
-      contentType: contentTypeHeader,
-      charset: built.charset,
-      body: page.body,
-      engine: 'http',
-      // What this conversion produced: a later hit with the same options is served from it.
-      outputs: built.outputs && { variant: outputsVariant(withLlmInputs(o, deps.llmAvailable)), formats: built.outputs },
-    });
-  }
+  const cacheEntry =
+    mayStoreInCache(o) && page.statusCode < 500
+      ? await cacheEntryOf(key, {
+          url: req.url,
+          finalUrl: page.finalUrl,
+          statusCode: page.statusCode,
+          contentType: contentTypeHeader,
+          charset: built.charset,
+          body: page.body,
+          engine: 'http',
+          // What this conversion produced: a later hit with the same options is served from it.
+          outputs: built.outputs && { variant: outputsVariant(withLlmInputs(o, deps.llmAvailable)), formats: built.outputs },
+        })
+      : undefined;
+  if (cacheEntry && !req.deferCacheWrite) await storeCacheEntry(deps.db, cacheEntry);
   // Hashing the body costs only requests that track changes.
   const fetched = changeTrackingOf(o) ? { bodyHash: hashBody(page.body), ...validatorsOf(page.headers) } : undefined;
-  return { ...built, statusCode: page.statusCode, ...(fetched ? { fetched } : {}) };
+  return { ...built, statusCode: page.statusCode, ...(fetched ? { fetched } : {}), ...(cacheEntry && req.deferCacheWrite ? { cacheEntry } : {}) };
 }

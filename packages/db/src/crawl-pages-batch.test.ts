@@ -10,6 +10,7 @@ import { insertCrawlJob } from './crawl-jobs';
 import { appendJobEvent, jobEventsAfter } from './events';
 import { jobCreditBalance, teamCreditBalance, teamLedgerTotals } from './ledger';
 import { ensureTeam } from './index';
+import { cacheEntryOf, findCachedPage, storeCachedPage } from './scrapes';
 
 // finishPages (several pages of a job in one statement) against finishPage (one): the same rows,
 // once each, whichever stored a page and however often either ran. Real Postgres; every check is
@@ -110,4 +111,33 @@ test('two pages of one group naming one index row (https, www.): one row written
   assert.equal(stored.size, 2);
   const indexed = await h.pool.query('SELECT url_key FROM search_pages WHERE team_id = $1', [teamId]);
   assert.deepEqual(indexed.rows.map((r) => r.url_key), ['a.test/1']);
+});
+
+test('page cache rows carried by a group are written with it: bodies byte for byte, outputs, the last row of a repeated key, and an existing row replaced', { timeout: 60_000 }, async () => {
+  const { jobId } = await newJob();
+  const run = randomUUID();
+  const entry = (i: number, body: Buffer, outputs?: object) =>
+    cacheEntryOf(`ck-${run}-${i}`, { url: `http://a.test/${i}`, finalUrl: `http://a.test/${i}?f`, statusCode: 200 + i, contentType: 'text/html', charset: i % 2 ? 'utf-8' : null, body, engine: 'http', outputs: outputs && { variant: 'v1', formats: outputs } });
+  const big = (i: number) => Buffer.from(`<p>${`prose of page ${i}. `.repeat(300)}</p>`);
+  // Bytes that are not UTF-8, a small body kept as fetched, compressed ones; key 4's first row is replaced within the group.
+  const bodies = [Buffer.from([0xff, 0x00, 0xfe, 0x80]), big(1), Buffer.from('<p>tiny</p>'), big(3), Buffer.alloc(0)];
+  // Key 3 holds an older copy already: the group's row replaces it, outputs included.
+  await storeCachedPage(h.db, `ck-${run}-3`, { url: 'http://a.test/old', finalUrl: 'http://a.test/old', statusCode: 200, contentType: 'text/html', charset: null, body: Buffer.from('old'), engine: 'http', outputs: { variant: 'v0', formats: { markdown: 'old' } } });
+  const cache = await Promise.all(bodies.map((b, i) => entry(i, b, i === 1 ? { markdown: 'page one' } : undefined)));
+  // Two pages of the group name one cache row (key 4): the later page's row is the one kept.
+  const repeat = await entry(4, big(40));
+  const pages: BatchedPage[] = [...bodies.keys()].map((i) => ({ key: `a.test/${i}`, links: [], document: { body: doc(i), credits: 1 }, cache: cache[i] }));
+  pages.push({ key: 'a.test/9', links: [], document: { body: doc(9), credits: 1 }, cache: repeat });
+  pages.push({ key: 'a.test/10', links: [], document: { body: doc(10), credits: 1 } });
+  assert.equal((await finishPages(h.db, jobId, pages)).size, 7);
+  for (const [i, body] of bodies.entries()) {
+    const got = await findCachedPage(h.db, `ck-${run}-${i}`, {});
+    assert.ok(got, `row ${i}`);
+    assert.ok(Buffer.compare(got.body, i === 4 ? big(40) : body) === 0, `body of row ${i}`);
+    assert.deepEqual([got.url, got.finalUrl, got.statusCode, got.charset], [`http://a.test/${i}`, `http://a.test/${i}?f`, 200 + i, i % 2 ? 'utf-8' : null]);
+  }
+  assert.deepEqual((await findCachedPage(h.db, `ck-${run}-1`, {}, { variant: 'v1', formats: ['markdown'] }))?.outputs, { markdown: 'page one' });
+  assert.equal((await findCachedPage(h.db, `ck-${run}-3`, {}, { variant: 'v0', formats: ['markdown'] }))?.outputs, null, 'the old copy\'s outputs went with it');
+  const encodings = await h.pool.query(`SELECT cache_key, body_encoding FROM page_cache WHERE cache_key LIKE $1 ORDER BY cache_key`, [`ck-${run}-%`]);
+  assert.deepEqual(encodings.rows.map((r) => r.body_encoding), [null, 'br', null, 'br', 'br']);
 });

@@ -184,15 +184,31 @@ const findWithOutputs = preparedStatement<CachedPageRead & { bodyEncoding: strin
       AND (${$('minAgeS')}::float8 IS NULL OR fetched_at <= now() - make_interval(secs => ${$('minAgeS')}::float8))`,
 );
 
+/** A page as the cache stores it, body encoded and outputs serialized: built by cacheEntryOf, written by storeCacheEntry or with a crawl's page group (finishPages). */
+export interface CacheEntry {
+  key: string;
+  url: string;
+  finalUrl: string;
+  statusCode: number;
+  contentType: string;
+  charset: string | null;
+  body: Buffer;
+  bodyEncoding: 'br' | null;
+  engine: string;
+  fetchedAt: Date;
+  /** jsonb text: { [variant]: formats }, or null. */
+  outputs: string | null;
+}
+
 /**
- * One upsert statement (one round trip): pages are cached on every scrape and crawled page.
- * A new body replaces the outputs of the old one: `outputs` (what converting this body produced,
- * for the request's options) or none.
+ * The cache row of a page (its body compressed here, off the event loop). A new body replaces the
+ * outputs of the old one: `outputs` (what converting this body produced, for the request's
+ * options) or none.
  */
-export async function storeCachedPage(db: Db, cacheKey: string, page: Omit<CachedPage, 'fetchedAt'> & { outputs?: { variant: string; formats: StoredOutputs } }) {
+export async function cacheEntryOf(cacheKey: string, page: Omit<CachedPage, 'fetchedAt'> & { outputs?: { variant: string; formats: StoredOutputs } }): Promise<CacheEntry> {
   const { outputs } = page;
   const body = await encodeBody(page.body);
-  await storeCached(db, {
+  return {
     key: cacheKey,
     url: page.url,
     finalUrl: page.finalUrl,
@@ -204,13 +220,23 @@ export async function storeCachedPage(db: Db, cacheKey: string, page: Omit<Cache
     engine: page.engine,
     fetchedAt: new Date(),
     outputs: outputs ? JSON.stringify({ [outputs.variant]: storable(outputs.formats) }) : null,
-  });
+  };
+}
+
+/** One upsert statement (one round trip): pages are cached on every scrape and crawled page. */
+export async function storeCachedPage(db: Db, cacheKey: string, page: Omit<CachedPage, 'fetchedAt'> & { outputs?: { variant: string; formats: StoredOutputs } }) {
+  await storeCacheEntry(db, await cacheEntryOf(cacheKey, page));
+}
+
+export async function storeCacheEntry(db: Db, entry: CacheEntry) {
+  await storeCached(db, { ...entry });
 }
 
 /**
  * Prepared: every crawled page is cached. A cache entry is never worth a WAL flush (a crash that
  * loses the last moments' entries only makes those pages miss again), so it commits
  * asynchronously, as finishPage does; the upsert always returns its row, which carries set_config.
+ * A crawl's page group writes the same upsert for its pages (finishPages).
  */
 const storeCached = preparedStatement(
   ($) => sql`

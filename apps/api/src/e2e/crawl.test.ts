@@ -122,6 +122,21 @@ describe('crawl', () => {
     }
   });
 
+  test('crawled pages are cached with what they were converted to: a scrape of one is a hit served without a fetch', async () => {
+    // maxAge 0: the crawl reads no earlier test's entries, so it fetches every page and caches it again.
+    const started = Date.now();
+    const r = await fc.crawl(site.url('/docs/'), { sitemap: 'skip', limit: 10, scrapeOptions: { maxAge: 0 }, pollInterval: 1 } as never);
+    assert.equal(r.status, 'completed');
+    const doc = r.data.find((d) => new URL(d.metadata!.sourceURL!).pathname === '/docs/a');
+    assert.ok(doc, paths(r.data).join(' '));
+    const fetched = site.hits('/docs/a');
+    const hit = await fc.scrape(site.url('/docs/a'), { formats: ['markdown'] });
+    assert.equal(hit.metadata!.cacheState, 'hit');
+    assert.ok(Date.parse(hit.metadata!.cachedAt!) >= started - 1000, `the crawl's entry (cached at ${hit.metadata!.cachedAt})`);
+    assert.equal(site.hits('/docs/a'), fetched, 'no outbound request');
+    assert.equal(hit.markdown, doc.markdown);
+  });
+
   test('active crawls, another team\'s crawl and bad ids', async () => {
     const started = await fc.startCrawl(site.url('/'), { limit: 30, delay: 0.3 } as never);
     const active = await fc.getActiveCrawls();
