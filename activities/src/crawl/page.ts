@@ -17,6 +17,7 @@ import type { LoadedJob } from './job-options';
 import type { OriginEngines } from './origin-engines';
 import { hideUrlsFromLogs } from '../log-privacy';
 import { jobPageWriter, type PageWriter } from './page-writer';
+import { cacheHints } from './cache-hints';
 
 export interface CrawlPageDeps extends PageDeps {
   /** Whether a worker serves wds-browser (absent: never; pages that need the browser then fail, as single scrapes answer 503). */
@@ -56,6 +57,7 @@ export interface CrawlMemory {
  */
 export function crawlPageHandler(deps: CrawlPageDeps, { robotsFor, origins }: CrawlMemory, job: LoadedJob): PageHandler {
   const writer = jobPageWriter(deps.db, job.id, webhookFor(job, 'page'));
+  const hints = cacheHints(deps.db, job.scrape);
   const handle: PageHandler = async (u, run) => {
     if (!(await robotsAllow(job, u, robotsFor, run.signal))) {
       await failPage(deps.db, job.id, u.key, 'robots', 'URL blocked by robots.txt');
@@ -73,13 +75,14 @@ export function crawlPageHandler(deps: CrawlPageDeps, { robotsFor, origins }: Cr
     return withInlineRetries(deps.db, job.id, u, run, async () => {
       let seen: PageRendering | undefined;
       const escalate = origin ? async (p: PageContent, ms: number) => (seen = await pageRendering(p, ms)) === 'script' : undefined;
-      const page = await scrapeOrEscalate(deps, { url: u.url, options: job.scrape, scrapeId: u.pageId, signal: run.signal, useCache: true, collectLinks: followsLinks(job, u), sleep: run.sleep, browserOnMiss, deferCacheWrite: true }, escalate);
+      const cacheKnownMiss = (await hints?.knownMiss(u)) ?? false;
+      const page = await scrapeOrEscalate(deps, { url: u.url, options: job.scrape, scrapeId: u.pageId, signal: run.signal, useCache: true, cacheKnownMiss, collectLinks: followsLinks(job, u), sleep: run.sleep, browserOnMiss, deferCacheWrite: true }, escalate);
       if (origin && seen) await origins.learn(job.id, origin, seen);
       if ('needsBrowser' in page) return (await handToBrowser(deps.db, job.id, u.key)) ? 'browser' : 'skipped';
       return storeCrawlPage(deps, job, u, page, { writer });
     });
   };
-  return keepingUrlsPrivate(job, handle);
+  return Object.assign(keepingUrlsPrivate(job, handle), { claimed: hints?.claimed });
 }
 
 /** Zero data retention: a page's URL stays out of log lines and stored failures while its handler runs (fetch and browser pages). */

@@ -41,7 +41,8 @@ export interface BatchRun {
   addedLinks(n: number): void;
 }
 
-export type PageHandler = (url: ClaimedUrl, run: BatchRun) => Promise<PageOutcome>;
+/** `claimed`, if set, hears of each claim's URLs before any of them is handled (e.g. to look them up together). */
+export type PageHandler = ((url: ClaimedUrl, run: BatchRun) => Promise<PageOutcome>) & { claimed?(urls: ClaimedUrl[]): void };
 
 /** How a batch leases its URLs: fetch batches from the frontier (claimUrls), browser pages from those handed over (claimBrowserPages). */
 export type ClaimFn = typeof claimUrls;
@@ -63,7 +64,7 @@ export async function runFrontierBatch(db: Db, input: ProcessBatchInput, leaseMs
   const stopWatching = watchJob(db, jobId, abort, counts);
   const owner = `${ctx.info.workflowExecution?.runId ?? ctx.info.workflowType}:${ctx.info.activityId}`;
   const othersBusy = opts.waitForOthers ? () => othersFetching(db, jobId, owner) : null;
-  const claimer = createClaimer(db, claim, { jobId, owner, leaseMs, budget: input.batchSize, perClaim: input.concurrency, signal: abort.signal, othersBusy });
+  const claimer = createClaimer(db, claim, { jobId, owner, leaseMs, budget: input.batchSize, perClaim: input.concurrency, signal: abort.signal, othersBusy, onClaimed: handlePage.claimed });
   abort.signal.addEventListener('abort', () => claimer.nudge());
   try {
     await runSlots(input, claimer, run, async (u) => {
@@ -126,7 +127,7 @@ interface Claimer {
 function createClaimer(
   db: Db,
   claim: ClaimFn,
-  o: { jobId: string; owner: string; leaseMs: number; budget: number; perClaim: number; signal: AbortSignal; othersBusy: (() => Promise<boolean>) | null },
+  o: { jobId: string; owner: string; leaseMs: number; budget: number; perClaim: number; signal: AbortSignal; othersBusy: (() => Promise<boolean>) | null; onClaimed?: (urls: ClaimedUrl[]) => void },
 ): Claimer {
   let budget = o.budget;
   let claimed = 0;
@@ -168,6 +169,7 @@ function createClaimer(
             .then((got) => {
               budget -= got.length;
               claimed += got.length;
+              if (got.length) o.onClaimed?.(got);
               buffer.push(...got);
             })
             .finally(() => (claiming = null));

@@ -41,6 +41,8 @@ export interface PageRequest {
    * pages of an origin the job knows to be script-rendered).
    */
   browserOnMiss?: boolean;
+  /** With `useCache: true`: the caller already knows the page has no fresh entry (a crawl asks per claim: crawl/cache-hints.ts); no lookup. */
+  cacheKnownMiss?: boolean;
   /**
    * A fetched page's cache row comes back as `cacheEntry` instead of being written here: the
    * caller writes it with what else it stores (a crawl's page group), or itself.
@@ -85,13 +87,22 @@ export async function buildPage(page: PageContent, requested: ScrapeOptions, ctx
   return withDocumentSlot(left(), ctx.signal, (timeoutMs) => buildDocumentAsync(page, o, { ...ctx, timeoutMs }));
 }
 
+/** The page cache key of a URL fetched with these options. */
+export const pageCacheKey = (o: ScrapeOptions, url: string) => scrapeCacheKey({ ...o, url });
+
+/**
+ * Whether pages scraped with `useCache: true` and these options read the cache (a crawl's do
+ * unless the options change what the page says or ask for it now). Change tracking never reads
+ * the cache: it compares what the page says now.
+ */
+export const readsCache = (o: ScrapeOptions) => !o.headers && !o.actions?.length && effectiveMaxAge(o) > 0 && !changeTrackingOf(o);
+
 async function cachedPage(deps: PageDeps, req: PageRequest, key: string): Promise<CachedPageRead | null> {
   const o = withLlmInputs(req.options, deps.llmAvailable);
   // The stored outputs of the request's conversion options come along; the body only when they do not serve it.
   const want = { variant: outputsVariant(o), formats: storedFormatsNeeded(o, req.collectLinks), needBody: cacheReadNeedsBody(o) };
   if (req.useCache === true) {
-    // Change tracking never reads the cache: it compares what the page says now.
-    if (o.headers || o.actions?.length || effectiveMaxAge(o) <= 0 || changeTrackingOf(o)) return null;
+    if (!readsCache(o) || req.cacheKnownMiss) return null;
     return findCachedPage(deps.db, key, { maxAgeMs: effectiveMaxAge(o) }, want);
   }
   if (!req.useCache) return null;
@@ -141,8 +152,7 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
   const o = req.options;
   const started = Date.now();
   const deadline = started + o.timeout;
-  const keyed = { ...o, url: req.url };
-  const key = scrapeCacheKey(keyed);
+  const key = pageCacheKey(o, req.url);
   const hit = await cachedPage(deps, req, key);
   if (req.useCache) cacheLookups.inc({ result: hit ? 'hit' : 'miss', source: 'worker' });
   if (hit) {

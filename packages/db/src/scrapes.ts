@@ -172,6 +172,22 @@ export async function decodeCachedBody(body: Buffer, encoding: string | null): P
   throw new Error(`page_cache: unknown body encoding ${encoding}`);
 }
 
+/**
+ * Which of `keys` have a cache entry fetched within the last `maxAgeMs`, in one statement: a crawl
+ * asks for the URLs of each claim, so that its pages with no entry skip their own lookup.
+ */
+export async function freshCacheKeys(db: Db, keys: string[], maxAgeMs: number): Promise<Set<string>> {
+  if (!keys.length) return new Set();
+  const { rows } = await freshKeys(db, { keys, maxAgeS: maxAgeMs / 1000 });
+  return new Set(rows.map((r) => r.key));
+}
+
+const freshKeys = preparedStatement<{ key: string }>(
+  ($) => sql`
+    SELECT cache_key AS key FROM page_cache
+    WHERE cache_key = ANY(${$('keys')}::text[]) AND fetched_at >= now() - make_interval(secs => ${$('maxAgeS')}::float8)`,
+);
+
 /** findCachedPage with `want`: crawls ask it for every page, so it is a prepared statement. */
 const findWithOutputs = preparedStatement<CachedPageRead & { bodyEncoding: string | null }>(
   ($) => sql`

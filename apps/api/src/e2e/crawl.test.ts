@@ -122,19 +122,29 @@ describe('crawl', () => {
     }
   });
 
-  test('crawled pages are cached with what they were converted to: a scrape of one is a hit served without a fetch', async () => {
-    // maxAge 0: the crawl reads no earlier test's entries, so it fetches every page and caches it again.
+  test('crawled pages are cached with what they were converted to: a later crawl and a scrape are served without a fetch', async () => {
+    // A location no other test uses: its own cache entries (the cache key includes it).
+    const o = { scrapeOptions: { location: { country: 'DE' } }, sitemap: 'skip', pollInterval: 1 };
+    const path = (d: { metadata?: { sourceURL?: string } }) => new URL(d.metadata!.sourceURL!).pathname;
     const started = Date.now();
-    const r = await fc.crawl(site.url('/docs/'), { sitemap: 'skip', limit: 10, scrapeOptions: { maxAge: 0 }, pollInterval: 1 } as never);
-    assert.equal(r.status, 'completed');
-    const doc = r.data.find((d) => new URL(d.metadata!.sourceURL!).pathname === '/docs/a');
-    assert.ok(doc, paths(r.data).join(' '));
-    const fetched = site.hits('/docs/a');
-    const hit = await fc.scrape(site.url('/docs/a'), { formats: ['markdown'] });
+    const first = await fc.crawl(site.url('/docs/'), { ...o, limit: 2 } as never);
+    assert.equal(first.data.length, 2);
+    assert.ok(first.data.every((d) => d.metadata!.cacheState === 'miss'));
+    const cached = new Set(first.data.map(path));
+    const hitsBefore = new Map(['/docs/', '/docs/a', '/docs/b', '/docs/a/deep'].map((p) => [p, site.hits(p)]));
+    // The second crawl's claims hold cached and uncached URLs: the cached are hits, the others fetched.
+    const second = await fc.crawl(site.url('/docs/'), { ...o, limit: 10 } as never);
+    assert.deepEqual(second.data.map(path).sort(), ['/docs/', '/docs/a', '/docs/a/deep', '/docs/b']);
+    for (const d of second.data) {
+      const p = path(d);
+      assert.equal(d.metadata!.cacheState, cached.has(p) ? 'hit' : 'miss', p);
+      assert.equal(site.hits(p), hitsBefore.get(p)! + (cached.has(p) ? 0 : 1), `fetches of ${p}`);
+      if (cached.has(p)) assert.equal(d.markdown, first.data.find((f) => path(f) === p)!.markdown);
+    }
+    const hit = await fc.scrape(site.url('/docs/a'), { formats: ['markdown'], location: { country: 'DE' } });
     assert.equal(hit.metadata!.cacheState, 'hit');
-    assert.ok(Date.parse(hit.metadata!.cachedAt!) >= started - 1000, `the crawl's entry (cached at ${hit.metadata!.cachedAt})`);
-    assert.equal(site.hits('/docs/a'), fetched, 'no outbound request');
-    assert.equal(hit.markdown, doc.markdown);
+    assert.ok(Date.parse(hit.metadata!.cachedAt!) >= started - 1000, `a crawl's entry (cached at ${hit.metadata!.cachedAt})`);
+    assert.equal(site.hits('/docs/a'), hitsBefore.get('/docs/a')! + (cached.has('/docs/a') ? 0 : 1), 'no fetch for the scrape');
   });
 
   test('active crawls, another team\'s crawl and bad ids', async () => {
