@@ -7,7 +7,7 @@ import { eventRowsCtes, type EventWebhook } from './events';
 import { frontierColumns, frontierInsertOf, type FrontierEntry } from './frontier';
 import { searchBatchColumns, searchIndexBatchCte } from './search-index';
 import { pageChargeKeys, pageEventKey, pageJobCte } from './crawl-pages';
-import type { CacheEntry } from './scrapes';
+import { CACHE_COLUMNS, CACHE_REPLACES, type CacheEntry } from './scrapes';
 
 /** A fetched page of a batch write: its links, its document unless it is discovery-only, and its page cache row if the fetch left it to this write. */
 export interface BatchedPage {
@@ -86,16 +86,14 @@ const finishPagesStatement = preparedStatement<{ stored: string[] }>(
       hook: { kind: sql`${$('hookKind')}::text`, url: sql`${$('hookUrl')}::text`, origin: sql`${$('hookOrigin')}::text` },
     })}${searchIndexBatchCte(sql`SELECT job.team_id FROM job WHERE NOT job.keeps_no_data`, (c) => $(`search_${c}`))}
     , cached AS (
-      INSERT INTO page_cache (cache_key, url, final_url, status_code, content_type, charset, body, body_encoding, engine, fetched_at, outputs)
+      INSERT INTO page_cache ${CACHE_COLUMNS}
       SELECT e.k, e.u, e.f, e.s, e.ct, e.cs, substring(${$('cacheBodies')}::bytea FROM e.off FOR e.len), e.enc, e.eng, e.at, nullif(o.v, 'null'::jsonb)
       FROM unnest(${$('cacheKeys')}::text[], ${$('cacheUrls')}::text[], ${$('cacheFinalUrls')}::text[], ${$('cacheStatus')}::int[], ${$('cacheTypes')}::text[],
           ${$('cacheCharsets')}::text[], ${$('cacheEncodings')}::text[], ${$('cacheEngines')}::text[], ${$('cacheAt')}::timestamptz[], ${$('cacheOffsets')}::int[], ${$('cacheLengths')}::int[])
         WITH ORDINALITY AS e(k, u, f, s, ct, cs, enc, eng, at, off, len, ord)
       JOIN jsonb_array_elements(${$('cacheOutputs')}::jsonb) WITH ORDINALITY AS o(v, ord) USING (ord)
       ORDER BY e.k
-      ON CONFLICT (cache_key) DO UPDATE SET url = excluded.url, final_url = excluded.final_url, status_code = excluded.status_code,
-        content_type = excluded.content_type, charset = excluded.charset, body = excluded.body, body_encoding = excluded.body_encoding, engine = excluded.engine,
-        fetched_at = excluded.fetched_at, outputs = excluded.outputs
+      ${CACHE_REPLACES}
     )
     SELECT coalesce((SELECT array_agg(url_key) FROM doc), '{}') AS stored, set_config('synchronous_commit', 'off', true) AS async_commit`,
 );

@@ -200,18 +200,16 @@ const findWithOutputs = preparedStatement<CachedPageRead & { bodyEncoding: strin
       AND (${$('minAgeS')}::float8 IS NULL OR fetched_at <= now() - make_interval(secs => ${$('minAgeS')}::float8))`,
 );
 
-/** A page as the cache stores it, body encoded and outputs serialized: built by cacheEntryOf, written by storeCacheEntry or with a crawl's page group (finishPages). */
-export interface CacheEntry {
+/** A page to cache, with what converting it produced for the request's options (`variant`), if anything. */
+export type PageToCache = Omit<CachedPage, 'fetchedAt'> & { outputs?: { variant: string; formats: StoredOutputs } };
+
+/**
+ * A page as the cache stores it: built by cacheEntryOf, written by storeCacheEntry or with a
+ * crawl's page group (finishPages). `body` holds the stored bytes (encoded as `bodyEncoding` says).
+ */
+export interface CacheEntry extends CachedPage {
   key: string;
-  url: string;
-  finalUrl: string;
-  statusCode: number;
-  contentType: string;
-  charset: string | null;
-  body: Buffer;
   bodyEncoding: 'br' | null;
-  engine: string;
-  fetchedAt: Date;
   /** jsonb text: { [variant]: formats }, or null. */
   outputs: string | null;
 }
@@ -221,7 +219,7 @@ export interface CacheEntry {
  * outputs of the old one: `outputs` (what converting this body produced, for the request's
  * options) or none.
  */
-export async function cacheEntryOf(cacheKey: string, page: Omit<CachedPage, 'fetchedAt'> & { outputs?: { variant: string; formats: StoredOutputs } }): Promise<CacheEntry> {
+export async function cacheEntryOf(cacheKey: string, page: PageToCache): Promise<CacheEntry> {
   const { outputs } = page;
   const body = await encodeBody(page.body);
   return {
@@ -239,8 +237,8 @@ export async function cacheEntryOf(cacheKey: string, page: Omit<CachedPage, 'fet
   };
 }
 
-/** One upsert statement (one round trip): pages are cached on every scrape and crawled page. */
-export async function storeCachedPage(db: Db, cacheKey: string, page: Omit<CachedPage, 'fetchedAt'> & { outputs?: { variant: string; formats: StoredOutputs } }) {
+/** One upsert statement (one round trip): pages are cached on every scrape (a crawl's pages mostly go with their page group: finishPages). */
+export async function storeCachedPage(db: Db, cacheKey: string, page: PageToCache) {
   await storeCacheEntry(db, await cacheEntryOf(cacheKey, page));
 }
 
@@ -248,20 +246,25 @@ export async function storeCacheEntry(db: Db, entry: CacheEntry) {
   await storeCached(db, { ...entry });
 }
 
+/** The columns a cache write sets, in the order of its values (storeCached, finishPages). */
+export const CACHE_COLUMNS = sql.raw('(cache_key, url, final_url, status_code, content_type, charset, body, body_encoding, engine, fetched_at, outputs)');
+/** A new copy replaces the whole row: body, encoding and outputs together. */
+export const CACHE_REPLACES = sql.raw(`ON CONFLICT (cache_key) DO UPDATE SET url = excluded.url, final_url = excluded.final_url, status_code = excluded.status_code,
+      content_type = excluded.content_type, charset = excluded.charset, body = excluded.body, body_encoding = excluded.body_encoding, engine = excluded.engine,
+      fetched_at = excluded.fetched_at, outputs = excluded.outputs`);
+
 /**
- * Prepared: every crawled page is cached. A cache entry is never worth a WAL flush (a crash that
+ * Prepared: pages are cached by the thousand. A cache entry is never worth a WAL flush (a crash that
  * loses the last moments' entries only makes those pages miss again), so it commits
  * asynchronously, as finishPage does; the upsert always returns its row, which carries set_config.
  * A crawl's page group writes the same upsert for its pages (finishPages).
  */
 const storeCached = preparedStatement(
   ($) => sql`
-    INSERT INTO page_cache AS c (cache_key, url, final_url, status_code, content_type, charset, body, body_encoding, engine, fetched_at, outputs)
+    INSERT INTO page_cache ${CACHE_COLUMNS}
     VALUES (${$('key')}::text, ${$('url')}::text, ${$('finalUrl')}::text, ${$('statusCode')}::int, ${$('contentType')}::text, ${$('charset')}::text,
       ${$('body')}::bytea, ${$('bodyEncoding')}::text, ${$('engine')}::text, ${$('fetchedAt')}::timestamptz, ${$('outputs')}::jsonb)
-    ON CONFLICT (cache_key) DO UPDATE SET url = excluded.url, final_url = excluded.final_url, status_code = excluded.status_code,
-      content_type = excluded.content_type, charset = excluded.charset, body = excluded.body, body_encoding = excluded.body_encoding, engine = excluded.engine,
-      fetched_at = excluded.fetched_at, outputs = excluded.outputs
+    ${CACHE_REPLACES}
     RETURNING set_config('synchronous_commit', 'off', true)`,
 );
 
