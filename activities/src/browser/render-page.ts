@@ -3,12 +3,12 @@ import { loadScrapeJob, storeCachedPage } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { LivePage, RenderRequest, RenderResult, ScreenshotOptions } from '@wds/browser';
 import { buildDocumentAsync, outputsVariant, type BuiltScrapeDocument, type PageContent } from '@wds/documents';
-import { assertUrlAllowed, scrapeCacheKey, threatUrlCheck } from '@wds/fetch';
+import { assertUrlAllowed, threatUrlCheck } from '@wds/fetch';
 import type { FileStore } from '@wds/storage';
 import type { RenderPageInput, RenderPageResult } from '@wds/workflows/scrape';
 import { finishScrapePage } from '../scrape/finish';
 import { hideUrlFromLogs } from '../log-privacy';
-import { scrapeOnePage, type PageDeps, type PageResult } from '../scrape/pipeline';
+import { pageCacheKey, scrapeOnePage, type PageDeps, type PageResult } from '../scrape/pipeline';
 import { mayKeepPage, type PageKeeper } from '../interact/park';
 import { storeActionResults, storeScreenshot, type DocumentActions } from './files';
 import { openProfile, type ProfileSession } from './profile';
@@ -153,7 +153,7 @@ async function pageFromRender(deps: BrowserActivityDeps, req: BrowserPageRequest
 
   // A profile's page shows that profile's session: never shared through the cache.
   if (mayStoreInCache(o) && !o.profile && page.statusCode < 500) {
-    await storeCachedPage(deps.db, scrapeCacheKey({ ...o, url: req.url }), {
+    await storeCachedPage(deps.db, pageCacheKey(o, req.url), {
       url: req.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentType: page.contentTypeHeader, charset: 'utf-8', body: page.body, engine: 'browser',
       outputs: built.outputs && { variant: outputsVariant(withLlmInputs(o, deps.llmAvailable)), formats: built.outputs },
     });

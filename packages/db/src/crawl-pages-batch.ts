@@ -7,7 +7,7 @@ import { eventRowsCtes, type EventWebhook } from './events';
 import { frontierColumns, frontierInsertOf, type FrontierEntry } from './frontier';
 import { searchBatchColumns, searchIndexBatchCte } from './search-index';
 import { pageChargeKeys, pageEventKey, pageJobCte } from './crawl-pages';
-import { CACHE_COLUMNS, CACHE_REPLACES, type CacheEntry } from './scrapes';
+import { cacheRowColumns, cacheRowsUpsert, type CacheEntry } from './scrapes';
 
 /** A fetched page of a batch write: its links, its document unless it is discovery-only, and its page cache row if the fetch left it to this write. */
 export interface BatchedPage {
@@ -23,7 +23,7 @@ export interface BatchedPage {
  * frontier, the document stored once per (job, URL key), the URL done, and for each document this
  * call stored its charge (same keys), its `page` event (numbered in document order from one bump
  * of the job's event head) with its webhook delivery, and its search index row; and the page
- * cache rows the pages carry (storeCacheEntry's upsert, saving each page a statement of its own).
+ * cache rows the pages carry (cacheRowsUpsert, storeCacheEntry's upsert, saving each page a statement of its own).
  * Pages here have no model step and no change tracking (those go through finishPage). Returns the URL keys whose
  * document this call stored. Keys must be distinct. Commits asynchronously, as finishPage does
  * (see there): a lost commit leaves the URLs leased, so they are claimed and stored again.
@@ -54,7 +54,7 @@ export async function finishPages(db: Db, jobId: string, pages: BatchedPage[], w
     ...Object.fromEntries(Object.entries(links).map(([c, v]) => [`link_${c}`, v])),
     ...Object.fromEntries(Object.entries(search).map(([c, v]) => [`search_${c}`, v])),
   };
-  const res = await finishPagesStatement(db, { ...values, ...cacheColumns(pages) });
+  const res = await finishPagesStatement(db, { ...values, ...cacheRowColumns(pages.flatMap((p) => (p.cache ? [p.cache] : []))) });
   return new Set(res.rows[0]?.stored ?? []);
 }
 
@@ -85,48 +85,6 @@ const finishPagesStatement = preparedStatement<{ stored: string[] }>(
       rows: sql`SELECT stored.event_key AS key, jsonb_build_object('urlKey', stored.url_key, 'docSeq', stored.seq) AS payload, stored.seq AS ord FROM stored`,
       hook: { kind: sql`${$('hookKind')}::text`, url: sql`${$('hookUrl')}::text`, origin: sql`${$('hookOrigin')}::text` },
     })}${searchIndexBatchCte(sql`SELECT job.team_id FROM job WHERE NOT job.keeps_no_data`, (c) => $(`search_${c}`))}
-    , cached AS (
-      INSERT INTO page_cache ${CACHE_COLUMNS}
-      SELECT e.k, e.u, e.f, e.s, e.ct, e.cs, substring(${$('cacheBodies')}::bytea FROM e.off FOR e.len), e.enc, e.eng, e.at, nullif(o.v, 'null'::jsonb)
-      FROM unnest(${$('cacheKeys')}::text[], ${$('cacheUrls')}::text[], ${$('cacheFinalUrls')}::text[], ${$('cacheStatus')}::int[], ${$('cacheTypes')}::text[],
-          ${$('cacheCharsets')}::text[], ${$('cacheEncodings')}::text[], ${$('cacheEngines')}::text[], ${$('cacheAt')}::timestamptz[], ${$('cacheOffsets')}::int[], ${$('cacheLengths')}::int[])
-        WITH ORDINALITY AS e(k, u, f, s, ct, cs, enc, eng, at, off, len, ord)
-      JOIN jsonb_array_elements(${$('cacheOutputs')}::jsonb) WITH ORDINALITY AS o(v, ord) USING (ord)
-      ORDER BY e.k
-      ${CACHE_REPLACES}
-    )
+    , cached AS (${cacheRowsUpsert($)})
     SELECT coalesce((SELECT array_agg(url_key) FROM doc), '{}') AS stored, set_config('synchronous_commit', 'off', true) AS async_commit`,
 );
-
-/**
- * The cache rows of a group as the statement's arrays, one per key (an upsert cannot touch a row
- * twice: the last page's row wins, as with one statement per page), in key order (concurrent
- * groups lock shared rows in the same order). The bodies travel as one binary parameter, sliced
- * by offset and length: a bytea[] would go as hex text.
- */
-function cacheColumns(pages: BatchedPage[]): Record<string, unknown> {
-  const byKey = new Map<string, CacheEntry>();
-  for (const p of pages) if (p.cache) byKey.set(p.cache.key, p.cache);
-  const rows = [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  let off = 1;
-  const offsets = rows.map((r) => {
-    const at = off;
-    off += r.body.length;
-    return at;
-  });
-  return {
-    cacheKeys: rows.map((r) => r.key),
-    cacheUrls: rows.map((r) => r.url),
-    cacheFinalUrls: rows.map((r) => r.finalUrl),
-    cacheStatus: rows.map((r) => r.statusCode),
-    cacheTypes: rows.map((r) => r.contentType),
-    cacheCharsets: rows.map((r) => r.charset),
-    cacheEncodings: rows.map((r) => r.bodyEncoding),
-    cacheEngines: rows.map((r) => r.engine),
-    cacheAt: rows.map((r) => r.fetchedAt.toISOString()),
-    cacheOffsets: offsets,
-    cacheLengths: rows.map((r) => r.body.length),
-    cacheBodies: Buffer.concat(rows.map((r) => r.body)),
-    cacheOutputs: `[${rows.map((r) => r.outputs ?? 'null').join(',')}]`,
-  };
-}

@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, constants as zlibConstants } from 'node:zlib';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
 import { preparedStatement } from './prepared';
 import { pageCache, scrapeJobs } from './schema/index';
@@ -243,30 +243,65 @@ export async function storeCachedPage(db: Db, cacheKey: string, page: PageToCach
 }
 
 export async function storeCacheEntry(db: Db, entry: CacheEntry) {
-  await storeCached(db, { ...entry });
+  await storeCached(db, cacheRowColumns([entry]));
 }
-
-/** The columns a cache write sets, in the order of its values (storeCached, finishPages). */
-export const CACHE_COLUMNS = sql.raw('(cache_key, url, final_url, status_code, content_type, charset, body, body_encoding, engine, fetched_at, outputs)');
-/** A new copy replaces the whole row: body, encoding and outputs together. */
-export const CACHE_REPLACES = sql.raw(`ON CONFLICT (cache_key) DO UPDATE SET url = excluded.url, final_url = excluded.final_url, status_code = excluded.status_code,
-      content_type = excluded.content_type, charset = excluded.charset, body = excluded.body, body_encoding = excluded.body_encoding, engine = excluded.engine,
-      fetched_at = excluded.fetched_at, outputs = excluded.outputs`);
 
 /**
  * Prepared: pages are cached by the thousand. A cache entry is never worth a WAL flush (a crash that
  * loses the last moments' entries only makes those pages miss again), so it commits
  * asynchronously, as finishPage does; the upsert always returns its row, which carries set_config.
- * A crawl's page group writes the same upsert for its pages (finishPages).
  */
-const storeCached = preparedStatement(
-  ($) => sql`
-    INSERT INTO page_cache ${CACHE_COLUMNS}
-    VALUES (${$('key')}::text, ${$('url')}::text, ${$('finalUrl')}::text, ${$('statusCode')}::int, ${$('contentType')}::text, ${$('charset')}::text,
-      ${$('body')}::bytea, ${$('bodyEncoding')}::text, ${$('engine')}::text, ${$('fetchedAt')}::timestamptz, ${$('outputs')}::jsonb)
-    ${CACHE_REPLACES}
-    RETURNING set_config('synchronous_commit', 'off', true)`,
-);
+const storeCached = preparedStatement(($) => sql`${cacheRowsUpsert($)} RETURNING set_config('synchronous_commit', 'off', true)`);
+
+/**
+ * The one way cache rows are written, for the rows cacheRowColumns lays out as parameters: a single
+ * page's (storeCacheEntry) or a crawl page group's (finishPages, as a CTE). A new copy replaces the
+ * whole row: body, encoding and outputs together. Rows go in key order (concurrent writers lock
+ * shared rows in the same order).
+ */
+export function cacheRowsUpsert($: (name: string) => SQL): SQL {
+  return sql`
+    INSERT INTO page_cache (cache_key, url, final_url, status_code, content_type, charset, body, body_encoding, engine, fetched_at, outputs)
+    SELECT e.k, e.u, e.f, e.s, e.ct, e.cs, substring(${$('cacheBodies')}::bytea FROM e.off FOR e.len), e.enc, e.eng, e.at, nullif(o.v, 'null'::jsonb)
+    FROM unnest(${$('cacheKeys')}::text[], ${$('cacheUrls')}::text[], ${$('cacheFinalUrls')}::text[], ${$('cacheStatus')}::int[], ${$('cacheTypes')}::text[],
+        ${$('cacheCharsets')}::text[], ${$('cacheEncodings')}::text[], ${$('cacheEngines')}::text[], ${$('cacheAt')}::timestamptz[], ${$('cacheOffsets')}::int[], ${$('cacheLengths')}::int[])
+      WITH ORDINALITY AS e(k, u, f, s, ct, cs, enc, eng, at, off, len, ord)
+    JOIN jsonb_array_elements(${$('cacheOutputs')}::jsonb) WITH ORDINALITY AS o(v, ord) USING (ord)
+    ORDER BY e.k
+    ON CONFLICT (cache_key) DO UPDATE SET url = excluded.url, final_url = excluded.final_url, status_code = excluded.status_code,
+      content_type = excluded.content_type, charset = excluded.charset, body = excluded.body, body_encoding = excluded.body_encoding, engine = excluded.engine,
+      fetched_at = excluded.fetched_at, outputs = excluded.outputs`;
+}
+
+/**
+ * Cache rows as cacheRowsUpsert's parameters: one row per key (an upsert cannot touch a row twice:
+ * the last entry wins, as with one statement per entry), in key order. The bodies travel as one
+ * binary parameter, sliced by offset and length: a bytea[] would go as hex text.
+ */
+export function cacheRowColumns(entries: CacheEntry[]): Record<string, unknown> {
+  const rows = [...new Map(entries.map((e) => [e.key, e])).values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  let off = 1;
+  const offsets = rows.map((r) => {
+    const at = off;
+    off += r.body.length;
+    return at;
+  });
+  return {
+    cacheKeys: rows.map((r) => r.key),
+    cacheUrls: rows.map((r) => r.url),
+    cacheFinalUrls: rows.map((r) => r.finalUrl),
+    cacheStatus: rows.map((r) => r.statusCode),
+    cacheTypes: rows.map((r) => r.contentType),
+    cacheCharsets: rows.map((r) => r.charset),
+    cacheEncodings: rows.map((r) => r.bodyEncoding),
+    cacheEngines: rows.map((r) => r.engine),
+    cacheAt: rows.map((r) => r.fetchedAt.toISOString()),
+    cacheOffsets: offsets,
+    cacheLengths: rows.map((r) => r.body.length),
+    cacheBodies: Buffer.concat(rows.map((r) => r.body)),
+    cacheOutputs: `[${rows.map((r) => r.outputs ?? 'null').join(',')}]`,
+  };
+}
 
 /**
  * Adds formats converted for a cache hit to the entry's outputs of those options, if the entry
