@@ -72,7 +72,7 @@ async function runBuiltin(deps: CatalogFetchDeps, b: BuiltinRequest, entry: Cata
     case 'terms-accept':
       return { data: await acceptTerms(deps.db, teamId, await allEntries(deps.db), b.request), credits: 0 };
     case 'map': {
-      const links = await mapSite(deps, b.request, signal, deps.sharedSearchIndex ? null : teamId);
+      const links = await mapSite(deps, b.request, signal, { teamId, shared: !!deps.sharedSearchIndex });
       return { data: { links }, credits: entry.creditsCost };
     }
     case 'search': {

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { MapRequest } from '@wds/contracts';
-import { cachedUrlsOfHost, chargeCredits, completeMapJob, loadMapJob, searchSitePages } from '@wds/db';
+import { cachedUrlsOfHost, chargeCredits, completeMapJob, loadMapJob, searchSitePages, type IndexReader } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { baseDomain, canonicalCrawlUrl, crawlUrlKey, parseRobots } from '@wds/crawl';
 import { fetchPage, decodeBody } from '@wds/fetch';
@@ -16,7 +16,7 @@ import type { MapActivities } from '@wds/workflows/map';
  * no crawl.
  */
 export interface MapDeps extends DiscoveryDeps {
-  /** `search` ranks from every team's indexed pages (WDS_SEARCH_SHARED_INDEX), not only the requesting team's. */
+  /** `search` also ranks other teams' shareable indexed pages (WDS_SEARCH_SHARED_INDEX), not only the requesting team's. */
   sharedSearchIndex?: boolean;
 }
 
@@ -27,7 +27,7 @@ export function createMapActivities(deps: MapDeps): MapActivities {
         const job = await loadMapJob(deps.db, jobId);
         if (!job) throw new WdsError('NOT_FOUND', { message: `Map job ${jobId} not found` });
         const o = job.options as MapRequest;
-        const links = await mapSite(deps, o, Context.current().cancellationSignal, deps.sharedSearchIndex ? null : job.teamId);
+        const links = await mapSite(deps, o, Context.current().cancellationSignal, { teamId: job.teamId, shared: !!deps.sharedSearchIndex });
         await completeMapJob(deps.db, jobId, links);
         // One credit per call, as Firecrawl bills /map; the key makes a retried activity bill once.
         await chargeCredits(deps.db, { teamId: job.teamId, jobId, kind: 'map', amount: MAP_CREDITS, key: `map:${jobId}` });
@@ -42,10 +42,10 @@ export const MAP_CREDITS = 1;
 const LINKS_ONLY = { links: true, markdown: false, html: false, images: false };
 
 /**
- * `teamId`: whose pages in the own search index rank a `search` (null = every team's, a shared
- * index; undefined = no index ranking, only URL matching).
+ * `index`: whose pages in the own search index rank a `search` (the team's, and with `shared`
+ * what other teams' pages a shared index may show; undefined = no index ranking, only URL matching).
  */
-export async function mapSite(deps: DiscoveryDeps, o: MapRequest, signal?: AbortSignal, teamId?: string | null): Promise<{ url: string; title?: string }[]> {
+export async function mapSite(deps: DiscoveryDeps, o: MapRequest, signal?: AbortSignal, index?: IndexReader): Promise<{ url: string; title?: string }[]> {
   const start = new URL(o.url);
   const startHost = start.hostname.toLowerCase().replace(/^www\./, '');
   const site = baseDomain(startHost);
@@ -95,11 +95,11 @@ export async function mapSite(deps: DiscoveryDeps, o: MapRequest, signal?: Abort
   }
   let ranked = o.search ? rankBySearch(links, o.search) : links;
   const titles = new Map<string, string>();
-  if (o.search && teamId !== undefined) {
+  if (o.search && index) {
     // Pages of the site whose text matches, best first, ahead of URL matches: the own index knows
     // what the pages say, not only what their URLs spell (and adds indexed pages discovery missed).
     const hits = await searchSitePages(deps.db, {
-      teamId,
+      ...index,
       hosts: [startHost],
       subdomainsOf: o.includeSubdomains ? site : null,
       query: o.search,

@@ -13,6 +13,8 @@ export interface MailerOptions {
   secret: () => string;
   /** Lifetime of a confirmation link (WDS_MONITOR_CONFIRM_TTL_SECONDS). */
   confirmTtlSeconds?: number;
+  /** Confirmation emails per team: at most this many at once, refilled at this many an hour (WDS_MONITOR_CONFIRMATIONS_PER_HOUR). */
+  confirmationsPerHour: number;
   pollMs?: number;
   maxAttempts?: number;
   /** Deadline of one SMTP conversation. */

@@ -1,6 +1,6 @@
 import {
-  claimDueConfirmations, confirmedRecipientIds, enlistRecipients, markEmailSentTo, monitorsById, recipientKey, recipientSubscriptions, recordConfirmation,
-  type DueConfirmation, type DueEmail, type EmailOutcome,
+  claimDueConfirmations, confirmedRecipientIds, deferConfirmation, enlistRecipients, markEmailSentTo, recipientKey, recipientSubscriptions, recordConfirmation,
+  takeConfirmationBudget, type DueConfirmation, type DueEmail, type EmailOutcome,
 } from '@wds/db';
 import { recipientLink, signRecipientToken } from '@wds/storage';
 import { backoffMs, type MailContext, type Summary } from './mail-context';
@@ -11,6 +11,12 @@ import { backoffMs, type MailContext, type Summary } from './mail-context';
  * the List-Unsubscribe header); an address a monitor names that the team never enlisted (a
  * monitor made before opt-in existed) is enlisted here as `legacy` and asked to confirm instead.
  * Confirmation emails carry a signed link that expires; tokens never reach a log.
+ *
+ * A confirmation email goes to an address that has not opted in, so it says only what the
+ * operator's deployment says (confirmationMessage): no monitor name, goal or other text a team
+ * wrote, not even the address (a team chooses its local part: `victim+sign-in-at-evil.example@…`).
+ * And each team sends at most its budget of them (WDS_MONITOR_CONFIRMATIONS_PER_HOUR,
+ * monitor-mail-budget.ts in @wds/db): beyond it they wait, due, until the bucket refills.
  */
 
 const CONFIRM_TTL_SECONDS = 7 * 86_400;
@@ -41,16 +47,21 @@ export async function deliverSummary(ctx: MailContext, e: DueEmail, msg: Summary
   return { kind: 'sent', recipients: to };
 }
 
-/** Sends the due confirmation emails (a batch per sweep), each recorded as sent, retried or failed. */
+/**
+ * Sends the due confirmation emails (a batch per sweep), each recorded as sent, retried or failed;
+ * one its team's budget does not allow now is deferred until the budget has one.
+ */
 export async function sendDueConfirmations(ctx: MailContext, stopped: () => boolean): Promise<void> {
   const due = await claimDueConfirmations(ctx.o.db, 10, ctx.claimMs);
-  if (!due.length) return;
-  const monitors = await monitorsById(ctx.o.db, [...new Set(due.flatMap((d) => (d.monitorId ? [d.monitorId] : [])))]);
   for (const d of due) {
     if (stopped()) return;
-    const name = d.monitorId ? monitors.get(d.monitorId)?.name : undefined;
+    const budget = await takeConfirmationBudget(ctx.o.db, d.teamId, ctx.o.confirmationsPerHour);
+    if (!budget.ok) {
+      await deferConfirmation(ctx.o.db, d.id, budget.waitMs);
+      continue;
+    }
     try {
-      await ctx.transport.sendMail({ from: ctx.o.from, to: d.email, ...confirmationMessage(ctx, d, name) });
+      await ctx.transport.sendMail({ from: ctx.o.from, to: d.email, ...confirmationMessage(ctx, d) });
       await recordConfirmation(ctx.o.db, d.id, { kind: 'sent' });
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
@@ -59,17 +70,17 @@ export async function sendDueConfirmations(ctx: MailContext, stopped: () => bool
   }
 }
 
-function confirmationMessage(ctx: MailContext, d: DueConfirmation, monitorName: string | undefined): { subject: string; text: string } {
+/** The confirmation email: fixed text and the recipient's own links, nothing a team wrote. */
+export function confirmationMessage(ctx: Pick<MailContext, 'o'>, d: Pick<DueConfirmation, 'id' | 'nonce'>): { subject: string; text: string } {
   const ttl = ctx.o.confirmTtlSeconds ?? CONFIRM_TTL_SECONDS;
   const expires = Math.floor(Date.now() / 1000) + ttl;
   const secret = ctx.o.secret();
   const confirm = recipientLink(ctx.o.publicUrl, 'confirm', signRecipientToken(secret, 'confirm', { id: d.id, nonce: d.nonce, expires }));
   const unsubscribe = recipientLink(ctx.o.publicUrl, 'unsubscribe', signRecipientToken(secret, 'unsubscribe', { id: d.id, nonce: 0, expires: 0 }));
-  const what = monitorName ? `the monitor "${monitorName}"` : 'a monitor';
   return {
-    subject: `Confirm change emails from ${what}`,
+    subject: 'Confirm change emails from a WDS monitor',
     text: [
-      `Someone using this WDS web data service added ${d.email} as a recipient of change emails from ${what}.`,
+      'A user of this WDS web data service asked to send this address emails when the web pages one of their monitors watches change.',
       '',
       `To receive them, confirm (this link works until ${new Date(expires * 1000).toUTCString()}):`,
       confirm,

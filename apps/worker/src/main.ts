@@ -218,6 +218,7 @@ const mailer = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SMTP_URL
     db: dbh.db, smtpUrl: env.WDS_SMTP_URL, from: env.WDS_SMTP_FROM, publicUrl: env.WDS_PUBLIC_URL,
     // Confirm and unsubscribe links are signed with the file-link secret, which the API checks them with.
     secret: lazySigningSecret(env.WDS_FILE_SIGNING_SECRET, resolve(env.WDS_DATA_DIR)), confirmTtlSeconds: env.WDS_MONITOR_CONFIRM_TTL_SECONDS,
+    confirmationsPerHour: env.WDS_MONITOR_CONFIRMATIONS_PER_HOUR,
   })
   : null;
 // ...and index for search the pages stored before the index existed (once; resumable).

@@ -108,6 +108,13 @@ export const commonEnvShape = {
   WDS_MONITOR_CONFIRM_TTL_SECONDS: envInt(7 * 86_400, 60, 90 * 86_400),
   /** API: at most one confirmation email per recipient address and team this often (resends, and re-adding an unsubscribed address). */
   WDS_MONITOR_CONFIRM_RESEND_SECONDS: envInt(600, 0, 7 * 86_400),
+  /**
+   * API: addresses a team may have awaiting confirmation at once (an invitation not sent yet, or
+   * whose link still works); a create, update or resend naming more new ones is 429 PENDING_RECIPIENTS_LIMIT.
+   */
+  WDS_MONITOR_MAX_PENDING_RECIPIENTS: envInt(25, 1, 10_000),
+  /** Workers (control): confirmation emails a team's monitors send, at most this many at once and refilled at this many an hour; beyond, they wait. */
+  WDS_MONITOR_CONFIRMATIONS_PER_HOUR: envInt(10, 1, 100_000),
 };
 
 /** Only the scheme is checked here: nodemailer reads the rest (host, port, credentials, query options). */

@@ -84,7 +84,7 @@ const finishPagesStatement = preparedStatement<{ stored: string[] }>(
       type: sql`'page'`,
       rows: sql`SELECT stored.event_key AS key, jsonb_build_object('urlKey', stored.url_key, 'docSeq', stored.seq) AS payload, stored.seq AS ord FROM stored`,
       hook: { kind: sql`${$('hookKind')}::text`, url: sql`${$('hookUrl')}::text`, origin: sql`${$('hookOrigin')}::text` },
-    })}${searchIndexBatchCte(sql`SELECT job.team_id FROM job WHERE NOT job.keeps_no_data`, (c) => $(`search_${c}`))}
+    })}${searchIndexBatchCte(sql`SELECT job.team_id, job.shareable FROM job WHERE NOT job.keeps_no_data`, (c) => $(`search_${c}`))}
     , cached AS (${cacheRowsUpsert($)})
     SELECT coalesce((SELECT array_agg(url_key) FROM doc), '{}') AS stored, set_config('synchronous_commit', 'off', true) AS async_commit`,
 );

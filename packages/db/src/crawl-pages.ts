@@ -5,7 +5,7 @@ import { storable } from './text';
 import { eventCtes, type EventWebhook } from './events';
 import { chargeCtes, boundedKey } from './ledger';
 import { frontierInsert, type FrontierEntry } from './frontier';
-import { searchIndexCte } from './search-index';
+import { searchIndexCte, sharedIndexAllows } from './search-index';
 import { pageVersionCtes, type VersionWrite } from './page-versions';
 
 /** Storing a fetched page of a crawl or batch job: one statement per page, idempotent per (job, URL key). */
@@ -58,7 +58,7 @@ export function pageStoredCtes(jobId: string, key: string, webhook: EventWebhook
       payload: sql`jsonb_build_object('urlKey', ${key}::text, 'docSeq', doc.seq)`,
       src: sql`doc`,
       webhook,
-    })}${searchIndexCte(sql`SELECT job.team_id FROM doc, job WHERE NOT job.keeps_no_data`, body)}`;
+    })}${searchIndexCte(sql`SELECT job.team_id, job.shareable FROM doc, job WHERE NOT job.keeps_no_data`, body)}`;
 }
 
 /** A job whose pages must not outlive it (zero data retention, lockdown scrape options): never indexed for search. */
@@ -68,9 +68,11 @@ export const KEEPS_NO_DATA = sql.raw(`(zero_data_retention OR coalesce((options 
 
 /**
  * The `job` CTE of every statement that stores a page (pageStoredCtes reads it): the job's team,
- * kind and whether its pages must keep no data.
+ * kind, whether its pages must keep no data, and whether a shared search index may show them to
+ * other teams (not when they were fetched with the team's headers, profile or actions).
  */
-export const pageJobCte = (jobId: SQL) => sql`job AS (SELECT team_id, kind, ${KEEPS_NO_DATA} AS keeps_no_data FROM crawl_jobs WHERE id = ${jobId})`;
+export const pageJobCte = (jobId: SQL) =>
+  sql`job AS (SELECT team_id, kind, ${KEEPS_NO_DATA} AS keeps_no_data, ${sharedIndexAllows(sql`options`)} AS shareable FROM crawl_jobs WHERE id = ${jobId})`;
 
 /**
  * Ends a scraped page in one statement, so it is atomic without a transaction and costs one

@@ -15,6 +15,13 @@ export interface NewExtractJob {
   id: string;
   teamId: string;
   options: unknown;
+  /**
+   * How its pages are fetched (the request's scrapeOptions as extract uses them): kept on the
+   * frontier row too, as a crawl's `scrapeOptions`, because the statements that store its pages
+   * read their rules from there (zero data retention and lockdown; whether a shared search index
+   * may show a page to other teams).
+   */
+  pageOptions: unknown;
   /** Pages the job may fetch in all (named URLs plus what wildcards expand to). */
   pageLimit: number;
   /** Named (non-wildcard) URLs: the frontier's first entries. */
@@ -25,7 +32,7 @@ export interface NewExtractJob {
 export async function insertExtractJob(db: Db, job: NewExtractJob): Promise<void> {
   await inTransaction(db, async (tx) => {
     await tx.insert(extractJobs).values({ id: job.id, teamId: job.teamId, options: job.options });
-    await tx.insert(crawlJobs).values({ id: job.id, teamId: job.teamId, kind: 'extract', url: null, options: {}, pageLimit: job.pageLimit, zeroDataRetention: false });
+    await tx.insert(crawlJobs).values({ id: job.id, teamId: job.teamId, kind: 'extract', url: null, options: { scrapeOptions: job.pageOptions }, pageLimit: job.pageLimit, zeroDataRetention: false });
     if (job.seeds.length) await enqueueUrls(tx, job.id, job.seeds);
   });
 }

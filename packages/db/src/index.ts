@@ -40,6 +40,7 @@ export * from './monitor-model';
 export * from './monitor-targets';
 export * from './monitor-emails';
 export * from './monitor-recipients';
+export * from './monitor-mail-budget';
 export * from './page-versions';
 export * from './page-versions-prune';
 export * from './interact';

@@ -7,7 +7,7 @@ import { pageCache, scrapeJobs } from './schema/index';
 import { chargeCtes } from './ledger';
 import { SCRAPE_DONE_CHANNEL } from './scrape-done';
 import { storable } from './text';
-import { searchIndexCte } from './search-index';
+import { searchIndexCte, sharedIndexAllows } from './search-index';
 import { pageVersionCtes, type VersionWrite } from './page-versions';
 import { hitSearchIndexCte } from './search-copies';
 
@@ -41,9 +41,9 @@ export async function completeScrapeJob(db: Db, id: string, document: unknown, c
   await db.execute(sql`
     WITH done AS (
       UPDATE ${scrapeJobs} SET status = 'completed', document = ${JSON.stringify(storable(document))}::jsonb, credits_used = ${creditsUsed}, completed_at = now(), error = NULL
-      WHERE id = ${id} RETURNING id, team_id, url
+      WHERE id = ${id} RETURNING id, team_id, url, ${sharedIndexAllows(sql`options`)} AS shareable
     ), ${chargeCtes(sql`SELECT team_id, id, 'scrape', ${creditsUsed}::int, ${scrapeCreditKey(id)}::text FROM done`)}
-    ${searchIndexCte(sql`SELECT team_id FROM done WHERE url IS NOT NULL`, document)}${pageVersionCtes(versions, sql`EXISTS (SELECT 1 FROM done)`)}
+    ${searchIndexCte(sql`SELECT team_id, shareable FROM done WHERE url IS NOT NULL`, document)}${pageVersionCtes(versions, sql`EXISTS (SELECT 1 FROM done)`)}
     SELECT pg_notify(${SCRAPE_DONE_CHANNEL}, done.id::text) FROM done`);
 }
 
@@ -67,7 +67,7 @@ export async function failScrapeJob(db: Db, id: string, error: unknown) {
  */
 export async function insertCompletedScrape(db: Db, row: { id: string; teamId: string; url: string | null; options: unknown; document: unknown; creditsUsed: number; keepRow?: boolean }) {
   // Hits of a copy the team's index already holds skip indexing (search-copies.ts).
-  const index = hitSearchIndexCte(row.teamId, row.document, row.keepRow !== false && row.url !== null);
+  const index = hitSearchIndexCte(row.teamId, row.document, row.keepRow !== false && row.url !== null, row.options);
   await db.execute(sql`
     WITH scrape AS (
       INSERT INTO ${scrapeJobs} (id, team_id, url, options, status, document, credits_used, created_at, completed_at)

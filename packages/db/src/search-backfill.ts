@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
 import { KEEPS_NO_DATA } from './crawl-pages';
-import { indexStoredPages } from './search-index';
+import { indexStoredPages, sharedIndexAllows } from './search-index';
 
 /**
  * The backfill of the own search index: pages stored before the index existed (migration 0009),
@@ -27,7 +27,8 @@ const INDEXED = (doc: SQL) => sql`jsonb_build_object('markdown', ${doc} -> 'mark
 const SOURCES: Record<string, Source> = {
   scrapes: {
     batch: (cursor, cutoff, limit) => sql`
-      SELECT ARRAY[s.id::text] AS key, s.team_id, ${INDEXED(sql`s.document`)} AS document, coalesce(s.completed_at, s.created_at) AS stored_at
+      SELECT ARRAY[s.id::text] AS key, s.team_id, ${INDEXED(sql`s.document`)} AS document, coalesce(s.completed_at, s.created_at) AS stored_at,
+        ${sharedIndexAllows(sql`s.options`)} AS shareable
       FROM scrape_jobs s
       WHERE s.status = 'completed' AND s.url IS NOT NULL AND s.document IS NOT NULL AND s.created_at < ${cutoff.toISOString()}::timestamptz
         ${cursor ? sql`AND s.id > ${cursor[0]}::uuid` : sql``}
@@ -35,7 +36,8 @@ const SOURCES: Record<string, Source> = {
   },
   crawl_pages: {
     batch: (cursor, cutoff, limit) => sql`
-      SELECT ARRAY[d.job_id::text, d.url_key] AS key, j.team_id, ${INDEXED(sql`d.document`)} AS document, d.created_at AS stored_at
+      SELECT ARRAY[d.job_id::text, d.url_key] AS key, j.team_id, ${INDEXED(sql`d.document`)} AS document, d.created_at AS stored_at,
+        ${sharedIndexAllows(sql`j.options`)} AS shareable
       FROM crawl_documents d JOIN crawl_jobs j ON j.id = d.job_id
       WHERE d.created_at < ${cutoff.toISOString()}::timestamptz AND NOT ${KEEPS_NO_DATA}
         ${cursor ? sql`AND (d.job_id, d.url_key) > (${cursor[0]}::uuid, ${cursor[1]}::text)` : sql``}
@@ -67,8 +69,8 @@ export async function backfillSearchBatch(db: Db, source: string, limit: number)
     ).rows;
     if (!state) return null;
     if (state.finished_at) return { source, rows: 0, indexed: 0, finished: true };
-    const rows = (await tx.execute<{ key: string[]; team_id: string; document: unknown; stored_at: Date | string }>(src.batch(state.cursor, new Date(state.cutoff), limit))).rows;
-    const indexed = await indexStoredPages(tx, rows.map((r) => ({ teamId: r.team_id, document: r.document, storedAt: new Date(r.stored_at) })));
+    const rows = (await tx.execute<{ key: string[]; team_id: string; document: unknown; stored_at: Date | string; shareable: boolean }>(src.batch(state.cursor, new Date(state.cutoff), limit))).rows;
+    const indexed = await indexStoredPages(tx, rows.map((r) => ({ teamId: r.team_id, document: r.document, storedAt: new Date(r.stored_at), shareable: r.shareable })));
     const finished = rows.length < limit;
     const cursor = rows.length ? rows[rows.length - 1]!.key : state.cursor;
     await tx.execute(sql`

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { searchIndexCte, searchIndexingEnabled, searchTargetOf } from './search-index';
+import { searchIndexCte, searchIndexingEnabled, searchTargetOf, sharedIndexAllows } from './search-index';
 
 /**
  * Cache hits store the same copy of a page again and again, mostly for the same team. Indexing it
@@ -13,8 +13,11 @@ import { searchIndexCte, searchIndexingEnabled, searchTargetOf } from './search-
 const known = new Map<string, number>();
 const MAX_KNOWN = 50_000;
 
-/** The index CTE for a stored cache hit of `teamId` (indexed when `keep`); `stored()` once its statement committed. */
-export function hitSearchIndexCte(teamId: string, document: unknown, keep: boolean): { cte: SQL; stored(): void } {
+/**
+ * The index CTE for a stored cache hit of `teamId` (indexed when `keep`; `options`: the request's,
+ * which decide whether a shared index may show it, as for a fetch); `stored()` once its statement committed.
+ */
+export function hitSearchIndexCte(teamId: string, document: unknown, keep: boolean, options: unknown): { cte: SQL; stored(): void } {
   const none = { cte: sql``, stored: () => {} };
   if (!keep || !searchIndexingEnabled()) return none;
   const target = searchTargetOf(document);
@@ -22,7 +25,7 @@ export function hitSearchIndexCte(teamId: string, document: unknown, keep: boole
   const key = `${teamId}|${target.urlKey}`;
   const storedAt = target.storedAt ? Date.parse(target.storedAt) : Date.now();
   if ((known.get(key) ?? -Infinity) >= storedAt) return none;
-  const source = sql`SELECT ${teamId}::uuid AS team_id WHERE NOT EXISTS (
+  const source = sql`SELECT ${teamId}::uuid AS team_id, ${sharedIndexAllows(sql`${JSON.stringify(options ?? null)}::jsonb`)} AS shareable WHERE NOT EXISTS (
       SELECT 1 FROM search_pages WHERE team_id = ${teamId}::uuid AND url_key = ${target.urlKey}::text AND stored_at >= coalesce(${target.storedAt}::timestamptz, now()))`;
   return {
     cte: searchIndexCte(source, document),

@@ -186,6 +186,22 @@ export function searchEntryOf(document: unknown): SearchEntry | null {
   };
 }
 
+/**
+ * Whether a page fetched with request `options` (a jsonb expression: a scrape's options, or a
+ * crawl/batch job's, whose page options sit at the top or under `scrapeOptions`) may be shown to
+ * other teams by an index the operator shares (WDS_SEARCH_SHARED_INDEX). Not when the request
+ * sent the team's own `headers` (cookies, authorization: any, even empty), loaded a browser
+ * `profile` (its cookies and storage), or ran `actions` (a click or a typed password may log in):
+ * such a copy may show what only that team can see. It still enters the team's own index. One
+ * rule for every statement that indexes a page (search_pages.shareable), read from the options
+ * the job stored, so no writer can forget it.
+ */
+export function sharedIndexAllows(options: SQL): SQL {
+  const personal = (o: SQL) => sql`(jsonb_typeof(${o} -> 'headers') = 'object' OR jsonb_typeof(${o} -> 'profile') = 'object'
+    OR (jsonb_typeof(${o} -> 'actions') = 'array' AND ${o} -> 'actions' <> '[]'::jsonb))`;
+  return sql`(NOT coalesce(${personal(sql`(${options})`)} OR ${personal(sql`((${options}) -> 'scrapeOptions')`)}, false))`;
+}
+
 let indexing = true;
 
 /**
@@ -202,8 +218,8 @@ export function searchIndexingEnabled(): boolean {
 
 /**
  * CTEs (with their leading comma) for the statement storing a page: index `document` for the team
- * that `source` yields (a query returning `team_id`; no row = not indexed, e.g. the page was not
- * stored by this call, or the job keeps no data). Empty when indexing is off or the document is not
+ * that `source` yields (a query returning `team_id` and `shareable`, see sharedIndexAllows; no row =
+ * not indexed, e.g. the page was not stored by this call, or the job keeps no data). Empty when indexing is off or the document is not
  * indexable, leaving the statement as it was.
  *
  * One upsert writes the row (searchUpsert): a new page is inserted; an indexed one is replaced by
@@ -218,14 +234,15 @@ export function searchIndexCte(source: SQL, document: unknown): SQL {
   const entry = sql`SELECT s.team_id, ${e.urlKey}::text AS url_key, ${e.url}::text AS url, ${e.host}::text AS host, ${e.title}::text AS title,
       ${e.description}::text AS description, ${e.headings}::text AS headings, ${e.body}::text AS body, ${e.language}::text AS language,
       ${configOf(sql`${e.config}::text`)} AS config, ${e.contentType}::text AS content_type, ${e.imageUrl}::text AS image_url,
-      ${e.publishedAt}::timestamptz AS published_at, coalesce(${e.storedAt}::timestamptz, now()) AS stored_at, ${e.contentHash}::text AS content_hash
+      ${e.publishedAt}::timestamptz AS published_at, coalesce(${e.storedAt}::timestamptz, now()) AS stored_at, ${e.contentHash}::text AS content_hash,
+      s.shareable
     FROM (${source}) s`;
   return searchWriteCtes(entry);
 }
 
 /**
  * searchIndexCte's write for the rows of `entry` (a query with search_pages' columns, `team_id` …
- * `content_hash`, at most one row per team and URL key), with its leading comma: the CTEs
+ * `content_hash`, `shareable`, at most one row per team and URL key), with its leading comma: the CTEs
  * search_entry and search_index.
  */
 function searchWriteCtes(entry: SQL): SQL {
@@ -253,14 +270,14 @@ export function searchBatchColumns(pages: { key: string; document: unknown }[]):
  * searchIndexCte for several pages of one job (finishPages), with its leading comma: the rows of
  * searchBatchColumns (given through `col`: values or a prepared statement's placeholders); a page
  * is indexed when the statement's `doc` CTE (the documents it stored: `url_key`) returns its key
- * and `team` (a query returning `team_id`) a row. Pages sharing an index key (http/https, `www.`)
+ * and `team` (a query returning `team_id` and `shareable`) a row. Pages sharing an index key (http/https, `www.`)
  * write the freshest copy; new rows go in in key order. An unchanged page (same content hash)
  * moves only its plain columns, as with one page.
  */
 export function searchIndexBatchCte(team: SQL, col: (c: SearchBatchColumn) => SQL): SQL {
   return searchWriteCtes(sql`SELECT DISTINCT ON (t.k) s.team_id, t.k AS url_key, t.u AS url, t.h AS host, t.ti AS title, t.de AS description, t.he AS headings,
       t.bo AS body, t.la AS language, ${configOf(sql`t.co`)} AS config, t.ct AS content_type, t.im AS image_url, t.pu::timestamptz AS published_at,
-      coalesce(t.st::timestamptz, now()) AS stored_at, t.ch AS content_hash
+      coalesce(t.st::timestamptz, now()) AS stored_at, t.ch AS content_hash, s.shareable
     FROM unnest(${sql.join(SEARCH_BATCH_COLUMNS.map((c) => sql`${col(c)}::text[]`), sql`, `)})
       AS t(fk, k, u, h, ti, de, he, bo, la, co, ct, im, pu, st, ch)
     JOIN doc ON doc.url_key = t.fk, (${team}) s
@@ -282,7 +299,7 @@ function searchVectors(r: SQL): { tsv: SQL; rank: SQL } {
 
 /**
  * The statement writing index rows from `rows` (a relation with search_pages' columns `team_id` …
- * `content_hash`, one row per team and URL key): insert, or replace a row with a copy at least as
+ * `content_hash`, `shareable`, one row per team and URL key): insert, or replace a row with a copy at least as
  * fresh, so a late retry never brings back an older page. A copy of the same text (same
  * `content_hash`) moves only the plain columns; the row's text, vectors and GIN entries stay.
  *
@@ -301,9 +318,9 @@ function searchUpsert(rows: SQL): SQL {
   const ex = searchVectors(sql`excluded`);
   const same = sql`p.content_hash IS NOT DISTINCT FROM excluded.content_hash`;
   const keep = (c: string) => sql`${sql.raw(c)} = CASE WHEN ${same} THEN p.${sql.raw(c)} ELSE excluded.${sql.raw(c)} END`;
-  return sql`INSERT INTO search_pages AS p (team_id, url_key, url, host, title, description, headings, body, language, config, content_type, image_url, published_at, stored_at, content_hash, tsv, tsv_rank)
+  return sql`INSERT INTO search_pages AS p (team_id, url_key, url, host, title, description, headings, body, language, config, content_type, image_url, published_at, stored_at, content_hash, shareable, tsv, tsv_rank)
     SELECT s.team_id, s.url_key, s.url, s.host, s.title, s.description, s.headings, s.body, s.language, s.config, s.content_type, s.image_url,
-      s.published_at, s.stored_at, s.content_hash, CASE WHEN k.unchanged THEN ''::tsvector ELSE ${v.tsv} END, CASE WHEN k.unchanged THEN ''::tsvector ELSE ${v.rank} END
+      s.published_at, s.stored_at, s.content_hash, s.shareable, CASE WHEN k.unchanged THEN ''::tsvector ELSE ${v.tsv} END, CASE WHEN k.unchanged THEN ''::tsvector ELSE ${v.rank} END
     FROM ${rows} s,
       -- A probe by key: the host (a part of the URL key) lets either index that the planner may
       -- take find the row directly. OFFSET 0 keeps it per row (hashed, it would read the whole
@@ -313,6 +330,8 @@ function searchUpsert(rows: SQL): SQL {
     ORDER BY s.team_id, s.url_key
     ON CONFLICT (team_id, url_key) DO UPDATE SET url = excluded.url, host = excluded.host, language = excluded.language, content_type = excluded.content_type,
       image_url = excluded.image_url, published_at = excluded.published_at, stored_at = excluded.stored_at, content_hash = excluded.content_hash,
+      -- The copy the row holds from now on decides (a fresher plain fetch makes it shareable, a fresher personal one not).
+      shareable = excluded.shareable,
       ${keep('title')}, ${keep('description')}, ${keep('headings')}, ${keep('body')}, ${keep('config')},
       -- An empty proposal may be a stand-in (above): computed again, which costs nothing for empty text.
       tsv = CASE WHEN ${same} THEN p.tsv WHEN excluded.tsv = ''::tsvector THEN ${ex.tsv} ELSE excluded.tsv END,
@@ -333,6 +352,8 @@ export interface StoredPage {
   teamId: string;
   document: unknown;
   storedAt?: Date | null;
+  /** A shared index may show it to other teams (sharedIndexAllows of its request's options); default false. */
+  shareable?: boolean;
 }
 
 /**
@@ -341,26 +362,26 @@ export interface StoredPage {
  * replaces an indexed row only when at least as fresh. Returns how many rows were written.
  */
 export async function indexStoredPages(db: Pick<Db, 'execute'>, pages: StoredPage[]): Promise<number> {
-  const byKey = new Map<string, SearchEntry & { teamId: string }>();
+  const byKey = new Map<string, SearchEntry & { teamId: string; shareable: boolean }>();
   for (const p of pages) {
     const e = searchEntryOf(p.document);
     if (!e) continue;
-    const row = { ...e, teamId: p.teamId, storedAt: e.storedAt ?? p.storedAt?.toISOString() ?? null };
+    const row = { ...e, teamId: p.teamId, storedAt: e.storedAt ?? p.storedAt?.toISOString() ?? null, shareable: p.shareable ?? false };
     const k = `${p.teamId} ${e.urlKey}`;
     const prior = byKey.get(k);
     if (!prior || (prior.storedAt ?? '') <= (row.storedAt ?? '')) byKey.set(k, row);
   }
   const list = [...byKey.values()];
   if (!list.length) return 0;
-  const col = <K extends keyof (SearchEntry & { teamId: string })>(k: K) => sql.param(list.map((e) => e[k]));
+  const col = <K extends keyof (SearchEntry & { teamId: string; shareable: boolean })>(k: K) => sql.param(list.map((e) => e[k]));
   const res = await db.execute(
     searchUpsert(sql`(SELECT t.tm::uuid AS team_id, t.k AS url_key, t.u AS url, t.h AS host, t.ti AS title, t.de AS description, t.he AS headings, t.bo AS body,
         t.la AS language, ${configOf(sql`t.co`)} AS config, t.ct AS content_type, t.im AS image_url, t.pu::timestamptz AS published_at,
-        coalesce(t.st::timestamptz, now()) AS stored_at, t.ch AS content_hash
+        coalesce(t.st::timestamptz, now()) AS stored_at, t.ch AS content_hash, t.sh AS shareable
       FROM unnest(${col('teamId')}::text[], ${col('urlKey')}::text[], ${col('url')}::text[], ${col('host')}::text[], ${col('title')}::text[], ${col('description')}::text[],
                   ${col('headings')}::text[], ${col('body')}::text[], ${col('language')}::text[], ${col('config')}::text[], ${col('contentType')}::text[],
-                  ${col('imageUrl')}::text[], ${col('publishedAt')}::text[], ${col('storedAt')}::text[], ${col('contentHash')}::text[])
-        AS t(tm, k, u, h, ti, de, he, bo, la, co, ct, im, pu, st, ch))`),
+                  ${col('imageUrl')}::text[], ${col('publishedAt')}::text[], ${col('storedAt')}::text[], ${col('contentHash')}::text[], ${col('shareable')}::boolean[])
+        AS t(tm, k, u, h, ti, de, he, bo, la, co, ct, im, pu, st, ch, sh))`),
   );
   return res.rowCount ?? 0;
 }

@@ -24,10 +24,20 @@ import { SEARCH_CONFIGS } from './search-index';
  */
 const CANDIDATES = 1000;
 
-export interface IndexQuery {
+/**
+ * Whose pages a query reads: the team's own, and with `shared` (an index the operator shares,
+ * WDS_SEARCH_SHARED_INDEX) also other teams' rows that may be shared — never a page another team
+ * fetched with its own headers, browser profile or actions (search_pages.shareable).
+ */
+export interface IndexReader {
+  teamId: string;
+  shared?: boolean;
+}
+
+const readable = (r: IndexReader) => (r.shared ? sql`(p.team_id = ${r.teamId}::uuid OR p.shareable)` : sql`p.team_id = ${r.teamId}::uuid`);
+
+export interface IndexQuery extends IndexReader {
   query: string;
-  /** The team whose pages are searched; null searches every team's (an index the operator shares). */
-  teamId: string | null;
   limit: number;
   /** web: every page; news: pages with a publication time; images: pages with an og:image. */
   kind: 'web' | 'news' | 'images';
@@ -149,8 +159,7 @@ const best = (limit: number, byDate: boolean, exclusion: boolean) => {
 const hasPhrase = (query: string) => /"|\S[-_.\/@:]\S/.test(query);
 
 export async function searchIndex(db: Db, q: IndexQuery): Promise<IndexHit[]> {
-  const conds: SQL[] = [];
-  if (q.teamId) conds.push(sql`p.team_id = ${q.teamId}::uuid`);
+  const conds: SQL[] = [readable(q)];
   if (q.includeHosts?.length) conds.push(onHosts(q.includeHosts));
   if (q.excludeHosts?.length) conds.push(sql`NOT ${onHosts(q.excludeHosts)}`);
   if (q.categories) {
@@ -194,11 +203,10 @@ export async function searchIndex(db: Db, q: IndexQuery): Promise<IndexHit[]> {
  */
 export async function searchSitePages(
   db: Db,
-  q: { teamId: string | null; hosts: string[]; subdomainsOf?: string | null; query: string; limit: number },
+  q: IndexReader & { hosts: string[]; subdomainsOf?: string | null; query: string; limit: number },
 ): Promise<{ url: string; title: string; score: number }[]> {
   const site = q.subdomainsOf ? sql` OR p.host = ${q.subdomainsOf} OR right(p.host, ${q.subdomainsOf.length + 1}) = ${`.${q.subdomainsOf}`}` : sql``;
-  const conds = [sql`(p.host = ANY(${sql.param(q.hosts)}::text[])${site})`];
-  if (q.teamId) conds.push(sql`p.team_id = ${q.teamId}::uuid`);
+  const conds = [sql`(p.host = ANY(${sql.param(q.hosts)}::text[])${site})`, readable(q)];
   const res = await db.execute<{ url: string; title: string; score: number }>(sql`
     WITH ${parsed(q.query)}, ${candidates(conds, hasPhrase(q.query), false)}, ${best(q.limit, false, hasExclusion(q.query))}
     SELECT p.url, p.title, top.score FROM top JOIN search_pages p ON p.team_id = top.team_id AND p.url_key = top.url_key

@@ -6,7 +6,8 @@ import { CATEGORY_HOSTS, categoryOf, type ImageResult, type NewsResult, type Sea
  * The service's own index: every page this deployment stored (scrapes, crawls, batches), searched
  * in Postgres (packages/db/src/search.ts). web = every page, news = pages with a publication time,
  * images = pages with an og:image. A team searches its own pages unless the operator shares the
- * index (`shared`). Country and location do not apply (pages carry no place).
+ * index (`shared`): then also other teams' pages, except those fetched with a team's own headers,
+ * browser profile or actions. Country and location do not apply (pages carry no place).
  */
 export class OwnIndexProvider implements SearchProvider {
   readonly name = 'index';
@@ -31,7 +32,8 @@ export class OwnIndexProvider implements SearchProvider {
     const tbs = source === 'web' ? q.tbs : null;
     return searchIndex(this.db, {
       query: q.query,
-      teamId: this.opts.shared ? null : q.teamId,
+      teamId: q.teamId,
+      shared: this.opts.shared,
       limit: q.limit,
       kind: source,
       includeHosts: q.includeDomains,

@@ -52,6 +52,15 @@ export class DocumentCursor {
   }
 }
 
+/**
+ * The protocol is server → client: the SDKs' watchers send nothing. ws buffers a client message
+ * up to `maxPayload` (100 MiB by default) before anything sees it, so the bound is set to a few
+ * KiB: a larger frame closes the socket with 1009 (Message Too Big) as soon as its header is read,
+ * and any data message within the bound with 1008 (Policy Violation). Control frames (ping, pong,
+ * close) are unaffected.
+ */
+export const MAX_CLIENT_MESSAGE_BYTES = 4 * 1024;
+
 const REASONS = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error' } as const;
 
 function refuse(socket: Duplex, status: keyof typeof REASONS, body: { error: string; details?: unknown }) {
@@ -74,7 +83,7 @@ export interface JobStreamConfig {
 }
 
 export function attachJobStreams(app: FastifyInstance, deps: ApiDeps, cfg: JobStreamConfig) {
-  const wss = new WebSocketServer({ noServer: true, handleProtocols: (protocols) => protocols.values().next().value ?? false });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES, handleProtocols: (protocols) => protocols.values().next().value ?? false });
   const openPerKey = new Map<string, number>();
 
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -112,6 +121,10 @@ export function attachJobStreams(app: FastifyInstance, deps: ApiDeps, cfg: JobSt
     let open = true;
     ws.on('close', () => (open = false));
     ws.on('error', () => (open = false));
+    ws.on('message', () => {
+      open = false;
+      ws.close(1008, 'this stream accepts no messages');
+    });
     /**
      * Backpressure: messages queue in this process while the watcher does not read, so above the
      * bound the stream waits for it; a watcher that reads nothing for `stallMs` is cut off (its

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { teams } from './teams';
 
 /**
@@ -238,3 +238,15 @@ export const monitorEmailRecipients = pgTable(
     index('monitor_email_recipients_due_idx').on(t.confirmNextAttemptAt).where(sql`confirm_due`),
   ],
 );
+
+/**
+ * Each team's budget of confirmation emails (monitor-mail-budget.ts): a token bucket, `tokens` as
+ * of `refilled_at`, refilled at the operator's rate up to its capacity. A confirmation email is the
+ * only mail that goes to an address that has not opted in, so this bounds what a team can make the
+ * operator's SMTP server send to strangers.
+ */
+export const monitorMailBudgets = pgTable('monitor_mail_budgets', {
+  teamId: uuid('team_id').primaryKey().references(() => teams.id, { onDelete: 'cascade' }),
+  tokens: doublePrecision('tokens').notNull(),
+  refilledAt: timestamp('refilled_at', { withTimezone: true }).notNull().defaultNow(),
+});

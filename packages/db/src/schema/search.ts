@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, customType, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, customType, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { teams } from './teams';
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
@@ -46,6 +46,13 @@ export const searchPages = pgTable(
      * computed and the GIN entries not written again. Null for rows written before it (rewritten once).
      */
     contentHash: text('content_hash'),
+    /**
+     * Whether an index the operator shares (WDS_SEARCH_SHARED_INDEX) may answer other teams with
+     * this row: false when the copy was fetched with the team's own request headers (cookies,
+     * authorization), a browser profile or actions (search-index.ts, `sharedIndexAllows`). The
+     * team's own searches read every row of its own. False for rows written before migration 0030.
+     */
+    shareable: boolean('shareable').notNull().default(false),
     /** Everything the page says: what matches. */
     tsv: tsvector('tsv').notNull(),
     /**

@@ -90,6 +90,7 @@ export function extractController(deps: ApiDeps, cfg: ExtractConfig) {
       id,
       teamId: req.auth.teamId,
       options,
+      pageOptions,
       pageLimit: cfg.maxPages,
       seeds: named.map((url) => ({ url, key: crawlUrlKey(url), depth: 0, external: false })),
     });

@@ -20,6 +20,11 @@ export interface MonitorConfig {
   email?: boolean;
   /** WDS_MONITOR_CONFIRM_RESEND_SECONDS in ms: at most one confirmation email per address and team this often. */
   resendAfterMs?: number;
+  /**
+   * The team's bound on addresses awaiting confirmation (WDS_MONITOR_MAX_PENDING_RECIPIENTS), and
+   * how long a sent invitation counts (its link's lifetime, WDS_MONITOR_CONFIRM_TTL_SECONDS, in ms).
+   */
+  pendingRecipients: { max: number; liveMs: number };
 }
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
