@@ -258,7 +258,7 @@ function monitorRoutes(): ApiRoute[] {
     {
       method: 'POST', path: '/v2/monitor', operationId: 'createMonitor', tag, auth: 'bearer',
       summary: 'Create a monitor: targets checked on a schedule (cron or text, at least 5 minutes apart)', body: { json: 'MonitorCreateRequest' },
-      description: 'A schedule firing more often than every 5 minutes, an unknown timezone or schedule text, a search target without a goal: 400 with `details`. Email notifications: 400 FEATURE_NOT_AVAILABLE without an SMTP server; each new recipient is sent a confirmation email and gets change emails only once it confirmed (`emailRecipientSubscriptions`). Target `scrapeOptions` are checked against the team\'s features as POST /v2/scrape checks them (zero data retention: 400 `SCRAPE_ZDR_VIOLATION_ERROR`; a feature the team lacks: 403).',
+      description: 'A schedule firing more often than every 5 minutes, an unknown timezone or schedule text, a search target without a goal: 400 with `details`. Email notifications: 400 FEATURE_NOT_AVAILABLE without an SMTP server; each new recipient is sent a confirmation email (fixed text and its links only) and gets change emails only once it confirmed (`emailRecipientSubscriptions`); more than WDS_MONITOR_MAX_PENDING_RECIPIENTS addresses of the team awaiting confirmation is 429 `PENDING_RECIPIENTS_LIMIT` (as on update). Target `scrapeOptions` are checked against the team\'s features as POST /v2/scrape checks them (zero data retention: 400 `SCRAPE_ZDR_VIOLATION_ERROR`; a feature the team lacks: 403).',
       responses: { ...ok('MonitorResponse'), ...errors(...JSON_BODY, ...AUTHED) },
     },
     {
@@ -305,7 +305,7 @@ function monitorRoutes(): ApiRoute[] {
     {
       method: 'POST', path: '/v2/monitor/:id/recipients/resend', operationId: 'resendMonitorRecipientConfirmation', tag, auth: 'bearer', params: id,
       summary: "Send another confirmation email to one of the monitor's pending (or unsubscribed) email recipients",
-      description: 'At most one confirmation email per address and team every WDS_MONITOR_CONFIRM_RESEND_SECONDS: sooner is 429 `CONFIRMATION_RATE_LIMITED` with `Retry-After`. 404 when the address is not a recipient of the monitor; 409 `RECIPIENT_ALREADY_CONFIRMED`.',
+      description: 'At most one confirmation email per address and team every WDS_MONITOR_CONFIRM_RESEND_SECONDS: sooner is 429 `CONFIRMATION_RATE_LIMITED` with `Retry-After`; re-inviting an address whose invitation expired when the team already has WDS_MONITOR_MAX_PENDING_RECIPIENTS addresses awaiting confirmation is 429 `PENDING_RECIPIENTS_LIMIT`. 404 when the address is not a recipient of the monitor; 409 `RECIPIENT_ALREADY_CONFIRMED`.',
       body: { json: 'MonitorRecipientResendRequest' },
       responses: { ...ok('MonitorRecipientResponse'), ...errors(...JSON_BODY, 404, 409, ...AUTHED) },
     },
