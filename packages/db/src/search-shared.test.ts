@@ -22,10 +22,7 @@ before(async () => {
   h = connectDb(await stackDatabase(testInfra().databaseUrl, namespaceFor(import.meta.url)), { max: 10 });
   await migrateDb(h);
 });
-after(async () => {
-  setSearchIndexing(true);
-  await h?.close();
-});
+after(() => h?.close());
 
 const doc = (url: string, word: string) => ({ markdown: `# Page\n\nThe ${word} paragraph.`, metadata: { url, sourceURL: url, title: `About ${word}`, statusCode: 200, language: 'en' } });
 const HEADERS = { headers: { cookie: 'session=team-a-secret' } };

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { signRecipientToken } from '@wds/storage';
 import { call, namespaceFor, startFakeSmtp, startStack, until, type FakeSmtp, type Stack, FAST_MONITOR_ENV } from '@wds/test-utils';
-import { act, follow, linkIn, mailsTo, PUBLIC_URL, waitForMails } from './monitor-mail';
+import { act, follow, linkIn, mailStackEnv, mailsTo, PUBLIC_URL, waitForMails } from './monitor-mail';
 import { page, startMonitorSite, type MonitorSite } from './monitor-site';
 
 // Monitor email recipients' opt-in, end to end: the real stack, a local SMTP server (real
@@ -26,10 +26,7 @@ before(async () => {
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
     env: {
-      WDS_SMTP_URL: smtp.url,
-      WDS_SMTP_FROM: 'WDS monitors <monitors@wds.test>',
-      WDS_PUBLIC_URL: PUBLIC_URL,
-      WDS_FILE_SIGNING_SECRET: LINK_SECRET,
+      ...mailStackEnv(smtp, LINK_SECRET),
       WDS_MONITOR_CONFIRM_RESEND_SECONDS: String(RESEND_SECONDS),
       ...FAST_MONITOR_ENV,
     },

@@ -6,6 +6,14 @@ import { until, type FakeMail, type FakeSmtp } from '@wds/test-utils';
  */
 export const PUBLIC_URL = 'https://wds.example';
 
+/** A stack's settings for monitor mail through `smtp`, its links signed with `secret` and based at PUBLIC_URL. */
+export const mailStackEnv = (smtp: FakeSmtp, secret: string): Record<string, string> => ({
+  WDS_SMTP_URL: smtp.url,
+  WDS_SMTP_FROM: 'WDS monitors <monitors@wds.test>',
+  WDS_PUBLIC_URL: PUBLIC_URL,
+  WDS_FILE_SIGNING_SECRET: secret,
+});
+
 /** Messages to `address` (compared case-insensitively) whose subject matches `what`. */
 export function mailsTo(smtp: FakeSmtp, address: string, what?: RegExp): FakeMail[] {
   return smtp.messages.filter((m) => m.to.some((t) => t.toLowerCase() === address.toLowerCase()) && (!what || what.test(m.subject)));

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { call, html, namespaceFor, startFakeSmtp, startFixtureSite, startStack, until, type FakeSmtp, type FixtureSite, type Handler, type Stack } from '@wds/test-utils';
 import { WebSocket } from 'ws';
-import { linkIn, mailsTo, PUBLIC_URL } from './monitor-mail';
+import { linkIn, mailStackEnv, mailsTo } from './monitor-mail';
 
 // Attacks on the edges of the security issue (#38), each against the running stack and each
 // showing no harm: monitor mail to addresses that never opted in is bounded per team and carries
@@ -40,10 +40,7 @@ before(async () => {
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
     env: {
-      WDS_SMTP_URL: smtp.url,
-      WDS_SMTP_FROM: 'WDS monitors <monitors@wds.test>',
-      WDS_PUBLIC_URL: PUBLIC_URL,
-      WDS_FILE_SIGNING_SECRET: 'security-edges-link-secret',
+      ...mailStackEnv(smtp, 'security-edges-link-secret'),
       WDS_MONITOR_MAX_PENDING_RECIPIENTS: String(PENDING_MAX),
       WDS_MONITOR_CONFIRMATIONS_PER_HOUR: String(PER_HOUR),
       WDS_SEARCH_SHARED_INDEX: 'true',
