@@ -104,7 +104,7 @@ export const commonEnvShape = {
   WDS_SMTP_URL: z.string().optional().transform(smtpUrlCheck),
   /** Sender of monitor email summaries (`Name <address>` or an address). */
   WDS_SMTP_FROM: envStr('WDS monitors <wds-monitors@localhost>'),
-  /** Worker: lifetime of the link in a recipient's confirmation email (signed with WDS_FILE_SIGNING_SECRET; 7 days). */
+  /** Worker: lifetime of the link in a recipient's confirmation email (signed with WDS_FILE_SIGNING_SECRET; 7 days). API: how long a sent invitation counts as pending. */
   WDS_MONITOR_CONFIRM_TTL_SECONDS: envInt(7 * 86_400, 60, 90 * 86_400),
   /** API: at most one confirmation email per recipient address and team this often (resends, and re-adding an unsubscribed address). */
   WDS_MONITOR_CONFIRM_RESEND_SECONDS: envInt(600, 0, 7 * 86_400),
