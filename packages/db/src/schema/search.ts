@@ -50,7 +50,7 @@ export const searchPages = pgTable(
      * Whether an index the operator shares (WDS_SEARCH_SHARED_INDEX) may answer other teams with
      * this row: false when the copy was fetched with the team's own request headers (cookies,
      * authorization), a browser profile or actions (search-index.ts, `sharedIndexAllows`). The
-     * team's own searches read every row of its own. False for rows written before migration 0030.
+     * team's own searches read every row of its own. False for rows written before migration 0029.
      */
     shareable: boolean('shareable').notNull().default(false),
     /** Everything the page says: what matches. */
