@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { testInfra } from './stack';
 
@@ -47,10 +47,17 @@ export function activityStarts(namespace: string, workflowId: string, opts: { cl
   });
 }
 
-/** Activities running right now (started, not finished), with the worker process running each. */
+/**
+ * Activities running right now (started, not finished), with the worker process running each. None
+ * while the workflow does not exist yet (a direct scrape is handed to its workflow only after its fetch).
+ */
 export function runningActivities(namespace: string, workflowId: string): Promise<ActivityStart[]> {
   return withHandle(namespace, workflowId, async (h) => {
-    const d = await h.describe();
+    const d = await h.describe().catch((e: unknown) => {
+      if (e instanceof WorkflowNotFoundError) return null;
+      throw e;
+    });
+    if (!d) return [];
     return (d.raw.pendingActivities ?? [])
       .filter((a) => a.state === STARTED)
       .map((a) => ({ type: a.activityType?.name ?? '', attempt: a.attempt ?? 1, pid: pidOf(a.lastWorkerIdentity) }));
