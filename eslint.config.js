@@ -69,18 +69,18 @@ export default tseslint.config(
     },
   },
   {
-    // Configuration is read once per process, through zod, in the app's env.ts (documented in
-    // README). PATH lookups (finding a binary) and passing the whole environment on to a child
+    // Configuration is read once per process, through zod, in the app's env.ts (each variable
+    // with a JSDoc comment, from which docs/configuration.md is generated). PATH lookups (finding a binary) and passing the whole environment on to a child
     // process are not configuration and stay allowed.
     files: ['apps/**/*.ts', 'packages/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts'],
     ignores: [...TESTS, '**/env.ts', 'packages/config/**', 'packages/test-utils/**'],
     rules: {
       'no-restricted-syntax': ['error', {
         selector: "MemberExpression[object.type='MemberExpression'][object.object.name='process'][object.property.name='env'][computed=false][property.name!='PATH']",
-        message: "Read configuration in the app's env.ts (zod, documented in README), and pass it in.",
+        message: "Read configuration in the app's env.ts (zod, with a JSDoc comment: docs/configuration.md is generated from it), and pass it in.",
       }, {
         selector: "MemberExpression[object.type='MemberExpression'][object.object.name='process'][object.property.name='env'][computed=true]",
-        message: "Read configuration in the app's env.ts (zod, documented in README), and pass it in.",
+        message: "Read configuration in the app's env.ts (zod, with a JSDoc comment: docs/configuration.md is generated from it), and pass it in.",
       }],
     },
   },
