@@ -8,6 +8,7 @@ import { frameworkErrors, installErrorHandling } from './errors';
 import { installRequestLog } from './logging';
 import { installMetrics } from './metrics';
 import { openApiController } from './controllers/v2/openapi';
+import { docsAssetController, docsPageController } from './controllers/v2/docs';
 import { installResponseCheck, type Mismatch } from './response-check';
 import { v2Routes, type RouteConfig } from './routes/v2';
 import { attachJobStreams, type JobStreamConfig } from './ws/job-stream';
@@ -54,6 +55,9 @@ export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<Fastify
   // Monitor emails' confirm and unsubscribe links, signed with the same secret.
   if (opts.files) await app.register(monitorEmailLinkRoutes({ db: deps.db, secret: opts.files.secret }));
   app.get('/v2/openapi.json', openApiController());
+  // The reference rendered from that document, unauthenticated like it.
+  app.get('/docs', docsPageController());
+  app.get('/docs/:asset', docsAssetController());
   const streams = attachJobStreams(app, deps, { ...opts.streams, onMessage: checkMessage });
   // Before the server closes: it waits for every socket, and a WebSocket never ends by itself.
   app.addHook('preClose', () => streams.close());

@@ -123,6 +123,10 @@ export interface ApiRoute {
   websocket?: { description: string; message: ResponseSchemaName };
 }
 
+/** The files `GET /docs` loads from `/docs/{asset}` (apps/api/src/controllers/v2/docs.ts serves each). */
+export const DOCS_ASSETS = ['swagger-ui-bundle.js', 'swagger-ui.css', 'init.js'] as const;
+export type DocsAsset = (typeof DOCS_ASSETS)[number];
+
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad Request: the body, a parameter or a header failed validation (`details` names the fields), `Invalid URL`, or `FEATURE_NOT_AVAILABLE`.',
   401: 'Unauthorized: Invalid token.',
@@ -467,6 +471,17 @@ export const API_ROUTES: ApiRoute[] = [
   {
     method: 'GET', path: '/v2/openapi.json', operationId: 'getOpenApi', tag: 'Operations', auth: 'none',
     summary: 'This document', responses: ok('OpenApiDocument', 'The OpenAPI 3.1 document of this API.'),
+  },
+  {
+    method: 'GET', path: '/docs', operationId: 'getDocs', tag: 'Operations', auth: 'none',
+    summary: 'This reference as a web page (Swagger UI, served by the API itself: no CDN)',
+    responses: { 200: { text: 'text/html', description: 'The page; it loads its script and style sheet from `/docs/{asset}` and the document from `/v2/openapi.json`.' } },
+  },
+  {
+    method: 'GET', path: '/docs/:asset', operationId: 'getDocsAsset', tag: 'Operations', auth: 'none',
+    summary: "The reference page's script and style sheet",
+    params: { asset: { description: 'One of the files the page loads.', schema: { type: 'string', enum: [...DOCS_ASSETS] } } },
+    responses: { 200: { binary: ['text/javascript', 'text/css'], description: 'The file.' }, ...errors(404) },
   },
   {
     method: 'GET', path: '/health', operationId: 'health', tag: 'Operations', auth: 'none',

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { chromium, type Browser } from 'playwright-core';
+import { resolveChromiumExecutable } from '@wds/browser';
 import { call, html, namespaceFor, ResponseMismatchError, startFixtureSite, startStack, type FixtureSite, type Stack } from '@wds/test-utils';
 
 let stack: Stack;
@@ -25,11 +27,51 @@ test('GET /v2/openapi.json: no auth, a valid OpenAPI 3.1 document of every route
   const v = new Validator();
   const r = await v.validate(doc as never);
   assert.equal(r.valid, true, JSON.stringify(r.errors)?.slice(0, 2000));
-  for (const p of ['/v2/scrape', '/v2/scrape/{id}', '/v2/crawl', '/v2/crawl/{id}', '/v2/crawl/{id}/errors', '/v2/crawl/active', '/v2/batch/scrape', '/v2/map', '/v2/parse', '/v2/files/{path}', '/health', '/ready', '/metrics', '/v2/openapi.json']) {
+  for (const p of ['/v2/scrape', '/v2/scrape/{id}', '/v2/crawl', '/v2/crawl/{id}', '/v2/crawl/{id}/errors', '/v2/crawl/active', '/v2/batch/scrape', '/v2/map', '/v2/parse', '/v2/files/{path}', '/health', '/ready', '/metrics', '/v2/openapi.json', '/docs', '/docs/{asset}']) {
     assert.ok(doc.paths[p], p);
   }
   // The route check at the API's start compared these paths with the routes it registered; a
   // difference would be in the mismatch file and fail stop() below.
+});
+
+test('GET /docs: the reference rendered from the document in Chromium, every file from the API itself, no auth', async () => {
+  const doc = (await (await fetch(`${stack.url}/v2/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const operations = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
+  const raw = await fetch(`${stack.url}/docs`);
+  assert.equal(raw.status, 200);
+  assert.match(raw.headers.get('content-type') ?? '', /^text\/html/);
+  assert.match(raw.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+  const missing = await call(stack, 'GET', '/docs/swagger-ui.js');
+  assert.equal(missing.status, 404, missing.text);
+  assert.equal(missing.json.success, false);
+
+  let browser: Browser | undefined;
+  try {
+    browser = await chromium.launch({ executablePath: resolveChromiumExecutable(), args: ['--no-sandbox'] });
+    const page = await browser.newPage();
+    const requests: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    page.on('pageerror', (e) => problems.push(String(e)));
+    await page.goto(`${stack.url}/docs`, { timeout: 60_000 });
+    const op = (method: string, path: string) => page.locator(`.opblock-${method} .opblock-summary-path[data-path="${path}"]`);
+    await op('post', '/v2/scrape').waitFor({ timeout: 60_000 });
+    assert.equal(await op('post', '/v2/crawl').count(), 1);
+    assert.equal(await op('get', '/v2/crawl/{id}').count(), 1);
+    assert.equal(await op('post', '/v2/agent').count(), 1);
+    // Every operation of the document has its block, and opening one shows its request body's schema.
+    assert.equal(await page.locator('.opblock').count(), operations);
+    await op('post', '/v2/scrape').click();
+    await page.locator('.opblock-post.is-open .opblock-section-request-body').waitFor({ timeout: 30_000 });
+    assert.match(await page.locator('.opblock-post.is-open').first().innerText(), /formats/);
+    const origin = new URL(stack.url).origin;
+    assert.deepEqual(requests.filter((u) => !u.startsWith('data:') && new URL(u).origin !== origin), [], 'nothing is loaded from elsewhere');
+    assert.ok(requests.some((u) => u.endsWith('/v2/openapi.json')), 'the page read the API\'s own document');
+    assert.deepEqual(problems, [], 'no script error or content-security-policy refusal');
+  } finally {
+    await browser?.close();
+  }
 });
 
 test('skip takes digits only, as the document says (schemathesis: negative data must be refused)', async () => {
