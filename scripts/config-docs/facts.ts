@@ -47,7 +47,7 @@ export function valuesOf(d: Declaration): string {
   throw new Error(`${d.file}: ${d.name}: cannot say what ${node.getText(d.sourceFile).slice(0, 60)} accepts; add a \`@values\` tag to its comment`);
 }
 
-const fmt = (n: number) => (Number.isSafeInteger(n) && Math.abs(n) >= 10_000 ? n.toLocaleString('en-US') : String(n));
+const fmt = (n: number) => (Number.isSafeInteger(n) && Math.abs(n) >= 100_000 ? n.toLocaleString('en-US') : String(n));
 
 /** A default as the page shows it, with the unit spelled out where the name gives it. */
 export function defaultText(name: string, value: unknown, required: boolean): string {
