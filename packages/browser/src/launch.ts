@@ -5,24 +5,20 @@
  * timezone), never the worker's (DATABASE_URL, signing secrets, API keys), and the sandbox
  * whenever the kernel and the user allow it.
  */
+import { childEnv } from '@wds/config/child-env';
 
-/** Variables passed through when set; everything else in the worker's environment is dropped. */
-const PASSED = new Set([
-  'PATH', 'HOME', 'TMPDIR', 'TZ', 'LANG', 'LANGUAGE',
-  // fontconfig and Chromium's own config/cache/runtime lookups
-  'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_DATA_DIRS', 'XDG_CONFIG_DIRS', 'XDG_RUNTIME_DIR',
-  'FONTCONFIG_FILE', 'FONTCONFIG_PATH', 'FONTCONFIG_SYSROOT',
-  // where the setuid sandbox helper is, for installs that use one
-  'CHROME_DEVEL_SANDBOX',
-]);
+/** What Chromium reads besides the base list of `childEnv`: fontconfig, its XDG directories, the setuid sandbox helper. */
+const BROWSER_ENV = {
+  pass: [
+    'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_DATA_DIRS', 'XDG_CONFIG_DIRS', 'XDG_RUNTIME_DIR',
+    'FONTCONFIG_FILE', 'FONTCONFIG_PATH', 'FONTCONFIG_SYSROOT',
+    'CHROME_DEVEL_SANDBOX',
+  ],
+};
 
 /** The browser's environment: the allow-listed variables of `source` (LC_* included), nothing else. */
 export function browserEnv(source: Record<string, string | undefined>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(source)) {
-    if (v !== undefined && (PASSED.has(k) || k.startsWith('LC_'))) env[k] = v;
-  }
-  return env;
+  return childEnv(BROWSER_ENV, source);
 }
 
 export type SandboxSetting = 'auto' | 'on' | 'off';

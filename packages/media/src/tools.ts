@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { childEnv } from '@wds/config/child-env';
 import { isExecutable, onPath } from '@wds/config/executables';
 import { WdsError } from '@wds/errors';
 
@@ -47,8 +48,9 @@ export interface RunOptions {
 }
 
 /**
- * Runs a program without a shell, with an environment reduced to PATH, HOME and the locale (never
- * the worker's variables: secrets stay out), killed at the deadline or on abort.
+ * Runs a program without a shell, with the allow-listed environment of `childEnv` (never the
+ * worker's variables: secrets stay out; HOME is the job's directory, so yt-dlp reads no user
+ * config), killed at the deadline or on abort.
  */
 export function runTool(cmd: string, args: string[], o: RunOptions): Promise<{ stdout: string; stderr: string }> {
   const max = o.maxOutputBytes ?? 4 * 1024 * 1024;
@@ -56,7 +58,7 @@ export function runTool(cmd: string, args: string[], o: RunOptions): Promise<{ s
     const child = spawn(cmd, args, {
       cwd: o.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: o.cwd ?? '/tmp', LANG: 'C.UTF-8' },
+      env: childEnv({ set: { HOME: o.cwd ?? '/tmp', LANG: 'C.UTF-8' } }),
     });
     let stdout = '';
     let stderr = '';

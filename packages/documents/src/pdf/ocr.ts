@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { childEnv } from '@wds/config/child-env';
 import { WdsError } from '@wds/errors';
 import type { Span } from './lines';
 
@@ -64,7 +65,8 @@ function run(cmd: string, args: string[], signal?: AbortSignal, input?: Buffer):
         signal,
         maxBuffer: 64 * 1024 * 1024,
         encoding: 'utf8',
-        env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+        // Both parse untrusted files in C/C++: they see no secret of the worker's.
+        env: childEnv({ pass: ['TESSDATA_PREFIX'], set: { OMP_THREAD_LIMIT: '1' } }),
         killSignal: 'SIGKILL',
       },
       (err, stdout, stderr) => {
