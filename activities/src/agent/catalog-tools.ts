@@ -67,7 +67,7 @@ export function callToolTool(deps: AgentCatalogDeps): Tool<AgentToolArgsOf<'call
       const entry = await resolveEntry(deps.db, a.provider, a.capability);
       if (!entry || !offered(entry, x)) throw new ToolError(`there is no provider tool ${a.provider}/${a.capability} in this run's catalog (use find_tools)`);
       const options = a.options ?? {};
-      const problems = optionProblems(entry, options);
+      const problems = await optionProblems(entry, options);
       if (problems.length) throw new ToolError(`invalid options for ${toolId(entry)}: ${problems.join('; ')}`);
       // Gated providers are never called for a team that has not accepted their terms; accepting is the user's act, not the agent's.
       const [gate] = await termsGates(deps.db, env.ctx.root.teamId, [entry]);

@@ -107,7 +107,7 @@ function finishTool(): Tool<AgentToolArgsOf<'finish'>> {
       const o = env.ctx.options;
       const data = a.data === undefined && o.mode === 'extract' && a.message ? { answer: a.message } : a.data;
       if (env.ctx.isRoot && o.schema && o.mode === 'extract') {
-        const v = compileUserSchema(o.schema).validate(data);
+        const v = await (await compileUserSchema(o.schema)).validate(data);
         if (!v.ok) {
           return {
             content: `Error: the data does not match the required JSON Schema:\n${v.errors.slice(0, 20).map((e) => `- ${e}`).join('\n')}\nCall finish again with corrected data.`,

@@ -62,7 +62,7 @@ export async function mergeExtract(deps: { db: Db; client: LlmClient }, { jobId,
   let data = merged.data;
   let sources = merged.sources;
   if (job.options.schema) {
-    const check = compileUserSchema(job.options.schema).validate(data);
+    const check = await (await compileUserSchema(job.options.schema)).validate(data);
     if (!check.ok) {
       // Each page's own answer conformed: the most relevant one stands in for the merge.
       const best = [...extracted].sort((a, b) => Number(b.named) - Number(a.named) || b.filled - a.filled || a.docSeq - b.docSeq)[0]!;

@@ -3,7 +3,7 @@ import { llmEnvOf, searchEnvOf } from '@wds/config/common';
 import type { Deployment } from '@wds/contracts';
 import { connectDb, createKey, ensureTeam, listenForScrapeDone, migrateDb, setSearchIndexing } from '@wds/db';
 import { createSearchProvider } from '@wds/search';
-import { resolveLlmConfig } from '@wds/llm';
+import { closeSchemaThreads, resolveLlmConfig, warmSchemaThreads } from '@wds/llm';
 import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics } from '@wds/metrics';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
@@ -44,6 +44,8 @@ const fileStore = new LocalFileStore({
 // The API never calls the model; it only needs to know whether the workers can (same env).
 const llm = resolveLlmConfig(llmEnvOf(env).env, llmEnvOf(env).settings);
 const deployment: Deployment = { llm: llm.ok ? { ok: true } : { ok: false, message: llm.message } };
+// Users' JSON Schemas are checked on a schema thread: start it now, not on the first request.
+if (llm.ok) warmSchemaThreads();
 
 const app = await buildApp(
   {
@@ -110,6 +112,6 @@ drainOnSignal(app, log, {
     await starters.close();
     await scrapeDone.close();
     await dbh.close();
-    await closeTransformThreads();
+    await Promise.all([closeTransformThreads(), closeSchemaThreads()]);
   },
 });

@@ -26,11 +26,11 @@ const fail = (m: string): never => {
 
 const [cmd, arg, arg2] = positionals;
 // The file is checked before connecting: a bad file changes nothing.
-let parsed: ReturnType<typeof entriesOfFile> | null = null;
+let parsed: Awaited<ReturnType<typeof entriesOfFile>> | null = null;
 if (cmd === 'import') {
   if (!arg) fail('usage: npm run catalog -- import FILE');
   try {
-    parsed = entriesOfFile(JSON.parse(readFileSync(arg!, 'utf8')));
+    parsed = await entriesOfFile(JSON.parse(readFileSync(arg!, 'utf8')));
   } catch (e) {
     fail((e as Error).message);
   }

@@ -6,7 +6,7 @@ import { TaskQueues } from '@wds/workflows/common';
 import { MONITOR_RUN_PLAN } from '@wds/workflows/monitor';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { llmEnvOf } from '@wds/config/common';
-import { createLlmClient, loadTokenizer, resolveLlmConfig } from '@wds/llm';
+import { closeSchemaThreads, createLlmClient, loadTokenizer, resolveLlmConfig, warmSchemaThreads } from '@wds/llm';
 import { connectDb, migrateDb, setSearchIndexing } from '@wds/db';
 import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics, observeBrowserPool, observeBrowserSessions, serveMetrics } from '@wds/metrics';
@@ -102,7 +102,10 @@ if (env.WDS_WORKER_QUEUES.includes('wds-media')) {
 const llmConfig = resolveLlmConfig(llmEnvOf(env).env, llmEnvOf(env).settings);
 const llm = env.WDS_WORKER_QUEUES.includes('wds-llm') && llmConfig.ok ? createLlmClient(llmConfig.config) : undefined;
 // Lazily loaded tables every task of these queues needs, loaded before the first task instead of inside it.
-if (llm) loadTokenizer();
+if (llm) {
+  loadTokenizer();
+  warmSchemaThreads(); // model answers are validated against users' schemas there
+}
 if (env.WDS_WORKER_QUEUES.includes('wds-fetch')) loadCharsets();
 if (env.WDS_WORKER_QUEUES.includes('wds-llm') && !llmConfig.ok) log.warn({ queue: 'wds-llm' }, `not serving wds-llm: ${llmConfig.message}`);
 const workflows = env.WDS_WORKER_QUEUES.includes('wds-control') ? await workflowBundleOption(log) : undefined;
@@ -289,7 +292,7 @@ await browser?.interact.stop();
 await browser?.stop();
 await media?.stop();
 fileResources?.stop();
-await closeTransformThreads();
+await Promise.all([closeTransformThreads(), closeSchemaThreads()]);
 await connection.close();
 await dbh.close();
 metrics.server.close();

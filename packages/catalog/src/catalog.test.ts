@@ -59,8 +59,8 @@ describe('domains', { timeout: 30_000 }, () => {
 });
 
 describe('catalog file', { timeout: 30_000 }, () => {
-  test('capabilities inherit their provider’s endpoint, domains and categories; builtins get their schema', () => {
-    const es = entriesOfFile(FILE);
+  test('capabilities inherit their provider’s endpoint, domains and categories; builtins get their schema', async () => {
+    const es = await entriesOfFile(FILE);
     assert.equal(es.length, 4);
     const search = es.find((e) => e.capability === 'podcasts/episodes/search')!;
     assert.deepEqual(search.target, { kind: 'http', url: 'https://particle.example/wds' });
@@ -72,38 +72,40 @@ describe('catalog file', { timeout: 30_000 }, () => {
     assert.deepEqual(map.target, { kind: 'builtin', operation: 'map' });
     assert.deepEqual((map.optionsSchema as { required: string[] }).required, ['url']);
   });
-  test('every problem is reported and nothing is returned', () => {
+  test('every problem is reported and nothing is returned', async () => {
     const bad = structuredClone(FILE) as any;
     bad.providers[0].capabilities[1].options = { type: 'object', properties: { id: { type: 'nonsense' } } };
     bad.providers[1].capabilities[0].endpoint = undefined;
     bad.providers[2].capabilities.push({ id: 'site/map', name: 'x', description: 'x', creditsCost: 1, builtin: 'map' });
     bad.providers.push({ id: 'wds', name: 'Mine', capabilities: [{ id: 'scrape', name: 'x', description: 'x', creditsCost: 1, builtin: 'scrape' }] });
-    assert.throws(() => entriesOfFile(bad), (e: Error) => {
+    await assert.rejects(entriesOfFile(bad), (e: Error) => {
       assert.match(e.message, /particle\/podcasts\/episodes: options: Invalid JSON Schema/);
       assert.match(e.message, /acme\/company\/lookup: no endpoint/);
       assert.match(e.message, /docs\/site\/map: declared twice/);
       assert.match(e.message, /wds\/scrape: the name of a built-in/);
       return true;
     });
-    assert.throws(() => entriesOfFile({ providers: [{ id: 'p', name: 'P', capabilities: [{ id: 'c', name: 'c', description: 'c', creditsCost: -1, endpoint: 'ftp://x' }] }] }), /creditsCost|endpoint/);
+    await assert.rejects(entriesOfFile({ providers: [{ id: 'p', name: 'P', capabilities: [{ id: 'c', name: 'c', description: 'c', creditsCost: -1, endpoint: 'ftp://x' }] }] }), /creditsCost|endpoint/);
   });
-  test('a provider’s data terms go with each of its capabilities; terms need a version and an http(s) url; the catalogue’s own tools are not operator builtins', () => {
+  test('a provider’s data terms go with each of its capabilities; terms need a version and an http(s) url; the catalogue’s own tools are not operator builtins', async () => {
     const withTerms = structuredClone(FILE) as any;
     withTerms.providers[0].terms = { version: '2026-01', url: 'https://particle.example/terms' };
-    const es = entriesOfFile(withTerms);
+    const es = await entriesOfFile(withTerms);
     assert.deepEqual(es.filter((e) => e.provider === 'particle').map((e) => e.terms), [{ version: '2026-01', url: 'https://particle.example/terms' }, { version: '2026-01', url: 'https://particle.example/terms' }]);
     assert.equal(es.find((e) => e.provider === 'acme')!.terms, undefined);
     withTerms.providers[0].terms = { version: '', url: 'javascript:alert(1)' };
-    assert.throws(() => entriesOfFile(withTerms), /terms\.version[\s\S]*terms\.url|terms\.url[\s\S]*terms\.version/);
+    await assert.rejects(entriesOfFile(withTerms), /terms\.version[\s\S]*terms\.url|terms\.url[\s\S]*terms\.version/);
     const selfBuiltin = structuredClone(FILE) as any;
     selfBuiltin.providers[2].capabilities[0].builtin = 'terms-accept';
-    assert.throws(() => entriesOfFile(selfBuiltin), /builtin/);
+    await assert.rejects(entriesOfFile(selfBuiltin), /builtin/);
     assert.deepEqual(BUILTIN_ENTRIES.filter((e) => e.provider === 'firecrawl').map((e) => [e.capability, e.creditsCost]), [['find-tools', 0], ['terms/show', 0], ['terms/accept', 0]]);
   });
 });
 
+const FILE_ENTRIES = await entriesOfFile(FILE);
+
 describe('contracts and discovery', { timeout: 30_000 }, () => {
-  const entries = [...BUILTIN_ENTRIES, ...entriesOfFile(FILE)];
+  const entries = [...BUILTIN_ENTRIES, ...FILE_ENTRIES];
   const search = entries.find((e) => e.capability === 'podcasts/episodes/search')!;
   test('compact / summary / full detail levels (the SDK’s DiscoveredTool)', () => {
     assert.deepEqual(Object.keys(toolContract(search, 'compact')).sort(), ['capability', 'description', 'id', 'name', 'provider']);

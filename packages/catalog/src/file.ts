@@ -65,7 +65,7 @@ export const catalogFileSchema = z.strictObject({ providers: z.array(provider).m
 export type CatalogFile = z.input<typeof catalogFileSchema>;
 
 /** A file's capabilities as catalog entries; throws an Error listing every problem. */
-export function entriesOfFile(raw: unknown): CatalogEntry[] {
+export async function entriesOfFile(raw: unknown): Promise<CatalogEntry[]> {
   const parsed = catalogFileSchema.safeParse(raw);
   if (!parsed.success) throw new Error(`catalog file: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const problems: string[] = [];
@@ -80,7 +80,7 @@ export function entriesOfFile(raw: unknown): CatalogEntry[] {
       const target = targetOf(p, c, where, problems);
       const optionsSchema = c.options ?? (c.builtin ? builtinOptionsSchema(c.builtin) : { type: 'object' });
       try {
-        compileUserSchema(optionsSchema);
+        await compileUserSchema(optionsSchema);
       } catch (e) {
         problems.push(`${where}: options: ${(e as Error).message}`);
       }

@@ -3,12 +3,12 @@ import { compileUserSchema } from '@wds/llm';
 import type { CatalogCall, CatalogEntry } from './types';
 
 /**
- * A call's `options` against its capability's JSON Schema (ajv, the same compiler and cache as
- * the `json` format's schemas): a list of per-field problems, empty when valid. Checked in the
+ * A call's `options` against its capability's JSON Schema (ajv on a schema thread under a deadline, the same
+ * compiler and cache as the `json` format's schemas): a list of per-field problems, empty when valid. Checked in the
  * API before anything runs, so an invalid call is a 400 and never reaches a provider.
  */
-export function optionProblems(entry: CatalogEntry, options: Record<string, unknown>): string[] {
-  const r = compileUserSchema(entry.optionsSchema).validate(options);
+export async function optionProblems(entry: CatalogEntry, options: Record<string, unknown>): Promise<string[]> {
+  const r = await (await compileUserSchema(entry.optionsSchema)).validate(options);
   return r.ok ? [] : r.errors;
 }
 

@@ -1,4 +1,4 @@
-import { RE2JS } from 're2js';
+import { compileLinear } from '@wds/regex';
 
 /**
  * `includePaths` / `excludePaths` are regular expressions from the request, run against every
@@ -9,7 +9,7 @@ import { RE2JS } from 're2js';
  *
  * The syntax is JavaScript's where RE2 has it (`^/blog/.*`, `\d+`, classes, groups,
  * alternation, `\/`, `(?<name>…)`, `\uXXXX`); backreferences and lookaround have no linear-time
- * implementation and are refused, as are patterns over the caps below. The same compiler checks
+ * implementation and are refused, as are patterns over the caps below (`@wds/regex`). The same compiler checks
  * requests at the API edge (`checkPathPatterns`) and matches in the workers (`compilePathPattern`),
  * so a pattern the API accepts always compiles.
  */
@@ -36,19 +36,8 @@ export interface PathPattern {
 export type CompiledPattern = { ok: true; pattern: PathPattern } | { ok: false; reason: string };
 
 export function compilePathPattern(source: string): CompiledPattern {
-  if (source.length > PATH_PATTERN_LIMITS.maxLength) return { ok: false, reason: `is longer than ${PATH_PATTERN_LIMITS.maxLength} characters` };
-  let re: RE2JS;
-  try {
-    re = RE2JS.compile(RE2JS.translateRegExp(source));
-  } catch (e) {
-    const why = e instanceof Error ? e.message.replace(/^error parsing regexp: /, '') : String(e);
-    return { ok: false, reason: `is not a supported regular expression (${why}); patterns run on a linear-time engine (RE2 syntax): backreferences and lookaround are not available` };
-  }
-  const size = re.programSize();
-  if (size > PATH_PATTERN_LIMITS.maxProgramSize) {
-    return { ok: false, reason: `is too complex for the linear-time engine (${size} instructions, at most ${PATH_PATTERN_LIMITS.maxProgramSize}); use smaller repetition counts` };
-  }
-  return { ok: true, pattern: { source, test: (s) => re.test(s) } };
+  const c = compileLinear(source, PATH_PATTERN_LIMITS);
+  return c.ok ? { ok: true, pattern: c.regex } : c;
 }
 
 /** Compiles a list the API has accepted; a pattern that does not compile (an old job's) matches nothing. */

@@ -42,7 +42,7 @@ export async function extractJson(client: LlmClient, input: ExtractJsonInput): P
   if (input.schema === undefined && !input.prompt?.trim()) {
     throw new LlmError('BAD_REQUEST', LlmCodes.BAD_INPUT, { message: 'JSON extraction needs a schema or a prompt', retryable: false });
   }
-  const compiled = input.schema !== undefined ? compileUserSchema(input.schema) : undefined;
+  const compiled = input.schema !== undefined ? await compileUserSchema(input.schema) : undefined;
   let usage = emptyUsage();
   const spent = (r: ChatResult) => (usage = addUsage(usage, r.usage));
 
@@ -55,7 +55,7 @@ export async function extractJson(client: LlmClient, input: ExtractJsonInput): P
   const truncatedInput = prompt.truncated;
   const warning = truncatedInput ? truncationWarning(prompt) : undefined;
 
-  let check = judge(result, compiled);
+  let check = await judge(result, compiled).catch((e: unknown) => Promise.reject(withUsage(e, usage)));
   if (check.ok) return { data: check.value, usage, mode, repaired: false, truncatedInput, warning };
   if (check.code !== LlmCodes.CANNOT_CONFORM) throw failure(check, usage);
 
@@ -80,7 +80,7 @@ export async function extractJson(client: LlmClient, input: ExtractJsonInput): P
     throw withUsage(e, usage);
   }
   spent(repairedResult);
-  check = judge(repairedResult, compiled);
+  check = await judge(repairedResult, compiled).catch((e: unknown) => Promise.reject(withUsage(e, usage)));
   if (check.ok) return { data: check.value, usage, mode, repaired: true, truncatedInput, warning };
   throw failure(check, usage);
 }
@@ -98,7 +98,7 @@ function failure(f: Failed, usage: Usage): LlmError {
   return new LlmError('UNPROCESSABLE', f.code, { message: FAILURE_MESSAGES[f.code], retryable: false, details: { errors: f.errors }, usage });
 }
 
-function judge(r: ChatResult, compiled: CompiledSchema | undefined): Judged {
+async function judge(r: ChatResult, compiled: CompiledSchema | undefined): Promise<Judged> {
   if (r.refusal) return { ok: false, errors: [r.refusal.slice(0, 300)], code: LlmCodes.REFUSED };
   const parsed = parseJsonReply(r.content);
   if (!parsed.ok) {
@@ -111,7 +111,7 @@ function judge(r: ChatResult, compiled: CompiledSchema | undefined): Judged {
     if (value && typeof value === 'object' && !Array.isArray(value) && 'result' in value) value = (value as { result: unknown }).result;
   }
   if (!compiled) return { ok: true, value };
-  const v = compiled.validate(value);
+  const v = await compiled.validate(value);
   return v.ok ? { ok: true, value } : { ok: false, errors: v.errors, code: LlmCodes.CANNOT_CONFORM };
 }
 
@@ -121,7 +121,7 @@ function judge(r: ChatResult, compiled: CompiledSchema | undefined): Judged {
  */
 export async function callWithLadder(
   client: LlmClient,
-  opts: { schema?: CompiledSchema; build: (mode: JsonPromptMode) => BuiltPrompt; options: CallOptions; onUsage: (u: Usage) => void },
+  opts: { schema?: ProviderSchema; build: (mode: JsonPromptMode) => BuiltPrompt; options: CallOptions; onUsage: (u: Usage) => void },
 ): Promise<{ result: ChatResult; mode: JsonPromptMode; prompt: BuiltPrompt }> {
   const caps = client.capabilities;
   const rungs: JsonPromptMode[] = [];
@@ -144,7 +144,10 @@ export async function callWithLadder(
   throw lastError;
 }
 
-function responseFormatFor(mode: JsonPromptMode, schema: CompiledSchema | undefined): ResponseFormat | undefined {
+/** What the rungs need of a schema: the form the model is sent. */
+type ProviderSchema = Pick<CompiledSchema, 'providerSchema'>;
+
+function responseFormatFor(mode: JsonPromptMode, schema: ProviderSchema | undefined): ResponseFormat | undefined {
   if (mode === 'json_schema' && schema) return { type: 'json_schema', name: 'extraction', schema: schema.providerSchema };
   if (mode === 'json_object') return { type: 'json_object' };
   return undefined;
@@ -158,7 +161,8 @@ export function truncationWarning(p: BuiltPrompt): string {
   return `The page was truncated to ${p.pageTokens} tokens to fit the model's context window; content after that was not read.`;
 }
 
-function withUsage(e: unknown, usage: Usage): unknown {
+/** `e` with the tokens already spent added to its usage (a failure after a model call still bills them). */
+export function withUsage(e: unknown, usage: Usage): unknown {
   if (isLlmError(e)) e.usage = addUsage(usage, e.usage);
   return e;
 }

@@ -1,7 +1,6 @@
 import type { LlmClient } from './client';
 import { callOpts, callWithLadder, type CallOptions } from './extract';
 import { isLlmError } from './errors';
-import { compileUserSchema } from './schema';
 import { injectionPrompt, OUTPUT_TOKENS, type PageInput } from './prompts';
 import { parseJsonReply, stripThinking } from './reply-text';
 import { countMessageTokens, CONTEXT_MARGIN, splitByTokens } from './tokens';
@@ -29,12 +28,15 @@ export interface InjectionCheck {
 
 export const MAX_INJECTION_SCAN_CHARS = 2_000_000;
 
-const VERDICT_SCHEMA = compileUserSchema({
-  type: 'object',
-  properties: { injection: { type: 'boolean' }, reason: { type: 'string' } },
-  required: ['injection', 'reason'],
-  additionalProperties: false,
-});
+/** Only sent to the model (the reply is read by parseVerdict, which takes more shapes than this). */
+const VERDICT_SCHEMA = {
+  providerSchema: {
+    type: 'object',
+    properties: { injection: { type: 'boolean' }, reason: { type: 'string' } },
+    required: ['injection', 'reason'],
+    additionalProperties: false,
+  },
+};
 
 export async function checkPromptInjection(client: LlmClient, page: PageInput, opts: CallOptions = {}): Promise<InjectionCheck> {
   let usage = emptyUsage();

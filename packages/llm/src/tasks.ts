@@ -1,5 +1,5 @@
 import type { ChatMessage, ChatResult, LlmClient } from './client';
-import { callOpts, callWithLadder, type CallOptions } from './extract';
+import { callOpts, callWithLadder, withUsage, type CallOptions } from './extract';
 import { LlmCodes, LlmError, isLlmError, type LlmCode } from './errors';
 import type { JsonPromptMode } from './prompts';
 import { parseJsonReply } from './reply-text';
@@ -31,7 +31,7 @@ export interface AskJsonResult {
 }
 
 export async function askJson(client: LlmClient, input: AskJsonInput): Promise<AskJsonResult> {
-  const compiled = compileUserSchema(input.schema);
+  const compiled = await compileUserSchema(input.schema);
   let usage = emptyUsage();
   const build = (mode: JsonPromptMode) => {
     const system = mode === 'json_schema' ? input.system : `${input.system}\n\nThe JSON must conform to this JSON Schema:\n${JSON.stringify(compiled.providerSchema)}`;
@@ -42,7 +42,7 @@ export async function askJson(client: LlmClient, input: AskJsonInput): Promise<A
     return { messages, truncated: false, pageTokens: 0, maxOutputTokens: Math.max(1, Math.min(input.maxOutputTokens, client.config.limits.maxOutput)) };
   };
   const { result, mode, prompt } = await callWithLadder(client, { schema: compiled, build, options: input, onUsage: (u) => (usage = addUsage(usage, u)) });
-  let verdict = judgeReply(result, compiled, input.check);
+  let verdict = await judgeReply(result, compiled, input.check).catch((e: unknown) => Promise.reject(withUsage(e, usage)));
   if (verdict.ok) return { data: verdict.value, usage, repaired: false };
   if (verdict.final) throw cannotConform(verdict.errors, usage, verdict.code);
 
@@ -61,25 +61,24 @@ export async function askJson(client: LlmClient, input: AskJsonInput): Promise<A
       ...callOpts(input),
     });
   } catch (e) {
-    if (isLlmError(e)) e.usage = addUsage(usage, e.usage);
-    throw e;
+    throw withUsage(e, usage);
   }
   usage = addUsage(usage, repaired.usage);
-  verdict = judgeReply(repaired, compiled, input.check);
+  verdict = await judgeReply(repaired, compiled, input.check).catch((e: unknown) => Promise.reject(withUsage(e, usage)));
   if (verdict.ok) return { data: verdict.value, usage, repaired: true };
   throw cannotConform(verdict.errors, usage, verdict.code);
 }
 
 type Verdict = { ok: true; value: unknown } | { ok: false; final: boolean; errors: string[]; code?: LlmCode };
 
-function judgeReply(r: ChatResult, compiled: CompiledSchema, check?: (v: unknown) => string[]): Verdict {
+async function judgeReply(r: ChatResult, compiled: CompiledSchema, check?: (v: unknown) => string[]): Promise<Verdict> {
   if (r.refusal) return { ok: false, final: true, errors: [r.refusal.slice(0, 300)], code: LlmCodes.REFUSED };
   const parsed = parseJsonReply(r.content);
   if (!parsed.ok) {
     if (r.finishReason === 'length') return { ok: false, final: true, errors: ['the reply was cut at the output-token limit'], code: LlmCodes.OUTPUT_LIMIT };
     return { ok: false, final: false, errors: [parsed.error] };
   }
-  const v = compiled.validate(parsed.value);
+  const v = await compiled.validate(parsed.value);
   if (!v.ok) return { ok: false, final: false, errors: v.errors };
   const problems = check?.(parsed.value) ?? [];
   return problems.length ? { ok: false, final: false, errors: problems } : { ok: true, value: parsed.value };

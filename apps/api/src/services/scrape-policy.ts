@@ -13,7 +13,7 @@ type PolicyInput = ScrapeOptions & { domainTools?: boolean; url?: string };
  * render pages that need it with the browser engine; `noBrowser` names a job kind whose pages
  * are fetched by the HTTP engine only (extract), where options only the browser serves are refused.
  */
-export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: Deployment = NO_LLM, noBrowser?: { jobKind: string }): void {
+export async function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: Deployment = NO_LLM, noBrowser?: { jobKind: string }): Promise<void> {
   // A selector the cleaner cannot parse is the caller's mistake: say so before fetching anything.
   validateSelectors(o.includeTags, 'includeTags');
   validateSelectors(o.excludeTags, 'excludeTags');
@@ -45,7 +45,7 @@ export function checkScrapePolicy(o: PolicyInput, auth: AuthedKey, deployment: D
       details: missing,
     });
   }
-  checkLlmRequest(o);
+  await checkLlmRequest(o);
 }
 
 /**
@@ -80,7 +80,7 @@ function checkZeroDataRetention(o: PolicyInput): void {
  * has one `json`, one `answer`), a JSON Schema that compiles (spec: 422), and no cleaning pass
  * under zero data retention (spec: unsupported there).
  */
-function checkLlmRequest(o: PolicyInput): void {
+async function checkLlmRequest(o: PolicyInput): Promise<void> {
   const seen = new Set<string>();
   for (const [i, f] of o.formats.entries()) {
     if (!['json', 'question', 'highlights', 'summary', 'query'].includes(f.type)) continue;
@@ -89,12 +89,12 @@ function checkLlmRequest(o: PolicyInput): void {
     if (seen.has(slot)) throw new WdsError('BAD_REQUEST', { details: [{ code: 'duplicate_format', path: ['formats', i], message: f.type === slot ? `formats may hold one '${f.type}' entry` : "formats may hold one of 'question' and 'query' (both answer in data.answer)" }] });
     seen.add(slot);
     const schema = (f as { schema?: unknown }).schema;
-    if (f.type === 'json' && schema !== undefined) compileUserSchema(schema);
+    if (f.type === 'json' && schema !== undefined) await compileUserSchema(schema);
   }
   const tracking = changeTrackingIssues(o);
   if (tracking.length) throw new WdsError('BAD_REQUEST', { details: tracking });
   const ct = changeTrackingOf(o);
-  if (ct?.modes?.includes('json') && ct.schema !== undefined) compileUserSchema(ct.schema);
+  if (ct?.modes?.includes('json') && ct.schema !== undefined) await compileUserSchema(ct.schema);
   if (o.onlyCleanContent && o.zeroDataRetention) {
     throw new WdsError('BAD_REQUEST', { details: [{ code: 'unsupported', path: ['onlyCleanContent'], message: 'onlyCleanContent is not supported with zeroDataRetention: the page would be sent to the cleaning model' }] });
   }

@@ -74,7 +74,7 @@ function start(deps: ApiDeps, cfg: AgentConfig) {
     }
     checkApprovals(body.exchange);
     // A schema that is not JSON Schema is the caller's error (422), before anything runs.
-    if (body.schema) compileUserSchema(body.schema);
+    if (body.schema) await compileUserSchema(body.schema);
 
     const id = randomUUID();
     noteLogIds(req, { jobId: id });

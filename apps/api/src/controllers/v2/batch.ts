@@ -34,7 +34,7 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
       throw new WdsError('FEATURE_NOT_AVAILABLE', { code: 'FEATURE_NOT_AVAILABLE', message: "'appendToId' is not available in this deployment: start a new batch instead." });
     }
     const { urls: rawUrls, webhook, maxConcurrency, ignoreInvalidURLs, appendToId: _a, origin: _o, integration: _i, ...scrapeOptions } = o;
-    checkScrapePolicy(scrapeOptions, req.auth, deps.deployment);
+    await checkScrapePolicy(scrapeOptions, req.auth, deps.deployment);
 
     const valid: string[] = [];
     const invalid: string[] = [];

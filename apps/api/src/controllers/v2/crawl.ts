@@ -35,7 +35,7 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
       const derived = await crawlOptionsFromPrompt(deps, req, { url: o.url, prompt: o.prompt, timeoutMs: cfg.promptTimeoutMs }, 'prompt');
       o = withPromptOptions(req.body as Record<string, unknown>, derived.options);
     }
-    checkScrapePolicy({ ...o.scrapeOptions, zeroDataRetention: o.zeroDataRetention || o.scrapeOptions.zeroDataRetention }, req.auth, deps.deployment);
+    await checkScrapePolicy({ ...o.scrapeOptions, zeroDataRetention: o.zeroDataRetention || o.scrapeOptions.zeroDataRetention }, req.auth, deps.deployment);
     // A blocked seed fails the request; blocked links found later are skipped (activities/src/crawl/page.ts).
     checkTeamFeatures(req.auth, { threatProtection: o.scrapeOptions.threatProtection }, [o.url]);
     o.limit = crawlLimitWithin(o.limit, (req.body as { limit?: unknown }).limit == null, cfg.maxCrawlLimit);

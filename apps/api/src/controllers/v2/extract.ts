@@ -51,12 +51,12 @@ export function extractController(deps: ApiDeps, cfg: ExtractConfig) {
     const o = validateBody(extractRequestSchema, req.body);
     refuseWhatIsMissing(o, deps, req);
     // A schema the validator cannot compile is the spec's 422, before anything is fetched.
-    if (o.schema) compileUserSchema(o.schema);
+    if (o.schema) await compileUserSchema(o.schema);
     const warnings: string[] = [];
     const pageOptions = pageOptionsOf(o.scrapeOptions ?? scrapeOptionsSchema.parse({}), warnings);
     // The request's threat protection covers every page the extract fetches (the pages' own wins when both are given).
     if (o.threatProtection && !pageOptions.threatProtection) pageOptions.threatProtection = o.threatProtection;
-    checkScrapePolicy(pageOptions, req.auth, deps.deployment, { jobKind: 'extract' });
+    await checkScrapePolicy(pageOptions, req.auth, deps.deployment, { jobKind: 'extract' });
 
     const { valid, invalid, details } = checkUrls(o.urls ?? []);
     checkTeamFeatures(req.auth, { threatProtection: pageOptions.threatProtection }, valid);

@@ -35,29 +35,29 @@ export interface ResolvedTargets {
 }
 
 /** The monitor's targets as stored (the request's, each with its id) and its crawl targets' specs; throws 400 naming each problem. */
-export function resolveTargets(deps: ApiDeps, req: FastifyRequest, cfg: MonitorConfig, parsed: MonitorTarget[], stored: Record<string, unknown>[]): ResolvedTargets {
+export async function resolveTargets(deps: ApiDeps, req: FastifyRequest, cfg: MonitorConfig, parsed: MonitorTarget[], stored: Record<string, unknown>[]): Promise<ResolvedTargets> {
   const details: Detail[] = [];
   const crawlSpecs: Record<string, MonitorCrawlSpec> = {};
-  parsed.forEach((t, i) => {
+  for (const [i, t] of parsed.entries()) {
     const at = ['targets', i];
-    if (t.type === 'search') return;
-    if (t.scrapeOptions) checkTargetPolicy(deps, req, t.scrapeOptions, [...at, 'scrapeOptions'], t.type === 'scrape' ? t.urls : [t.url]);
+    if (t.type === 'search') continue;
+    if (t.scrapeOptions) await checkTargetPolicy(deps, req, t.scrapeOptions, [...at, 'scrapeOptions'], t.type === 'scrape' ? t.urls : [t.url]);
     const ct = t.scrapeOptions?.formats?.find((f) => f.type === 'changeTracking') as { modes?: string[]; schema?: unknown; prompt?: string } | undefined;
-    if (ct?.modes?.includes('json')) details.push(...jsonModeProblems(deps, ct, [...at, 'scrapeOptions', 'formats']));
+    if (ct?.modes?.includes('json')) details.push(...(await jsonModeProblems(deps, ct, [...at, 'scrapeOptions', 'formats'])));
     if (t.type === 'crawl') {
       const spec = crawlSpecOf(deps, req, cfg, t, stored[i]!, at, details);
       if (spec) crawlSpecs[String(stored[i]!.id)] = spec;
     }
-  });
+  }
   if (details.length) throw new WdsError(details.some((d) => d.code === 'unavailable') ? 'FEATURE_NOT_AVAILABLE' : 'BAD_REQUEST', { ...(details.some((d) => d.code === 'unavailable') ? { code: 'FEATURE_NOT_AVAILABLE', message: `Not available in this deployment: ${details.filter((d) => d.code === 'unavailable').map((d) => d.message).join('; ')}.` } : {}), details });
   return { targets: stored, crawlSpecs };
 }
 
-function jsonModeProblems(deps: ApiDeps, ct: { schema?: unknown; prompt?: string }, at: (string | number)[]): Detail[] {
+async function jsonModeProblems(deps: ApiDeps, ct: { schema?: unknown; prompt?: string }, at: (string | number)[]): Promise<Detail[]> {
   const llm = deps.deployment?.llm;
   if (!llm?.ok) return [{ code: 'unavailable', path: at, message: `changeTracking 'json' mode needs an LLM: ${llm?.message ?? 'no LLM is configured'}` }];
   if (ct.schema === undefined && !ct.prompt?.trim()) return [{ code: 'invalid_format', path: at, message: "changeTracking json mode requires a 'schema' (or a 'prompt')" }];
-  if (ct.schema !== undefined) compileUserSchema(ct.schema); // 422 LLM_INVALID_SCHEMA naming the problem
+  if (ct.schema !== undefined) await compileUserSchema(ct.schema); // 422 LLM_INVALID_SCHEMA naming the problem
   return [];
 }
 
@@ -77,10 +77,10 @@ function monitoredFormats<F>(formats: F[]): (F | 'markdown')[] {
  * /v2/scrape and /v2/batch/scrape answer; nothing is stored). Paths in the error's details are
  * prefixed with the target's.
  */
-function checkTargetPolicy(deps: ApiDeps, req: FastifyRequest, so: ScrapeOptions, at: (string | number)[], urls: readonly string[]): void {
+async function checkTargetPolicy(deps: ApiDeps, req: FastifyRequest, so: ScrapeOptions, at: (string | number)[], urls: readonly string[]): Promise<void> {
   const formats = monitoredFormats(so.formats).map((f) => (f === 'markdown' ? { type: 'markdown' as const } : f));
   try {
-    checkScrapePolicy({ ...so, formats, zeroDataRetention: !!req.auth.flags.zeroDataRetention || so.zeroDataRetention }, req.auth, deps.deployment);
+    await checkScrapePolicy({ ...so, formats, zeroDataRetention: !!req.auth.flags.zeroDataRetention || so.zeroDataRetention }, req.auth, deps.deployment);
     // Not through checkScrapePolicy's `url`: that one names a single scrape (media formats allowed).
     checkTeamFeatures(req.auth, { threatProtection: so.threatProtection }, urls);
   } catch (e) {

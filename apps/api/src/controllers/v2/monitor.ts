@@ -68,7 +68,7 @@ function create(deps: ApiDeps, cfg: MonitorConfig) {
     const id = randomUUID();
     noteLogIds(req, { jobId: id });
     const schedule = scheduleOf(body.schedule, id, cfg);
-    const { targets, crawlSpecs } = resolveTargets(deps, req, cfg, body.targets, targetsOf((req.body as { targets: unknown }).targets, id));
+    const { targets, crawlSpecs } = await resolveTargets(deps, req, cfg, body.targets, targetsOf((req.body as { targets: unknown }).targets, id));
     const zdr = !!req.auth.flags.zeroDataRetention;
     const judgeEnabled = body.judgeEnabled ?? !!body.goal?.trim();
     // One transaction: a monitor is never stored without its recipients' invitations (nor invitations without it).
@@ -130,7 +130,7 @@ function update(deps: ApiDeps, cfg: MonitorConfig) {
     if (body.judgeEnabled !== undefined) set.judgeEnabled = body.judgeEnabled;
     else if (body.goal !== undefined) set.judgeEnabled = !!body.goal?.trim();
     const goal = body.goal !== undefined ? body.goal : m.goal;
-    const resolved = body.targets ? resolveTargets(deps, req, cfg, body.targets, targetsOf((req.body as { targets: unknown }).targets, m.id)) : null;
+    const resolved = body.targets ? await resolveTargets(deps, req, cfg, body.targets, targetsOf((req.body as { targets: unknown }).targets, m.id)) : null;
     const targets = resolved?.targets ?? m.targets;
     const crawlSpecs = resolved?.crawlSpecs ?? ((m.crawlSpecs as Record<string, MonitorCrawlSpec> | null) ?? {});
     if (resolved) {

@@ -63,7 +63,7 @@ async function checkCalls(ctx: Ctx): Promise<void> {
     const entry = await resolveEntry(ctx.deps.db, call.provider, call.capability);
     if (!entry) throw new WdsError('NOT_FOUND', { code: 'unknown_provider', message: `Unknown provider or capability: ${call.provider}/${call.capability}. Nothing was executed.` });
     entries.push(entry);
-    const problems = optionProblems(entry, call.options);
+    const problems = await optionProblems(entry, call.options);
     if (!problems.length && entry.target.kind === 'builtin') {
       const built = builtinRequest(entry.target.operation, call.options, ctx.timeoutMs);
       if (!built.ok) problems.push(...built.problems);

@@ -41,7 +41,7 @@ export function scrapeController(deps: ApiDeps) {
     if (body && typeof body === 'object' && ('catalog' in body || 'alexandria' in body)) return catalogMode(deps, req, reply);
 
     const o = validateBody(scrapeUrlRequestSchema, body);
-    checkScrapePolicy(o, req.auth, deps.deployment);
+    await checkScrapePolicy(o, req.auth, deps.deployment);
     const scrapeId = randomUUID();
     // Zero-data-retention and lockdown requests leave no URL behind.
     const keepNothing = keepsNoData(o);

@@ -33,7 +33,7 @@ export function searchController(deps: ApiDeps, cfg: CrawlConfig, provider: Sear
     const o = validateBody(searchRequestSchema, req.body);
     const tbs = o.tbs ? parseTbs(o.tbs) : null;
     if (tbs && 'error' in tbs) throw new WdsError('BAD_REQUEST', { details: [{ code: 'invalid_tbs', path: ['tbs'], message: tbs.error }] });
-    checkOptions(req, o, deps);
+    await checkOptions(req, o, deps);
 
     const id = randomUUID();
     noteLogIds(req, { jobId: id });
@@ -85,7 +85,7 @@ export function searchController(deps: ApiDeps, cfg: CrawlConfig, provider: Sear
 /** A search under zero data retention (enterprise zdr, or results scraped with it) keeps the catalog out, as a scrape's domainTools does (spec: 403). */
 const zeroDataRetention = (o: SearchRequest) => !!o.enterprise?.includes('zdr') || !!o.scrapeOptions?.zeroDataRetention;
 
-function checkOptions(req: FastifyRequest, o: SearchRequest, deps: ApiDeps) {
+async function checkOptions(req: FastifyRequest, o: SearchRequest, deps: ApiDeps): Promise<void> {
   if (o.enterprise?.some((e) => e !== 'default') && !req.auth.flags.zeroDataRetention) {
     throw new WdsError('FORBIDDEN', { message: 'Forbidden: enterprise zero data retention search is not enabled for this team. Ask the operator to enable it.', code: 'ZDR_NOT_ENABLED' });
   }
@@ -98,7 +98,7 @@ function checkOptions(req: FastifyRequest, o: SearchRequest, deps: ApiDeps) {
   // Result pages are scraped as batch pages: the same options are available as for a batch.
   if (o.scrapeOptions) {
     try {
-      checkScrapePolicy(o.scrapeOptions, req.auth, deps.deployment);
+      await checkScrapePolicy(o.scrapeOptions, req.auth, deps.deployment);
     } catch (e) {
       if (e instanceof WdsError && Array.isArray(e.details)) {
         throw new WdsError(e.kind, { message: e.message, code: e.code, details: (e.details as { path?: unknown[] }[]).map((d) => ({ ...d, path: ['scrapeOptions', ...(d.path ?? [])] })) });
