@@ -1,49 +1,37 @@
 /** Test inputs for parseDocument, generated on the fly. */
-import { crc32, deflateRawSync } from 'node:zlib';
+import { constants, crc32, deflateRawSync } from 'node:zlib';
+import { zipArchive, type RawZipEntry } from '../zip';
 
-/** A minimal ZIP writer (deflated entries), enough for a DOCX. */
+function deflated(name: string, content: string | Buffer): RawZipEntry {
+  const data = Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
+  return { name, method: 8, packed: deflateRawSync(data), crc: crc32(data) >>> 0, size: data.length };
+}
+
+/** A ZIP of deflated entries, enough for a DOCX. */
 export function zip(entries: Record<string, string | Buffer>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, content] of Object.entries(entries)) {
-    const data = Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
-    const packed = deflateRawSync(data);
-    const nameBuf = Buffer.from(name, 'utf8');
-    const crc = crc32(data) >>> 0;
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(8, 8); // deflate
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBuf.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBuf.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBuf, packed);
-    centrals.push(central, nameBuf);
-    offset += local.length + nameBuf.length + packed.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  const count = Object.keys(entries).length;
-  end.writeUInt16LE(count, 8);
-  end.writeUInt16LE(count, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
+  return zipArchive(Object.entries(entries).map(([name, content]) => deflated(name, content)));
+}
+
+/**
+ * Deflate data that inflates to `mib` MiB of spaces from about 1 KB per MiB: one MiB deflated
+ * with a full flush (which makes it independent of what precedes it), repeated, then an empty
+ * final block. Built in milliseconds, nothing committed.
+ */
+export function bombDeflate(mib: number): Buffer {
+  const chunk = deflateRawSync(Buffer.alloc(1 << 20, 0x20), { level: 9, finishFlush: constants.Z_FULL_FLUSH });
+  return Buffer.concat([...Array<Buffer>(mib).fill(chunk), Buffer.from([0x03, 0x00])]);
+}
+
+/**
+ * A DOCX zip bomb: a real DOCX whose word/document.xml inflates to `mib` MiB while its headers
+ * declare `declaredSize` bytes (default: a harmless 4 KB; declared sizes are the attacker's to choose).
+ */
+export function makeDocxBomb(mib: number, declaredSize = 4096): Buffer {
+  const { 'word/document.xml': _real, ...rest } = docxEntries([{ text: 'cover' }]);
+  return zipArchive([
+    ...Object.entries(rest).map(([name, text]) => deflated(name, text)),
+    { name: 'word/document.xml', method: 8, packed: bombDeflate(mib), crc: 0, size: declaredSize },
+  ]);
 }
 
 function esc(s: string): string {
@@ -54,6 +42,11 @@ export type DocxPart = { heading: 1 | 2; text: string } | { text: string; bold?:
 
 /** A DOCX with headings (Heading1/Heading2 styles), paragraphs and a table. */
 export function makeDocx(parts: DocxPart[]): Buffer {
+  return zip(docxEntries(parts));
+}
+
+/** The entries of makeDocx's DOCX, by name. */
+function docxEntries(parts: DocxPart[]): Record<string, string> {
   const body = parts
     .map((p) => {
       if ('table' in p) {
@@ -69,7 +62,7 @@ export function makeDocx(parts: DocxPart[]): Buffer {
       return `<w:p>${bold}<w:r><w:t xml:space="preserve">${esc(p.text)}</w:t></w:r></w:p>`;
     })
     .join('');
-  return zip({
+  return {
     '[Content_Types].xml':
       '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/><Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/></Types>',
     '_rels/.rels':
@@ -79,5 +72,5 @@ export function makeDocx(parts: DocxPart[]): Buffer {
     'word/styles.xml':
       '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/></w:style><w:style w:type="paragraph" w:styleId="Heading2"><w:name w:val="heading 2"/></w:style></w:styles>',
     'word/document.xml': `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`,
-  });
+  };
 }

@@ -11,6 +11,7 @@ import { WdsError, ScrapeCodes } from '@wds/errors';
 import { decodeBody } from '@wds/fetch';
 import { htmlToMarkdown } from '@wds/transform';
 import { transformHtml } from '@wds/transform';
+import { limiter } from '../limiter';
 import { layoutDocument } from '../pdf/layout';
 import type { PageLines } from '../pdf/layout';
 import { buildLines } from '../pdf/lines';
@@ -55,6 +56,13 @@ export interface ParsedDocument {
 
 /** Heap cap of the DOCX worker. */
 const DOCX_WORKER_HEAP_MB = 512;
+/**
+ * DOCX conversions at once in this process: one thread's heap (512 MB) and inflate budget
+ * (DOCX_LIMITS, 64 MiB held at most three times over: inflated parts, the rebuilt archive,
+ * mammoth's copy) stay under 1 GB whatever the number of document slots; others wait their
+ * turn inside their own deadline.
+ */
+const docxTurn = limiter(1);
 
 const docxPool = new WorkerPool(
   { entry: siblingModule(import.meta.url, 'docx-worker'), preload: [import.meta.resolve('mammoth')], resourceLimits: { maxOldGenerationSizeMb: DOCX_WORKER_HEAP_MB } },
@@ -105,6 +113,17 @@ async function bounded<T>(opts: PdfParseOptions, work: (signal: AbortSignal) => 
 }
 
 function docxToHtml(bytes: Buffer, signal: AbortSignal): Promise<string> {
+  return docxTurn(signal, () => convertOnThread(bytes, signal));
+}
+
+function docxFailure(m: Extract<DocxReply, { t: 'fail' }>): WdsError {
+  if (m.refused === 'too-large') {
+    return new WdsError('UNPROCESSABLE', { code: 'DOCX_TOO_COMPLEX', message: `The DOCX file cannot be converted: ${m.message} (a ZIP bomb, or a document too large to convert).` });
+  }
+  return new WdsError('UNPROCESSABLE', { code: 'DOCX_CORRUPT', message: `The DOCX file cannot be read (${m.message}).` });
+}
+
+function convertOnThread(bytes: Buffer, signal: AbortSignal): Promise<string> {
   const w = docxPool.acquire();
   const id = nextDocxId++;
   return new Promise<string>((resolve, reject) => {
@@ -120,7 +139,7 @@ function docxToHtml(bytes: Buffer, signal: AbortSignal): Promise<string> {
       if (m.id !== id) return;
       done(true);
       if (m.t === 'result') resolve(m.html);
-      else reject(new WdsError('UNPROCESSABLE', { code: 'DOCX_CORRUPT', message: `The DOCX file cannot be read (${m.message}).` }));
+      else reject(docxFailure(m));
     };
     const onError = (e: Error & { code?: string }) => {
       done(false);

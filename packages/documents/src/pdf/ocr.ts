@@ -11,6 +11,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { childEnv } from '@wds/config/child-env';
 import { WdsError } from '@wds/errors';
+import { limiter } from '../limiter';
 import type { Span } from './lines';
 
 /** Target resolution for rasterized pages. */
@@ -22,39 +23,8 @@ const LANG = /^[A-Za-z0-9_]+(?:\/[A-Za-z0-9_]+)?$/;
 
 export class OcrUnavailableError extends Error {}
 
-// ---------------------------------------------------------------------------
-// A process-wide limit on concurrent OCR child processes.
-// ---------------------------------------------------------------------------
-
-const maxJobs = Math.max(1, availableParallelism());
-let running = 0;
-const waiting: (() => void)[] = [];
-
-async function withSlot<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
-  if (running >= maxJobs) {
-    await new Promise<void>((resolve, reject) => {
-      const go = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        const i = waiting.indexOf(go);
-        if (i >= 0) waiting.splice(i, 1);
-        reject(signal?.reason ?? new Error('aborted'));
-      };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      waiting.push(go);
-    });
-  }
-  running++;
-  try {
-    return await fn();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
-}
+/** A process-wide limit on concurrent OCR child processes. */
+const withSlot = limiter(Math.max(1, availableParallelism()));
 
 function run(cmd: string, args: string[], signal?: AbortSignal, input?: Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
