@@ -6,7 +6,7 @@ import {
   appendAgentMessage,
   endedAgentRuns,
   finishAgentRunRow,
-  insertAgentRun,
+  insertSubagentRun,
   latestAgentArtifact,
   loadAgentRun,
   stableUuid,
@@ -147,12 +147,12 @@ function spawnTool(db: Db): Tool<AgentToolArgsOf<'spawn_subagent'>> {
       // A sub-agent's starting URLs pass the job's threat lists, as the job's own did at the API.
       for (const u of a.urls ?? []) checkThreat(ctx, u);
       const id = stableUuid('agent-subagent', ctx.run.id, toolKey(input));
-      const existing = await subagentsOf(db, ctx.run.id);
-      if (!existing.some((s) => s.id === id) && existing.length >= MAX_SUBAGENTS) throw new ToolError(`at most ${MAX_SUBAGENTS} sub-agents per task`);
       const options = { ...ctx.options, prompt: a.prompt, ...(a.urls?.length ? { urls: a.urls } : {}), mode: 'extract' as const };
       delete (options as { schema?: unknown }).schema;
       delete (options as { webhook?: unknown }).webhook;
-      await insertAgentRun(db, { id, teamId: ctx.run.teamId, rootId: ctx.root.id, parentId: ctx.run.id, threadId: ctx.run.threadId, threadTurn: ctx.run.threadTurn, name: `subagent-${existing.length + 1}`, options });
+      // Counted and inserted under the parent's lock: the step's other spawns run in parallel.
+      const r = await insertSubagentRun(db, { id, teamId: ctx.run.teamId, rootId: ctx.root.id, parentId: ctx.run.id, threadId: ctx.run.threadId, threadTurn: ctx.run.threadTurn, options }, MAX_SUBAGENTS);
+      if (r.kind === 'full') throw new ToolError(`at most ${MAX_SUBAGENTS} sub-agents per task`);
       return { content: `Started sub-agent ${id}. Call wait_subagents to read its result.`, result: { subagentId: id }, credits: 0, outcome: { kind: 'spawned', childId: id } };
     },
   };

@@ -31,6 +31,7 @@ export { backfillSearchBatch, backfillSearchIndex, resetSearchBackfill, searchBa
 export * from './search';
 export * from './agents';
 export * from './agent-reads';
+export * from './agent-spawn';
 export * from './catalog';
 export * from './catalog-terms';
 export * from './monitors';
