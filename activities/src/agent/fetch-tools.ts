@@ -8,7 +8,7 @@ import type { BrowserAvailability } from '../browser/availability';
 import { clientRenderedPage } from '../browser/escalation';
 import { mapSite } from '../map/activities';
 import { scrapeOrEscalate, type PageDeps } from '../scrape/pipeline';
-import { agentScrapeOptions, checkAllowed, pageIdOf, pageOutcome } from './pages';
+import { agentScrapeOptions, checkAllowed, pageIdOf, pageOutcome, strictUrlCheck } from './pages';
 import type { WebSearch } from '../search/web-search';
 import { callToolTool, findToolsTool } from './catalog-tools';
 import { runToolCall, ToolError, toolErrorOf, type Tool } from './tool-runner';
@@ -52,6 +52,8 @@ function mapTool(deps: AgentFetchDeps): Tool<AgentToolArgsOf<'map'>> {
   return {
     estimate: () => 1,
     async run(a, env) {
+      // A map reads the site's sitemaps and pages beyond the URL: not for a job bound to its URLs.
+      if (env.ctx.rootOptions.strictConstrainToURLs) throw new ToolError('map is not available in this run (strictConstrainToURLs: only the given URLs may be read)');
       checkAllowed(env.ctx, a.url);
       const req = mapRequestSchema.parse({ url: a.url, ...(a.search ? { search: a.search } : {}), limit: a.limit ?? 100, includeSubdomains: false, timeout: 30_000 });
       // Blocked links are left out, as /v2/map does.
@@ -75,7 +77,11 @@ function scrapeTool(deps: AgentFetchDeps): Tool<AgentToolArgsOf<'scrape'>> {
       if (plan.engine === 'unavailable') throw new ToolError(`this page needs a browser (${plan.reasons.join(', ')}), and none is available`);
       if (plan.engine === 'browser') return { needsBrowser: true };
       const page = await asToolError(() =>
-        scrapeOrEscalate(deps, { url: a.url, options, scrapeId: pageIdOf(env.ctx.run.id, env.input), signal: env.signal, useCache: true }, plan.escalateIfClientRendered ? clientRenderedPage : undefined),
+        scrapeOrEscalate(
+          deps,
+          { url: a.url, options, scrapeId: pageIdOf(env.ctx.run.id, env.input), signal: env.signal, useCache: true, checkUrl: strictUrlCheck(env.ctx) },
+          plan.escalateIfClientRendered ? clientRenderedPage : undefined,
+        ),
       );
       if ('needsBrowser' in page) return { needsBrowser: true };
       return pageOutcome(page, a.url, env);

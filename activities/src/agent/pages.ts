@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { scrapeOptionsSchema, type AgentToolArgsOf, type ScrapeOptions } from '@wds/contracts';
 import { stableUuid } from '@wds/db';
 import type { BuiltDocument } from '@wds/documents';
+import { WdsError } from '@wds/errors';
 import { threatVerdict, unsafeUrlError } from '@wds/fetch';
 import { pageBlock } from '@wds/llm';
 import type { AgentToolInput } from '@wds/workflows/agent';
@@ -27,8 +28,28 @@ export function checkAllowed(c: RunContext, url: string): void {
   checkThreat(c, url);
   const o = c.rootOptions;
   if (!o.strictConstrainToURLs) return;
-  const allowed = new Set((o.urls ?? []).map(sameUrl));
-  if (!allowed.has(sameUrl(url))) throw new ToolError(`${url} is outside the URLs this task is limited to (strictConstrainToURLs); use one of: ${(o.urls ?? []).join(', ')}`);
+  if (!listed(c).has(sameUrl(url))) throw new ToolError(`${url} is outside the URLs this task is limited to (strictConstrainToURLs); use one of: ${(o.urls ?? []).join(', ')}`);
+}
+
+const listed = (c: RunContext) => new Set((c.rootOptions.urls ?? []).map(sameUrl));
+
+/**
+ * strictConstrainToURLs past the requested URL: the `checkUrl` hook the engines call with every
+ * URL they are about to read — each redirect hop (before it is requested, over HTTP), a cached
+ * copy's final URL, each main-frame navigation of the browser (scripts and actions included).
+ * A URL off the list fails the page with a 403 the model reads as the tool's error, and nothing
+ * of it is returned. Undefined when the job sets no such bound.
+ */
+export function strictUrlCheck(c: RunContext): ((u: URL) => void) | undefined {
+  if (!c.rootOptions.strictConstrainToURLs) return undefined;
+  const allowed = listed(c);
+  return (u: URL) => {
+    if (allowed.has(sameUrl(u.href))) return;
+    throw new WdsError('URL_BLOCKED', {
+      code: 'AGENT_URL_NOT_ALLOWED',
+      message: `the page led to ${u.href}, which is outside the URLs this task is limited to (strictConstrainToURLs): it was not read`,
+    });
+  };
 }
 
 /** URLs compared without fragment and trailing slash. */

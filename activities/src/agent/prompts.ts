@@ -4,12 +4,14 @@ import type { ToolSpec } from '@wds/llm';
 /**
  * What the agent's model is told: the system prompt (its job, its tools, the rules that keep
  * page content from steering it, the URL bounds and the schema) and the tools, as JSON Schema.
- * Which tools a run gets depends on the run: no search under strictConstrainToURLs or without a
- * search backend, no sub-agents for sub-agents.
+ * Which tools a run gets depends on the run: no search or map under strictConstrainToURLs, no
+ * search without a search backend, no sub-agents for sub-agents.
  */
 
 export interface ToolAvailability {
   search: boolean;
+  /** `map`: not under strictConstrainToURLs (it reads sitemaps and pages beyond the given URLs). */
+  map: boolean;
   subagents: boolean;
   browser: boolean;
   /** Exchange (the catalog's provider tools): the job asked for it (`exchange.enabled`). */
@@ -18,7 +20,8 @@ export interface ToolAvailability {
 
 /** The tools one run of a job gets: the deployment's, narrowed by the job's options and the run's role. */
 export function runAvailability(tools: Pick<ToolAvailability, 'search' | 'browser'>, ctx: { isRoot: boolean; rootOptions: Pick<AgentRunOptions, 'strictConstrainToURLs' | 'exchange'> }): ToolAvailability {
-  return { ...tools, search: tools.search && !ctx.rootOptions.strictConstrainToURLs, subagents: ctx.isRoot, catalog: !!ctx.rootOptions.exchange };
+  const strict = !!ctx.rootOptions.strictConstrainToURLs;
+  return { ...tools, search: tools.search && !strict, map: !strict, subagents: ctx.isRoot, catalog: !!ctx.rootOptions.exchange };
 }
 
 const url = { type: 'string', description: 'Absolute http(s) URL.' };
@@ -103,6 +106,7 @@ const SPECS: Record<string, ToolSpec> = {
 export function toolSpecs(a: ToolAvailability): ToolSpec[] {
   return Object.values(SPECS).filter((t) => {
     if (t.name === 'search') return a.search;
+    if (t.name === 'map') return a.map;
     if (t.name === 'spawn_subagent' || t.name === 'wait_subagents') return a.subagents;
     if (t.name === 'find_tools' || t.name === 'call_tool') return a.catalog;
     return true;
@@ -118,7 +122,8 @@ export function systemPrompt(o: AgentRunOptions, a: ToolAvailability, role: 'orc
     'Work in steps. You may call several tools at once. Prefer few, targeted calls; do not fetch the same page twice.',
     'Use `save_result` to keep partial results as you go. If the task is harmful or cannot be done at all, call `refuse` with the reason.',
   ];
-  if (!a.search) lines.push('Web search is not available in this run: work from the given URLs, `map` and the links of pages.');
+  if (o.strictConstrainToURLs) lines.push('Web search and `map` are not available in this run: read only the given URLs.');
+  else if (!a.search) lines.push('Web search is not available in this run: work from the given URLs, `map` and the links of pages.');
   if (!a.browser) lines.push('No browser is available: browser actions cannot run, pages are fetched over HTTP.');
   if (a.catalog) lines.push('Provider tools (Exchange) are available: `find_tools` discovers APIs for structured data, `call_tool` runs one at its listed price. Prefer them when a tool fits the data asked for.');
   if (o.urls?.length) {

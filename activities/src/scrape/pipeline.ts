@@ -41,6 +41,12 @@ export interface PageRequest {
    * pages of an origin the job knows to be script-rendered).
    */
   browserOnMiss?: boolean;
+  /**
+   * A rule of the caller's on top of threat protection, called with the URL and every redirect
+   * hop before each is requested, and with a cached copy's final URL: throws (a WdsError) to
+   * refuse the page (an agent's strictConstrainToURLs).
+   */
+  checkUrl?: (url: URL) => void;
   /** With `useCache: true`: the caller already knows the page has no fresh entry (a crawl asks per claim: crawl/cache-hints.ts); no lookup. */
   cacheKnownMiss?: boolean;
   /**
@@ -85,6 +91,15 @@ export async function buildPage(page: PageContent, requested: ScrapeOptions, ctx
   const left = () => Math.max(1, deadline - Date.now());
   if (!needsPdfConversion(page, o)) return buildDocumentAsync(page, o, { ...ctx, timeoutMs: left() });
   return withDocumentSlot(left(), ctx.signal, (timeoutMs) => buildDocumentAsync(page, o, { ...ctx, timeoutMs }));
+}
+
+/** Two `checkUrl` hooks as one (either may be absent): both must let the URL through. */
+export function combinedUrlChecks(a: ((u: URL) => void) | undefined, b: ((u: URL) => void) | undefined): ((u: URL) => void) | undefined {
+  if (!a || !b) return a ?? b;
+  return (u) => {
+    a(u);
+    b(u);
+  };
 }
 
 /** The page cache key of a URL fetched with these options. */
@@ -158,6 +173,7 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
   if (hit) {
     // Threat protection re-checks where the cached copy came from (a redirect onto a blocked site is never served).
     assertUrlAllowed(hit.finalUrl, o.threatProtection);
+    req.checkUrl?.(new URL(hit.finalUrl));
     state.engine = 'cache';
     return { ...(await buildHit(deps, req, key, hit, deadline)), statusCode: hit.statusCode };
   }
@@ -174,8 +190,8 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
     allowPrivateNetwork: deps.allowPrivateNetwork,
     maxBodyBytes: deps.maxBodyBytes,
     signal: req.signal,
-    // Threat protection: the URL and every redirect hop, before each is requested.
-    checkUrl: threatUrlCheck(o.threatProtection),
+    // Threat protection (and the caller's rule): the URL and every redirect hop, before each is requested.
+    checkUrl: combinedUrlChecks(threatUrlCheck(o.threatProtection), req.checkUrl),
   }).catch((e) => {
     // The user's timeout is spent: another attempt could only answer later than asked.
     if (e instanceof WdsError && e.kind === 'REQUEST_TIMEOUT') throw new WdsError('REQUEST_TIMEOUT', { message: e.message, code: e.code, retryable: false });
