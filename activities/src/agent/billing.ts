@@ -1,4 +1,6 @@
-import { agentBillableItems, chargeCredits, reduceReservation, releaseJobReservations, reserveCredits, type Db } from '@wds/db';
+import { agentResultsServed } from '@wds/contracts';
+import { agentBillableItems, chargeCredits, reduceReservation, releaseJobReservations, reserveCredits, syncAgentJobBill, type Db } from '@wds/db';
+import { creditsUsed } from '@wds/metrics';
 import type { RunContext } from './context';
 
 /**
@@ -7,7 +9,8 @@ import type { RunContext } from './context';
  * credit limit before it works; a refused reservation means the step does not run. What each
  * item really cost (≤ its reservation) is kept on its transcript row. When the job succeeds,
  * every reservation is converted into a charge of that cost; when it fails for any reason,
- * they are all released: failed runs cost 0 (spec: Limits).
+ * they are all released: failed runs cost 0 (spec: Limits; Firecrawl's docs), and so nothing
+ * they produced is served (@wds/contracts agentResultsServed). What is served is billed, once.
  */
 
 /**
@@ -63,4 +66,18 @@ export async function chargeJob(db: Db, c: RunContext): Promise<number> {
 /** Any other end: nothing is billed. */
 export async function releaseJob(db: Db, c: RunContext): Promise<void> {
   await releaseJobReservations(db, c.root.id);
+}
+
+/**
+ * Work of the job committed after its bill was made: a sub-agent's step or tool that was in flight
+ * when the job ended. A succeeded job's results are served, so that work is charged like the rest
+ * (each item's charge key is its reservation's: nothing twice) and the job's `creditsUsed` follows
+ * its ledger; a failed job's is released. Called by a sub-agent that ends after its job, and by the
+ * job once its row is written (an item committed between its charge and its row).
+ */
+export async function settleLateWork(db: Db, c: RunContext, rootState: string): Promise<void> {
+  if (!agentResultsServed(rootState)) return releaseJob(db, c);
+  await chargeJob(db, c);
+  const added = await syncAgentJobBill(db, c.root.id);
+  if (added > 0) creditsUsed.inc({ kind: 'agent' }, added);
 }

@@ -1,8 +1,6 @@
-import type { AgentToolArgsOf } from '@wds/contracts';
+import { agentResultsServed, type AgentToolArgsOf } from '@wds/contracts';
 import {
-  agentBillableItems,
   agentFinishMessage,
-  agentRefusal,
   appendAgentMessage,
   endedAgentRuns,
   finishAgentRunRow,
@@ -18,7 +16,7 @@ import { compileUserSchema } from '@wds/llm';
 import { agentRunsFinished, agentRunsStarted, creditsUsed } from '@wds/metrics';
 import type { AgentControlActivities, AgentToolInput, AgentToolResult, FinishAgentInput, SubagentResultsInput } from '@wds/workflows/agent';
 import { MAX_SUBAGENTS } from '@wds/workflows/agent';
-import { chargeJob, releaseJob } from './billing';
+import { chargeJob, releaseJob, settleLateWork } from './billing';
 import { agentIdentity, loadRunContext, type RunContext } from './context';
 import { checkThreat } from './pages';
 import { runAvailability, systemPrompt, type ToolAvailability } from './prompts';
@@ -70,7 +68,8 @@ async function userTurn(db: Db, ctx: RunContext): Promise<string> {
   if (!ctx.isRoot || ctx.run.threadTurn <= 1) return ctx.options.prompt;
   const earlier = await threadHistory(db, ctx.run.threadId, ctx.run.threadTurn);
   const lines = earlier.map((t) => {
-    const answer = t.data !== null ? JSON.stringify(t.data).slice(0, 4_000) : (t.message ?? t.error ?? '(no answer)');
+    // Only a succeeded (billed) turn's data is carried on: a failed turn's results are not served, to its thread either.
+    const answer = t.data !== null && agentResultsServed(t.state) ? JSON.stringify(t.data).slice(0, 4_000) : (t.message ?? t.error ?? '(no answer)');
     return `Turn ${t.threadTurn} asked: ${(t.options as { prompt: string }).prompt}\nIt ended ${t.state}: ${answer}`;
   });
   const t = ctx.options.exchange?.termsAnswer;
@@ -222,10 +221,11 @@ const OUTCOMES: Record<string, { outcome: string; code?: string; source?: string
 };
 
 /**
- * A run's end, written once whatever the retries: the row (guarded: the first writer wins), then
- * the bill (the job's: charged on success, released otherwise, idempotent by key), then the
- * terminal events (by key). A cancel recorded in Postgres wins over an end the workflow
- * reached at the same moment: the client was told the run is being cancelled.
+ * A run's end, written once whatever the retries: the bill (the job's: charged on success,
+ * released otherwise, idempotent by key), the terminal events (by key), then the row (guarded:
+ * the first writer wins). Only a succeeded run keeps data: a failed one is unbilled and serves
+ * nothing (billing.ts). A cancel recorded in Postgres wins over an end the workflow reached at
+ * the same moment: the client was told the run is being cancelled.
  */
 async function finishAgent(db: Db, input: FinishAgentInput): Promise<{ state: string }> {
   const ctx = await loadRunContext(db, input.runId);
@@ -234,21 +234,19 @@ async function finishAgent(db: Db, input: FinishAgentInput): Promise<{ state: st
   else if (state === 'cancelled' && !ctx.isRoot) state = 'parent_finished';
   else if (!ctx.isRoot && ctx.root.state !== 'running' && state !== 'succeeded') state = 'parent_finished';
 
-  const result = await latestAgentArtifact(db, ctx.run.id, RESULT_ARTIFACT);
+  // Only a succeeded run keeps its data: a failed one is not billed, and what it saved is not served.
+  const result = state === 'succeeded' ? await latestAgentArtifact(db, ctx.run.id, RESULT_ARTIFACT) : null;
   const data = result ? (JSON.parse(result.content) as unknown) : undefined;
   const { message, error } = await endTexts(db, ctx, state, input);
-  const billed = ctx.isRoot && state === 'succeeded' ? (await agentBillableItems(db, ctx.root.id)).reduce((n, i) => n + i.credits, 0) : 0;
-  // Partial data is kept when the credit limit stopped a run that had saved results (better than upstream).
-  const keepData = state === 'succeeded' || state === 'credit_limit_reached';
   // The bill first, then the row: a client that sees the end sees it billed (both idempotent on a retry).
   let total = 0;
   if (ctx.isRoot) {
     if (state === 'succeeded') total = await chargeJob(db, ctx);
     else await releaseJob(db, ctx);
   } else {
-    // A sub-agent ending after its job: anything it reserved meanwhile is given back.
+    // A sub-agent ending after its job: what it did meanwhile is billed with the job's (or released).
     const root = await loadAgentRun(db, ctx.root.id);
-    if (root && root.state !== 'running' && root.state !== 'cancelling') await releaseJob(db, ctx);
+    if (root && root.state !== 'running' && root.state !== 'cancelling') await settleLateWork(db, ctx, root.state);
   }
   // The terminal events before the row too: once the status shows the end, the trace has it.
   const o = OUTCOMES[state] ?? OUTCOMES.internal!;
@@ -261,8 +259,10 @@ async function finishAgent(db: Db, input: FinishAgentInput): Promise<{ state: st
     error: traceError,
   });
   if (ctx.isRoot) await traceEvent(db, ctx, 'run.finished', 'run.finished', { outcome: o.outcome, error: traceError });
-  const wrote = await finishAgentRunRow(db, ctx.run.id, { state, error, message, data: keepData ? data : undefined, creditsUsed: billed });
+  const wrote = await finishAgentRunRow(db, ctx.run.id, { state, error, message, data, creditsUsed: total });
   if (wrote && total) creditsUsed.inc({ kind: 'agent' }, total);
+  // A sub-agent's item committed between the charge and the row is not left unbilled by a sub-agent that saw the job running.
+  if (ctx.isRoot && state === 'succeeded') await settleLateWork(db, ctx, state);
 
   if (wrote) agentRunsFinished.inc({ role: ctx.isRoot ? 'orchestrator' : 'subagent', outcome: o.outcome, code: o.code ?? 'none' });
   const final = await loadAgentRun(db, ctx.run.id);
@@ -280,9 +280,10 @@ async function endTexts(db: Db, ctx: RunContext, state: string, input: FinishAge
     case 'parent_finished':
       return { message: null, error: 'The sub-agent was stopped because the agent that spawned it finished first' };
     case 'credit_limit_reached':
-      return { message: null, error: `Agent stopped: the credit limit (maxCredits ${ctx.rootOptions.maxCredits}) was reached. Failed runs are not billed.` };
+      return { message: null, error: `Agent stopped: the credit limit (maxCredits ${ctx.rootOptions.maxCredits}) was reached. Failed runs are not billed and return no data.` };
     case 'refused':
-      return { message: null, error: `The agent refused the task: ${(await agentRefusal(db, ctx.run.id)) ?? 'no reason given'}` };
+      // The reason is the model's text: a refused run is not billed, so it is not served (a free channel otherwise).
+      return { message: null, error: 'The agent refused the task.' };
     default:
       return { message: null, error: input.message ?? 'The agent failed unexpectedly' };
   }

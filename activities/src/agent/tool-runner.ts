@@ -168,7 +168,7 @@ export async function commit(db: Db, ctx: RunContext, input: AgentToolInput, out
   }
   const error = (out.result as { error?: string } | null)?.error;
   const outcome = out.outcome ?? { kind: 'done' };
-  // `refused` marks the row whose content is the refusal's reason (agentRefusal reads it).
+  // `refused` marks the row whose content is the refusal's reason (kept in the transcript; a refused run is unbilled, so never served).
   const stored: StoredResult = { summary: out.result, outcome, artifacts, ...(out.ms !== undefined ? { ms: out.ms } : {}), ...(error ? { error } : {}), ...(outcome.kind === 'refused' ? { refused: true } : {}) };
   const row = await appendAgentMessage(db, {
     runId: ctx.run.id,

@@ -1,4 +1,4 @@
-import { agentWebhookEventOf, type AgentRunOptions, type WebhookEvent } from '@wds/contracts';
+import { agentWebhookEventOf, withheldAgentEvent, type AgentRunOptions, type WebhookEvent } from '@wds/contracts';
 import { documentByKey, latestAgentArtifact, loadAgentRun, type Db, type DueDelivery, type JobKind } from '@wds/db';
 import { loadJobOptions } from '../crawl/job-options';
 import { monitorWebhookRequest } from '../monitor/webhook-source';
@@ -38,7 +38,9 @@ const crawlSource: WebhookSource = async (db, d) => {
 /**
  * Agent jobs: short event names (started, action, completed, failed, cancelled) with a dotted
  * `type` (agent.completed), as the SDK's AgentWebhookConfig names them. `data` is the run's data
- * on completed, the tool call (name, id, its small result) on action, else empty.
+ * on completed, the tool call (name and id) on action, else empty. An action is sent while the
+ * job runs, before it is known to be billed: it carries nothing of the call's result
+ * (withheldAgentEvent; the trace serves it once the job has completed).
  */
 const agentSource: WebhookSource = async (db, d) => {
   const run = await loadAgentRun(db, d.jobId);
@@ -46,10 +48,10 @@ const agentSource: WebhookSource = async (db, d) => {
   if (!run || !hook) return { drop: 'the job has no webhook' };
   const event = agentWebhookEventOf(d.eventType, d.eventPayload);
   if (!event) return { drop: `trace event ${d.eventType} is not a webhook event` };
-  const p = d.eventPayload as { toolName?: string; toolCallId?: string; result?: unknown; error?: { message?: string } | null };
+  const p = withheldAgentEvent(d.eventType, d.eventPayload) as { toolName?: string; toolCallId?: string; error?: { message?: string } | null };
   // The result artifact, not the row: run.finished is recorded just before the row is written.
   const result = event === 'completed' ? await latestAgentArtifact(db, run.id, 'result') : null;
-  const data = event === 'completed' ? (result ? (JSON.parse(result.content) as unknown) : null) : event === 'action' ? { toolName: p.toolName, toolCallId: p.toolCallId, result: p.result } : null;
+  const data = event === 'completed' ? (result ? (JSON.parse(result.content) as unknown) : null) : event === 'action' ? { toolName: p.toolName, toolCallId: p.toolCallId } : null;
   const body: Record<string, unknown> = { success: event === 'started' || event === 'action' || event === 'completed', type: `agent.${event}`, id: run.id, data, metadata: hook.metadata ?? {} };
   if (p.error?.message) body.error = p.error.message;
   const audit = (run.options as AgentRunOptions).auditMetadata;

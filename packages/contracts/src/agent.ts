@@ -274,7 +274,7 @@ export const pendingTermsApprovalSchema = z.strictObject({
 export const agentStatusResponseSchema = z.strictObject({
   success: z.literal(true),
   status: publicStatus,
-  data: z.unknown().optional().describe('The result (completed), or what a run stopped by maxCredits had saved.'),
+  data: z.unknown().optional().describe('The result, on completion only: a failed run is not billed and returns no data.'),
   error: z.string().optional(),
   message: z.string().optional().describe("The agent's closing message (chat mode answers here)."),
   model: z.string(),

@@ -238,14 +238,16 @@ function agentRoutes(): ApiRoute[] {
     {
       method: 'GET', path: '/v2/agent/:id/trace', operationId: 'getAgentTrace', tag, auth: 'bearer',
       summary: "An agent job's trace events (all its agents)", params: id,
+      description: 'Until the job has completed, and for a job that failed (unbilled), events leave out what the run read and the model wrote: tool parameters and results, artifact paths, tool error messages.',
       query: { liveView: { description: '`true`: also the active browser sessions (none: pooled pages have no live view).', schema: { type: 'string' } } },
       responses: { ...ok('AgentTraceResponse'), ...errors(400, 404, ...AUTHED) },
     },
     {
       method: 'GET', path: '/v2/agent/:id/snapshots/:snapshotId', operationId: 'getAgentSnapshot', tag, auth: 'bearer',
       summary: 'The content of an artifact version an artifact.updated event names',
+      description: '409 `AGENT_RESULTS_WITHHELD` until the job has completed, and for a job that failed: failed runs are not billed, and their results are not served.',
       params: { ...id, snapshotId: { description: 'The snapshotId of an artifact.updated event.', schema: { type: 'string', format: 'uuid' } } },
-      responses: { ...ok('AgentSnapshotResponse'), ...errors(400, 404, ...AUTHED) },
+      responses: { ...ok('AgentSnapshotResponse'), ...errors(400, 404, 409, ...AUTHED) },
     },
   ];
 }

@@ -12,6 +12,7 @@ export * from './parse';
 export * from './extract';
 export * from './search';
 export * from './agent';
+export * from './agent-results';
 export * from './interact';
 export * from './responses';
 export * from './api-routes';

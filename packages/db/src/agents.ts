@@ -273,17 +273,24 @@ export async function finishAgentRunRow(db: Db, id: string, end: AgentEnd): Prom
   return r.length > 0;
 }
 
+/**
+ * A succeeded job's `credits_used` brought up to what its ledger charged (work its sub-agents
+ * committed after the job's bill was made). Returns the credits added (0: it was up to date).
+ */
+export async function syncAgentJobBill(db: Pick<Db, 'execute'>, rootId: string): Promise<number> {
+  const r = await db.execute<{ added: number }>(sql`
+    WITH billed AS (SELECT coalesce(sum(amount), 0)::int AS n FROM credit_ledger WHERE job_id = ${rootId} AND entry = 'charge'),
+    before AS (SELECT credits_used FROM agent_runs WHERE id = ${rootId})
+    UPDATE agent_runs r SET credits_used = billed.n FROM billed, before
+    WHERE r.id = ${rootId} AND r.state = 'succeeded' AND billed.n > r.credits_used
+    RETURNING (billed.n - before.credits_used)::int AS added`);
+  return r.rows[0]?.added ?? 0;
+}
+
 /** The team's credit limit (null = none): the cap every reservation is checked against. */
 export async function teamCreditLimit(db: Db, teamId: string): Promise<number | null> {
   const [row] = await db.select({ limit: teamLimits.creditLimit }).from(teamLimits).where(eq(teamLimits.teamId, teamId));
   return row?.limit ?? null;
-}
-
-/** The reason a run was refused: the newest transcript item marked as a refusal (the model's or its `refuse` call's), or null. */
-export async function agentRefusal(db: Db, runId: string): Promise<string | null> {
-  const r = await db.execute<{ content: string | null }>(sql`
-    SELECT content FROM agent_messages WHERE run_id = ${runId} AND (result->>'refused') = 'true' ORDER BY seq DESC LIMIT 1`);
-  return r.rows[0]?.content ?? null;
 }
 
 /** The sub-agents among `ids` that have ended (any state but running / cancelling). */

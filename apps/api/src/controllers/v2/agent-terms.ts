@@ -1,4 +1,4 @@
-import type { AgentRequest, AgentRunExchange, AgentRunOptions } from '@wds/contracts';
+import { agentResultsServed, type AgentRequest, type AgentRunExchange, type AgentRunOptions } from '@wds/contracts';
 import { agentCatalogCalls, agentSkippedProviders, stableUuid, type AgentRunRow, type AgentSkippedProviderRow, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
 
@@ -23,8 +23,9 @@ function gateOf(s: Skipped) {
   return { provider: s.provider, name: s.name, ...(s.capability ? { capability: s.capability } : {}), ...(s.adds ? { adds: s.adds } : {}), version: s.version, digest: s.digest ?? null, url: s.termsUrl };
 }
 
-function skippedOf(s: Skipped) {
-  return { provider: s.provider, name: s.name, ...(s.capability ? { capability: s.capability } : {}), ...(s.adds ? { adds: s.adds } : {}), reason: 'terms_required' as const, version: s.version, termsUrl: s.termsUrl };
+/** `adds` is the model's words: served with a completed job's results only (a failed one is unbilled). */
+function skippedOf(s: Skipped, served: boolean) {
+  return { provider: s.provider, name: s.name, ...(s.capability ? { capability: s.capability } : {}), ...(s.adds && served ? { adds: s.adds } : {}), reason: 'terms_required' as const, version: s.version, termsUrl: s.termsUrl };
 }
 
 /** The providers a run's turn ended on (its own `ask` offer); empty when no offer ended it. */
@@ -61,7 +62,7 @@ export async function exchangeSummary(db: Db, r: AgentRunRow, x: AgentRunExchang
     onTermsRequired: x.onTermsRequired ?? 'skip',
     paidCalls: calls.paidCalls,
     creditsUsed: st === 'failed' ? 0 : calls.credits,
-    ...(skipped.length ? { skippedProviders: skipped.map((s) => skippedOf(s.skipped as Skipped)) } : {}),
+    ...(skipped.length ? { skippedProviders: skipped.map((s) => skippedOf(s.skipped as Skipped, agentResultsServed(r.state))) } : {}),
     ...(offer.length
       ? {
           requiresAction: {

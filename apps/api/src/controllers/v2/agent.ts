@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { agentRequestSchema, agentRunOptions, publicAgentStatus, type AgentRequest, type AgentRunOptions, type AgentState } from '@wds/contracts';
+import { agentRequestSchema, agentResultsServed, agentRunOptions, publicAgentStatus, withheldAgentEvent, type AgentRequest, type AgentRunOptions, type AgentState } from '@wds/contracts';
 import {
   agentTraceEvents,
   appendJobEvent,
@@ -134,7 +134,8 @@ function status(deps: ApiDeps) {
     return reply.send({
       success: true,
       status: st,
-      ...(r.data !== null && (st === 'completed' || r.state === 'credit_limit_reached') ? { data: r.data } : {}),
+      // Only a completed (billed) job returns data (spec: a failed run is unbilled and has none).
+      ...(r.data !== null && agentResultsServed(r.state) ? { data: r.data } : {}),
       ...(r.state === 'cancelling' ? { error: 'Agent is being cancelled' } : r.error ? { error: r.error } : {}),
       ...(r.message ? { message: r.message } : {}),
       model: o.model,
@@ -232,8 +233,11 @@ function trace(deps: ApiDeps) {
   return async (req: IdReq, reply: FastifyReply) => {
     const r = await teamAgent(deps, req);
     const rows = await agentTraceEvents(deps.db, r.id);
+    // Running or unbilled: the trace shows the run's shape, not what it read or the model wrote.
+    const served = agentResultsServed(r.state);
     const events = rows.map((e) => {
-      const { eventId, ...fields } = e.payload as { eventId?: string } & Record<string, unknown>;
+      const payload = served ? e.payload : withheldAgentEvent(e.type, e.payload);
+      const { eventId, ...fields } = payload as { eventId?: string } & Record<string, unknown>;
       return {
         schemaVersion: 1,
         eventId: eventId ?? stableUuid('agent-event', e.runId, String(e.seq)),
@@ -264,6 +268,14 @@ function snapshot(deps: ApiDeps) {
     const r = await teamAgent(deps, req);
     const s = await loadAgentSnapshot(deps.db, r.id, sid);
     if (!s) throw new WdsError('NOT_FOUND', { message: 'Snapshot not found' });
+    if (!agentResultsServed(r.state)) {
+      throw new WdsError('CONFLICT', {
+        code: 'AGENT_RESULTS_WITHHELD',
+        message: isLive(r)
+          ? 'Agent snapshots are served once the agent has completed; this job is still running.'
+          : 'This agent job did not complete: failed runs are not billed, and their snapshots are not served.',
+      });
+    }
     return reply.send({ success: true, id: r.id, snapshotId: s.id, snapshot: s.content });
   };
 }
@@ -300,7 +312,7 @@ function thread(deps: ApiDeps) {
             finishedAt: r.finishedAt?.toISOString() ?? null,
             creditsUsed: isLive(r) ? null : r.creditsUsed,
             message: r.message ?? r.error ?? null,
-            ...(includeData && r.state === 'succeeded' ? { data: r.data } : {}),
+            ...(includeData && agentResultsServed(r.state) ? { data: r.data } : {}),
             ...(o.exchange ? { pendingApproval: pending[i] ?? null } : {}),
           };
         }),
