@@ -44,6 +44,9 @@ export async function startBenchStack(opts: { temporalInMemory?: boolean; /** Ex
     // Benchmarks measure throughput: the default per-team limits (600 scrapes a minute, ...) would cap it.
     ...Object.fromEntries(['SCRAPE', 'CRAWL', 'BATCH', 'MAP', 'PARSE', 'STATUS', 'OTHER'].map((c) => [`WDS_RATE_LIMIT_${c}`, '0'])),
     WDS_MAX_CONCURRENT_SCRAPES: '0',
+    // The monitor bench creates more monitors, the agent bench asks for more maxCredits, than a team may by default.
+    WDS_MAX_MONITORS: '0',
+    WDS_AGENT_MAX_CREDITS: '0',
     ...opts.env,
   };
   // BENCH_PROFILE_DIR: CPU profiles of the API and worker (written when they stop) for Chrome DevTools.

@@ -56,6 +56,23 @@ export const apiEnvShape = {
   WDS_RATE_LIMIT_OTHER: envInt(1_200, 0),
   /** Scrapes running at once per team (beyond, a scrape waits up to `WDS_CONCURRENCY_QUEUE_MS`); `0`: no limit. */
   WDS_MAX_CONCURRENT_SCRAPES: envInt(100, 0),
+  /**
+   * Monitors a team may have (not deleted); one more is `403 MONITOR_LIMIT_REACHED`. A team's
+   * `team_limits.max_monitors` overrides it; `0`: no limit.
+   */
+  WDS_MAX_MONITORS: envInt(50, 0),
+  /**
+   * The ceiling of an agent job's `maxCredits` (above it `400` naming `maxCredits`); a job that sets none
+   * gets Firecrawl's default 2,500, or this ceiling when it is lower. A team's `team_limits.agent_max_credits`
+   * overrides it; `0`: no ceiling.
+   */
+  WDS_AGENT_MAX_CREDITS: envInt(2_500, 0),
+  /**
+   * Minutes one interact session may live (Firecrawl's session TTL default), in the team limits
+   * (`interactSessionMinutes`) for the interact controller. A team's `team_limits.interact_session_minutes`
+   * overrides it; `0`: no limit.
+   */
+  WDS_INTERACT_SESSION_MINUTES: envInt(10, 0),
   /** Largest crawl `limit` accepted (400 naming `limit` above); an omitted limit (10,000) is lowered to it. */
   WDS_MAX_CRAWL_LIMIT: envInt(100_000, 1, 1_000_000),
   // ---- Extract and crawl prompts ----

@@ -208,7 +208,7 @@ function agentRoutes(): ApiRoute[] {
     {
       method: 'POST', path: '/v2/agent', operationId: 'startAgent', tag, auth: 'bearer',
       summary: 'Start an agent job (needs an LLM: else 400 FEATURE_NOT_AVAILABLE)', body: { json: 'AgentRequest' },
-      description: '400 for zero-data-retention teams; 404 / 409 for a `threadId` that is unknown / still running; 422 for a `schema` that is not JSON Schema.',
+      description: '400 for zero-data-retention teams, and for a `maxCredits` above the team\'s agent credit ceiling (WDS_AGENT_MAX_CREDITS, or its team_limits row; an unset `maxCredits` is 2,500 or that ceiling, the lower); 404 / 409 for a `threadId` that is unknown / still running; 422 for a `schema` that is not JSON Schema.',
       responses: { ...ok('AgentStartedResponse'), ...errors(...JSON_BODY, 402, 404, 409, 422, ...AUTHED, JOB_NOT_STARTED) },
     },
     {
@@ -264,7 +264,7 @@ function monitorRoutes(): ApiRoute[] {
     {
       method: 'POST', path: '/v2/monitor', operationId: 'createMonitor', tag, auth: 'bearer',
       summary: 'Create a monitor: targets checked on a schedule (cron or text, at least 5 minutes apart)', body: { json: 'MonitorCreateRequest' },
-      description: 'A schedule firing more often than every 5 minutes, an unknown timezone or schedule text, a search target without a goal: 400 with `details`. Email notifications: 400 FEATURE_NOT_AVAILABLE without an SMTP server; each new recipient is sent a confirmation email (fixed text and its links only) and gets change emails only once it confirmed (`emailRecipientSubscriptions`); more than WDS_MONITOR_MAX_PENDING_RECIPIENTS addresses of the team awaiting confirmation is 429 `PENDING_RECIPIENTS_LIMIT` (as on update). Target `scrapeOptions` are checked against the team\'s features as POST /v2/scrape checks them (zero data retention: 400 `SCRAPE_ZDR_VIOLATION_ERROR`; a feature the team lacks: 403).',
+      description: 'A schedule firing more often than every 5 minutes, an unknown timezone or schedule text, a search target without a goal: 400 with `details`. Email notifications: 400 FEATURE_NOT_AVAILABLE without an SMTP server; each new recipient is sent a confirmation email (fixed text and its links only) and gets change emails only once it confirmed (`emailRecipientSubscriptions`); more than WDS_MONITOR_MAX_PENDING_RECIPIENTS addresses of the team awaiting confirmation is 429 `PENDING_RECIPIENTS_LIMIT` (as on update). Target `scrapeOptions` are checked against the team\'s features as POST /v2/scrape checks them (zero data retention: 400 `SCRAPE_ZDR_VIOLATION_ERROR`; a feature the team lacks: 403). A team that has its maximum of monitors (WDS_MAX_MONITORS, or its team_limits row): 403 `MONITOR_LIMIT_REACHED`.',
       responses: { ...ok('MonitorResponse'), ...errors(...JSON_BODY, ...AUTHED) },
     },
     {

@@ -6,11 +6,21 @@ export type TeamLimits = {
   ratePerMinute: Partial<Record<LimitClass, number>>;
   maxConcurrency: number | null;
   creditLimit: number | null;
+  /** Monitors the team may have at once (not deleted). */
+  maxMonitors: number | null;
+  /** The largest `maxCredits` of one agent job; a job that sets none gets this (or Firecrawl's 2,500, the lower). */
+  agentMaxCredits: number | null;
+  /** Minutes one interact session may live. */
+  interactSessionMinutes: number | null;
 };
 
+/** The limits a team_limits row overrides field by field, each defaulting to the deployment's (env). */
+type DefaultedLimit = 'maxConcurrency' | 'maxMonitors' | 'agentMaxCredits' | 'interactSessionMinutes';
+const DEFAULTED: DefaultedLimit[] = ['maxConcurrency', 'maxMonitors', 'agentMaxCredits', 'interactSessionMinutes'];
+
 /** The deployment's limits for every team (env); a team_limits row overrides them field by field. */
-export type LimitDefaults = Pick<TeamLimits, 'ratePerMinute' | 'maxConcurrency'>;
-export const NO_LIMITS: LimitDefaults = { ratePerMinute: {}, maxConcurrency: null };
+export type LimitDefaults = Pick<TeamLimits, 'ratePerMinute'> & Partial<Pick<TeamLimits, DefaultedLimit>>;
+export const NO_LIMITS: LimitDefaults = { ratePerMinute: {} };
 
 /**
  * The team's effective limits: each field of its team_limits row (each class of its
@@ -21,13 +31,18 @@ export async function getTeamLimits(db: Db, teamId: string, defaults: LimitDefau
   const [row] = await db.select().from(teamLimits).where(sql`${teamLimits.teamId} = ${teamId}`);
   const merged = { ...defaults.ratePerMinute, ...(row?.ratePerMinute ?? {}) };
   const ratePerMinute = Object.fromEntries(Object.entries(merged).filter(([, n]) => typeof n === 'number' && n > 0));
-  const maxConcurrency = row?.maxConcurrency ?? defaults.maxConcurrency;
-  return { ratePerMinute, maxConcurrency: maxConcurrency ? maxConcurrency : null, creditLimit: row?.creditLimit ?? null };
+  const limits = { ratePerMinute, creditLimit: row?.creditLimit ?? null } as TeamLimits;
+  for (const k of DEFAULTED) limits[k] = (row?.[k] ?? defaults[k]) || null;
+  return limits;
 }
 
 /** Operator/test entry point: replace a team's limits (null or absent fields fall back to the defaults). */
 export async function setTeamLimits(db: Db, teamId: string, l: Partial<TeamLimits>): Promise<void> {
-  const v = { ratePerMinute: l.ratePerMinute ?? {}, maxConcurrency: l.maxConcurrency ?? null, creditLimit: l.creditLimit ?? null };
+  const v = {
+    ratePerMinute: l.ratePerMinute ?? {},
+    creditLimit: l.creditLimit ?? null,
+    ...(Object.fromEntries(DEFAULTED.map((k) => [k, l[k] ?? null])) as Record<DefaultedLimit, number | null>),
+  };
   await db
     .insert(teamLimits)
     .values({ teamId, ...v })

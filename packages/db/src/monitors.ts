@@ -19,6 +19,16 @@ export async function insertMonitor(db: Db, m: NewMonitor): Promise<MonitorRow> 
   return row!;
 }
 
+/**
+ * The team's monitors (not deleted), counted under a per-team transaction lock: call it in the
+ * transaction that inserts the new one, so concurrent creates cannot both take the last place.
+ */
+export async function lockedTeamMonitorCount(tx: Db, teamId: string): Promise<number> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended('wds-team-monitors:' || ${teamId}, 0))`);
+  const r = await tx.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM monitors WHERE team_id = ${teamId} AND status <> 'deleted'`);
+  return r.rows[0]!.n;
+}
+
 /** A team's monitor (a deleted one, or another team's, reads as missing). */
 export async function loadTeamMonitor(db: Db, teamId: string, id: string): Promise<MonitorRow | null> {
   const [row] = await db.select().from(monitors).where(and(eq(monitors.id, id), eq(monitors.teamId, teamId), ne(monitors.status, 'deleted')));

@@ -51,7 +51,8 @@ before(async () => {
   });
   stack = await startStack({
     namespace: namespaceFor(import.meta.url),
-    env: { ...model.env, WDS_LLM_CONCURRENCY: '8' },
+    // The 1,000-step run needs more than the default agent credit ceiling (2,500).
+    env: { ...model.env, WDS_LLM_CONCURRENCY: '8', WDS_AGENT_MAX_CREDITS: '0' },
   });
   fc = new Firecrawl({ apiKey: stack.apiKey, apiUrl: stack.url });
 });

@@ -30,7 +30,7 @@ export function limitClassOf(method: string, route: string | undefined): LimitCl
 export interface LimitsConfig {
   /** Longest a scrape waits for a free concurrency slot before 429 Concurrency limit reached. */
   concurrencyQueueMs: number;
-  /** Every team's limits unless its team_limits row says otherwise (WDS_RATE_LIMIT_*, WDS_MAX_CONCURRENT_SCRAPES). */
+  /** Every team's limits unless its team_limits row says otherwise (WDS_RATE_LIMIT_*, WDS_MAX_CONCURRENT_SCRAPES, WDS_MAX_MONITORS, WDS_AGENT_MAX_CREDITS, WDS_INTERACT_SESSION_MINUTES). */
   defaults: LimitDefaults;
 }
 

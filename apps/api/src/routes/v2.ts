@@ -57,9 +57,9 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
   app.get('/extract/:id', extractStatusController(deps));
   app.post('/search', searchController(deps, cfg, deps.search ?? new OwnIndexProvider(deps.db, { shared: deps.sharedIndex ?? false })));
   await app.register(parseRoutes(deps, cfg.parse));
-  await app.register(agentRoutes(deps, cfg.agent));
+  await app.register(agentRoutes(deps, cfg.agent, limitsOf));
   const crawlSettings = { defaultConcurrency: cfg.defaultConcurrency, batchesPerRun: cfg.batchesPerRun, maxCrawlLimit: cfg.maxCrawlLimit };
-  await app.register(monitorRoutes(deps, { ...cfg.monitor, publicUrl: cfg.publicUrl, crawl: crawlSettings }));
+  await app.register(monitorRoutes(deps, { ...cfg.monitor, publicUrl: cfg.publicUrl, crawl: crawlSettings }, limitsOf));
 
   const team = teamControllers(deps, limitsOf);
   app.get('/team/credit-usage', team.creditUsage);

@@ -8,6 +8,8 @@ export type LimitClass = 'scrape' | 'crawl' | 'batch' | 'map' | 'parse' | 'statu
  * Per-team limits set by an operator, overriding the deployment's defaults (API env) field by
  * field: null (or a class absent from rate_per_minute) = the default, 0 = no limit. Kept in
  * Postgres so every API process enforces the same numbers. credit_limit has no default (null = none).
+ * max_monitors, agent_max_credits and interact_session_minutes bound what a team's jobs may spend
+ * even without a credit limit (issue 38): their defaults come from the API's env too.
  */
 export const teamLimits = pgTable('team_limits', {
   teamId: uuid('team_id').primaryKey().references(() => teams.id, { onDelete: 'cascade' }),
@@ -17,6 +19,12 @@ export const teamLimits = pgTable('team_limits', {
   maxConcurrency: integer('max_concurrency'),
   /** Credits the team may use in total; beyond: 402. */
   creditLimit: integer('credit_limit'),
+  /** Monitors the team may have (not deleted); one more: 403 MONITOR_LIMIT_REACHED. */
+  maxMonitors: integer('max_monitors'),
+  /** The largest `maxCredits` of one agent job, and the cap of a job that sets none; above: 400. */
+  agentMaxCredits: integer('agent_max_credits'),
+  /** Minutes one interact session may live (browser minutes billed at its end). */
+  interactSessionMinutes: integer('interact_session_minutes'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 

@@ -22,6 +22,8 @@ import type { AgentPlan } from '@wds/workflows/agent';
 import type { ApiDeps } from '../../deps';
 import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
+import type { TeamLimitsReader } from '../../middleware/limits';
+import { agentMaxCreditsWithin } from '../../services/team-caps';
 import { baseUrl } from '../../services/base-url';
 import { validateBody } from './validate';
 import { checkTeamFeatures } from '../../services/team-features';
@@ -46,9 +48,9 @@ const ZDR_MESSAGE = 'Your team has zero data retention enabled. This is not supp
 
 type IdReq = FastifyRequest<{ Params: { id: string; snapshotId?: string; threadId?: string }; Querystring: Record<string, string | undefined> }>;
 
-export function agentRoutes(deps: ApiDeps, cfg: AgentConfig) {
+export function agentRoutes(deps: ApiDeps, cfg: AgentConfig, limitsOf: TeamLimitsReader) {
   return async (app: FastifyInstance) => {
-    app.post('/agent', start(deps, cfg));
+    app.post('/agent', start(deps, cfg, limitsOf));
     app.get('/agent', list(deps, cfg));
     app.get('/agent/threads/:threadId', thread(deps));
     app.get('/agent/:id', status(deps));
@@ -58,7 +60,7 @@ export function agentRoutes(deps: ApiDeps, cfg: AgentConfig) {
   };
 }
 
-function start(deps: ApiDeps, cfg: AgentConfig) {
+function start(deps: ApiDeps, cfg: AgentConfig, limitsOf: TeamLimitsReader) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     requireScope(req, 'agent');
     const body = validateBody(agentRequestSchema, req.body);
@@ -90,6 +92,7 @@ function start(deps: ApiDeps, cfg: AgentConfig) {
       prev = (await teamThreadRuns(deps.db, req.auth.teamId, threadId)).at(-1);
     }
     const options = agentRunOptions(body, prev?.options as AgentRunOptions | undefined);
+    options.maxCredits = agentMaxCreditsWithin(body.maxCredits, await limitsOf(req.auth.teamId));
     if (options.exchange && !req.auth.flags.catalog) {
       throw new WdsError('FORBIDDEN', { message: 'Forbidden: exchange (catalog tools) is not enabled for this team.', code: 'CATALOG_NOT_ENABLED' });
     }

@@ -8,6 +8,8 @@ import type { MonitorCrawlSpec } from '@wds/workflows/monitor';
 import type { ApiDeps } from '../../deps';
 import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
+import type { TeamLimitsReader } from '../../middleware/limits';
+import { checkMonitorRoom } from '../../services/team-caps';
 import { monitorCheckRoutes } from './monitor-checks';
 import { pageQuery, teamMonitor, type IdReq, type MonitorConfig } from './monitor-shared';
 import { checkNotification, creditsPerCheck, resolveTargets } from './monitor-targets';
@@ -23,9 +25,9 @@ import { validateBody } from './validate';
  */
 const MONTH_SECONDS = 30 * 24 * 3600;
 
-export function monitorRoutes(deps: ApiDeps, cfg: MonitorConfig) {
+export function monitorRoutes(deps: ApiDeps, cfg: MonitorConfig, limitsOf: TeamLimitsReader) {
   return async (app: FastifyInstance) => {
-    app.post('/monitor', create(deps, cfg));
+    app.post('/monitor', create(deps, cfg, limitsOf));
     app.get('/monitor', list(deps));
     app.get('/monitor/:id', get(deps));
     app.patch('/monitor/:id', update(deps, cfg));
@@ -60,7 +62,7 @@ function monthlyEstimate(schedule: NormalizedSchedule, targets: Record<string, u
 
 const judging = (goal: string | null | undefined, judgeEnabled: boolean) => judgeEnabled && !!goal?.trim();
 
-function create(deps: ApiDeps, cfg: MonitorConfig) {
+function create(deps: ApiDeps, cfg: MonitorConfig, limitsOf: TeamLimitsReader) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     requireScope(req, 'monitor');
     const body = validateBody(monitorCreateRequestSchema, req.body);
@@ -71,8 +73,10 @@ function create(deps: ApiDeps, cfg: MonitorConfig) {
     const { targets, crawlSpecs } = await resolveTargets(deps, req, cfg, body.targets, targetsOf((req.body as { targets: unknown }).targets, id));
     const zdr = !!req.auth.flags.zeroDataRetention;
     const judgeEnabled = body.judgeEnabled ?? !!body.goal?.trim();
+    const limits = await limitsOf(req.auth.teamId);
     // One transaction: a monitor is never stored without its recipients' invitations (nor invitations without it).
     const row = await inTransaction(deps.db, async (tx) => {
+      await checkMonitorRoom(tx, req.auth.teamId, limits);
       const inserted = await insertMonitor(tx, {
       id,
       teamId: req.auth.teamId,
