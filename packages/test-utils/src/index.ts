@@ -6,6 +6,7 @@ export * from './crawl-kill';
 export * from './wait';
 export * from './tcp-proxy';
 export * from './fake-openai';
+export * from './agent-script';
 export * from './fake-searxng';
 export * from './fake-smtp';
 export * from './retention-scan';

@@ -13,9 +13,12 @@ import {
   startFakeOpenAI,
   startFixtureSite,
   startStack,
-  type FakeChatRequest,
+  agentRunTag,
+  agentStepOf,
+  type AgentScript,
   type FakeOpenAI,
   type FakeReply,
+  toolCall as tool,
   type FixtureSite,
   type Stack,
   until,
@@ -37,12 +40,8 @@ const PAGE_B = `<html><head><title>Red Toaster</title></head><body><main><h1>Red
  * Scripts by tag: the user's prompt starts with `[tag]`; the step is the number of assistant
  * turns the request carries, plus one. A script answers each step of that run.
  */
-type Script = (step: number, r: FakeChatRequest) => FakeReply;
-const scripts = new Map<string, Script>();
-const tagOf = (r: FakeChatRequest) => /\[([\w-]+)\]/.exec(String(r.messages.find((m) => m.role === 'user')?.content ?? ''))?.[1] ?? '';
-const stepOf = (r: FakeChatRequest) => r.messages.filter((m) => m.role === 'assistant').length + 1;
-const requestsOf = (tag: string) => model.chatRequests().filter((r) => tagOf(r) === tag);
-const tool = (name: string, args: unknown, id?: string) => ({ name, arguments: args, ...(id ? { id } : {}) });
+const scripts = new Map<string, AgentScript>();
+const requestsOf = (tag: string) => model.chatRequests().filter((r) => agentRunTag(r) === tag);
 
 const hooks: Record<string, unknown>[] = [];
 type TraceEvent = { type: string; producerSequence: number; agent: { id: string; role: string; parentId?: string }; [k: string]: unknown };
@@ -52,8 +51,8 @@ before(async () => {
     handler: (r) => {
       // Calls without tools are the extract tool's (extractJson over a stored page).
       if (!r.tools?.length) return { content: { name: 'Blue Kettle', price: 49.9 } };
-      const s = scripts.get(tagOf(r));
-      return s ? s(stepOf(r), r) : { content: 'no script' };
+      const s = scripts.get(agentRunTag(r));
+      return s ? s(agentStepOf(r), r) : { content: 'no script' };
     },
   });
   site = await startFixtureSite({

@@ -11,9 +11,12 @@ import {
   startFakeOpenAI,
   startFixtureSite,
   startStack,
-  type FakeChatRequest,
+  agentRunTag,
+  agentStepOf,
+  type AgentScript,
   type FakeOpenAI,
   type FakeReply,
+  toolCall as tool,
   type FixtureSite,
   type Stack,
   until,
@@ -35,20 +38,15 @@ const OFF_LIST = { landing: 'OFFLIST-LANDING-7731', scripted: 'OFFLIST-SCRIPTED-
 const MAX_MONITORS = 2;
 const AGENT_CEILING = 200;
 
-type Script = (step: number, r: FakeChatRequest) => FakeReply | Promise<FakeReply>;
-const scripts = new Map<string, Script>();
-/** The run's tag: the last `[tag]` of its user turn (a thread's later turn quotes the earlier ones first). */
-const tagOf = (r: FakeChatRequest) => [...String(r.messages.find((m) => m.role === 'user')?.content ?? '').matchAll(/\[([\w-]+)\]/g)].at(-1)?.[1] ?? '';
-const stepOf = (r: FakeChatRequest) => r.messages.filter((m) => m.role === 'assistant').length + 1;
-const requestsOf = (tag: string) => model.chatRequests().filter((r) => r.tools?.length && tagOf(r) === tag);
-const tool = (name: string, args: unknown, id?: string) => ({ name, arguments: args, ...(id ? { id } : {}) });
+const scripts = new Map<string, AgentScript>();
+const requestsOf = (tag: string) => model.chatRequests().filter((r) => r.tools?.length && agentRunTag(r) === tag);
 const hooks: { id?: string; type?: string; raw: string }[] = [];
 
 before(async () => {
   model = await startFakeOpenAI({
     handler: (r) => {
-      const s = scripts.get(tagOf(r));
-      return s ? s(stepOf(r), r) : { content: 'no script' };
+      const s = scripts.get(agentRunTag(r));
+      return s ? s(agentStepOf(r), r) : { content: 'no script' };
     },
   });
   site = await startFixtureSite({
