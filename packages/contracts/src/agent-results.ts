@@ -25,7 +25,8 @@ type Payload = Record<string, unknown>;
 /**
  * A trace event's payload as a job whose results are withheld shows it: the fields that carry
  * page content or the model's words are left out; ids, names of known tools, outcomes, error
- * codes, the system's own messages and credits stay. Applies to the API's trace and the webhook.
+ * codes, the system's own messages and credits stay (a page's artifact id, a hash of its URL, reads
+ * `page`). Applies to the API's trace and the webhook.
  */
 export function withheldAgentEvent(type: string, payload: Payload): Payload {
   const out: Payload = { ...payload };
@@ -39,6 +40,8 @@ export function withheldAgentEvent(type: string, payload: Payload): Payload {
       break;
     case 'artifact.updated': {
       const { path: _path, itemCount: _count, ...artifact } = (out.artifact ?? {}) as Payload;
+      // A page's artifact id is a hash of its URL: it would confirm a guessed URL.
+      if (typeof artifact.artifactId === 'string' && artifact.artifactId.startsWith('page-')) artifact.artifactId = 'page';
       out.artifact = artifact;
       break;
     }
