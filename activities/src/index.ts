@@ -7,6 +7,7 @@ export { createCrawlBrowserActivities } from './crawl/browser-page';
 export { createMapActivities } from './map/activities';
 export { startWebhookDispatcher, signWebhookBody } from './webhooks/dispatcher';
 export { startStrandedJobSweeper } from './crawl/stranded';
+export { endStrandedJob, startJobSweeper, type JobSweeperOptions, type StrandedHandler } from './jobs/stranded';
 export { startRetentionSweeper, type RetentionSweeperOptions } from './retention/sweep';
 export type { WorkflowDescriber, StrandedSweeperOptions } from './stranded/sweep';
 export { createParseActivities, type ParseActivityDeps } from './parse/activities';

@@ -17,7 +17,7 @@ export interface RetentionSweeperOptions extends RetentionSweep {
  */
 export function startRetentionSweeper(o: RetentionSweeperOptions): { stop(): Promise<void> } {
   return startSweepLoop(o.everyMs, async () => {
-    const { scrapes, parses, extracts, crawls, agents } = await sweepRetention(o.db, o);
-    if (scrapes || parses || extracts || crawls || agents) o.onSwept?.({ scrapes, parses, extracts, crawls, agents });
+    const { jobs: _purged, ...swept } = await sweepRetention(o.db, o);
+    if (swept.scrapes || swept.extracts || swept.crawls || swept.agents || Object.keys(swept.expired).length) o.onSwept?.(swept);
   });
 }

@@ -1,5 +1,5 @@
 import { agentWebhookEventOf, withheldAgentEvent, type AgentRunOptions, type WebhookEvent } from '@wds/contracts';
-import { documentByKey, latestAgentArtifact, loadAgentRun, type Db, type DueDelivery, type JobKind } from '@wds/db';
+import { documentByKey, latestAgentArtifact, loadAgentRun, type Db, type DueDelivery, type BillingKind } from '@wds/db';
 import { loadJobOptions } from '../crawl/job-options';
 import { monitorWebhookRequest } from '../monitor/webhook-source';
 
@@ -59,4 +59,4 @@ const agentSource: WebhookSource = async (db, d) => {
   return { body: JSON.stringify(body), headers: hook.headers ?? {} };
 };
 
-export const WEBHOOK_SOURCES: Partial<Record<JobKind, WebhookSource>> = { crawl: crawlSource, batch: crawlSource, agent: agentSource, monitor: monitorWebhookRequest };
+export const WEBHOOK_SOURCES: Partial<Record<BillingKind, WebhookSource>> = { crawl: crawlSource, batch: crawlSource, agent: agentSource, monitor: monitorWebhookRequest };

@@ -2,11 +2,13 @@ import type { Deployment } from '@wds/contracts';
 import type { Db, ScrapeDoneListener } from '@wds/db';
 import type { SearchProvider } from '@wds/search';
 import type { ScrapeDispatch } from './services/scrape-run';
-import type { Starters } from './temporal';
+import type { JobWorkflows, Starters } from './temporal';
 
 /** What controllers need; built once in app.ts so tests and benches can pass their own. */
 export interface ApiDeps {
   db: Db;
+  /** Workflow operations by JobSpec (services/jobs.ts uses them). */
+  workflows: JobWorkflows;
   starters: Starters;
   /** Hears scrapes ending (document or failure stored), ahead of the workflow result; optional (tests of single controllers). */
   scrapeDone?: ScrapeDoneListener;

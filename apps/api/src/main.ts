@@ -29,7 +29,7 @@ if (env.WDS_API_KEY) {
   await createKey(dbh.db, teamId, { key: env.WDS_API_KEY, name: 'WDS_API_KEY' });
 }
 // Scrapes that go to a workflow fetch on wds-fetch unless `local` says otherwise.
-const { client, connection, starters } = await connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, { scrapeFetch: env.WDS_SCRAPE_FETCH === 'local' ? 'local' : 'queue' });
+const { client, connection, workflows, starters } = await connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, { scrapeFetch: env.WDS_SCRAPE_FETCH === 'local' ? 'local' : 'queue' });
 const scrapeDone = listenForScrapeDone(env.DATABASE_URL);
 // Files written by browser workers into the same directory (shared volume on a fleet).
 const dataDir = resolve(env.WDS_DATA_DIR);
@@ -50,6 +50,7 @@ if (llm.ok) warmSchemaThreads();
 const app = await buildApp(
   {
     db: dbh.db,
+    workflows,
     starters,
     scrapeDone,
     scrapeDispatch: env.WDS_SCRAPE_FETCH,

@@ -12,18 +12,19 @@ import {
   WorkflowUpdateFailedError,
   WithStartWorkflowOperation,
   type Workflow,
+  type WorkflowStartOptions,
 } from '@temporalio/client';
 
 import { WdsError, isErrorKind } from '@wds/errors';
-import type { agentWorkflow, catalogWorkflow, crawlParamsWorkflow, crawlWorkflow, extractWorkflow, interactWorkflow, mapWorkflow, monitorRunWorkflow, parseWorkflow, scrapeWorkflow } from '@wds/workflows';
 import { interactUpdate, stopInteractUpdate, type InteractCallInput, type InteractStopResult } from '@wds/workflows/interact';
 import type { MonitorRunInput } from '@wds/workflows/monitor';
 import type { AgentPlan } from '@wds/workflows/agent';
 import type { CatalogWorkflowResult } from '@wds/workflows/catalog';
-import { TaskQueues, workflowIds } from '@wds/workflows/common';
 import type { CrawlPlan } from '@wds/workflows/crawl';
-import type { ParseWorkflowResult } from '@wds/workflows/parse';
+import { agentJob, batchJob, catalogJob, crawlJob, extractJob, interactJob, monitorRunJob, scrapeJob } from '@wds/workflows/job-specs';
+import type { WorkflowJobSpec } from '@wds/workflows/jobs';
 import type { ScrapeWorkflowResult } from '@wds/workflows/scrape';
+import type { interactWorkflow } from '@wds/workflows';
 
 /**
  * How long a job start may wait for Temporal before the request fails (and the job with it).
@@ -32,22 +33,40 @@ import type { ScrapeWorkflowResult } from '@wds/workflows/scrape';
  */
 export const START_DEADLINE_MS = 10_000;
 
-/** Typed starters: the only place the API names workflows and queues. */
+/**
+ * The workflow operations every job kind uses, driven by its JobSpec (workflows/src/<kind>/spec.ts):
+ * the only place the API starts, awaits or cancels a workflow by name. `key` is what the spec
+ * makes the workflow id from (the job id; a catalog request's `<team>-<x-request-id>`).
+ */
+export interface JobWorkflows {
+  /**
+   * Starts the job's workflow with the spec's id policies, within START_DEADLINE_MS. `running`: a
+   * run of that id is open and the spec refuses to join it (conflict FAIL), so this start did
+   * nothing; a spec that joins (USE_EXISTING) answers `started` for a repeated start.
+   */
+  start<W extends Workflow>(spec: WorkflowJobSpec<W>, o: { key: string; args: Parameters<W>; executionTimeoutMs?: number }): Promise<'started' | 'running'>;
+  /**
+   * The latest run's result within `budgetMs`; past it a REQUEST_TIMEOUT (`what` names the job in
+   * its message). A failed run throws the WdsError its activity threw.
+   */
+  result<W extends Workflow>(spec: WorkflowJobSpec<W>, o: { key: string; budgetMs: number; what?: string }): Promise<Awaited<ReturnType<W>>>;
+  /** Whether a run of the job's workflow is open now. */
+  running(spec: WorkflowJobSpec, key: string): Promise<boolean>;
+  /** Asks the workflow to cancel (its cleanup writes the end); one already gone is no error. */
+  cancel(spec: WorkflowJobSpec, key: string): Promise<void>;
+}
+
+/**
+ * Starts that are more than one call: the kinds not yet on the job service (apps/api/src/services/jobs.ts)
+ * and interact's update-with-start.
+ */
 export interface Starters {
   runScrape(input: { jobId: string; timeoutMs: number }): Promise<ScrapeWorkflowResult>;
-  /**
-   * Starts a crawl or batch job; a repeated start of the same job id is a no-op. Fails after
-   * START_DEADLINE_MS when Temporal does not answer.
-   */
+  /** Starts a crawl or batch job; a repeated start of the same job id is a no-op. Fails after START_DEADLINE_MS when Temporal does not answer. */
   startCrawl(input: { jobId: string; kind: 'crawl' | 'batch'; plan: CrawlPlan }): Promise<void>;
   cancelCrawl(input: { jobId: string; kind: 'crawl' | 'batch' }): Promise<void>;
-  runMap(input: { jobId: string; timeoutMs: number }): Promise<void>;
-  /** POST /v2/parse: converts the stored upload; waits within the request's timeout. */
-  runParse(input: { jobId: string; timeoutMs: number }): Promise<ParseWorkflowResult>;
   /** Starts an extract job (idempotent per job id, like startCrawl); fails after START_DEADLINE_MS. */
   startExtract(input: { jobId: string; plan: CrawlPlan; deadlineMs: number }): Promise<void>;
-  /** Crawl options from a prompt: one model step on wds-llm; waits within `timeoutMs`. */
-  runCrawlParams(input: { previewId: string; timeoutMs: number }): Promise<void>;
   /** POST /v2/agent: starts the run's workflow (a repeated start of the same run is a no-op). */
   startAgent(input: { runId: string; plan: AgentPlan }): Promise<void>;
   /** DELETE /v2/agent/{id}: asks the workflow to cancel (its cleanup writes the end). */
@@ -73,171 +92,108 @@ export interface Starters {
   close(): Promise<void>;
 }
 
+const CONFLICT = { USE_EXISTING: WorkflowIdConflictPolicy.USE_EXISTING, FAIL: WorkflowIdConflictPolicy.FAIL } as const;
+const REUSE = { REJECT_DUPLICATE: WorkflowIdReusePolicy.REJECT_DUPLICATE, ALLOW_DUPLICATE: WorkflowIdReusePolicy.ALLOW_DUPLICATE } as const;
+
 export async function connectTemporal(
   address: string,
   namespace: string,
   opts: { scrapeFetch?: 'queue' | 'local' } = {},
-): Promise<{ client: Client; connection: Connection; starters: Starters }> {
+): Promise<{ client: Client; connection: Connection; workflows: JobWorkflows; starters: Starters }> {
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace });
+  const catalogKey = (teamId: string, requestId: string) => `${teamId}-${requestId}`;
 
-  /** Starts a request-scoped workflow and waits for it within the request's budget. */
-  async function runToCompletion<W extends Workflow>(type: string, workflowId: string, args: Parameters<W>, timeoutMs: number, graceMs: number, what = 'scrape') {
-    const handle = await client.workflow.start<W>(type, {
-      taskQueue: TaskQueues.control,
-      workflowId,
-      args,
-      // A job nobody can run (no worker) must not linger forever.
-      workflowExecutionTimeout: timeoutMs + 30_000,
-    } as never);
-    return awaitResult(handle.result() as Promise<Awaited<ReturnType<W>>>, timeoutMs + graceMs, what);
-  }
-
-  /** A job start bounded by START_DEADLINE_MS; a start of a job already started is a no-op. */
-  async function startOnce(start: () => Promise<unknown>): Promise<void> {
-    try {
-      // The gRPC deadline ends the call, but the client's retry backoff can sleep past it: the
-      // timer is what bounds the request.
-      await withinMs(client.withDeadline(Date.now() + START_DEADLINE_MS, start), START_DEADLINE_MS, 'Temporal did not accept the workflow start');
-    } catch (e) {
-      if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
-    }
-  }
-
-  const starters: Starters = {
-    async runScrape({ jobId, timeoutMs }) {
-      return runToCompletion<typeof scrapeWorkflow>('scrapeWorkflow', workflowIds.scrape(jobId), [{ jobId, timeoutMs, fetch: opts.scrapeFetch }], timeoutMs, 5_000);
-    },
-    async startCrawl({ jobId, kind, plan }) {
-      await startOnce(() =>
-        client.workflow.start<typeof crawlWorkflow>('crawlWorkflow', {
-          taskQueue: TaskQueues.control,
-          workflowId: kind === 'crawl' ? workflowIds.crawl(jobId) : workflowIds.batch(jobId),
-          args: [{ jobId, kind, plan }],
-          // Running: the same run. Ended: never a second run of a job (it would redo its pages).
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        }),
-      );
-    },
-    async startExtract({ jobId, plan, deadlineMs }) {
-      await startOnce(() =>
-        client.workflow.start<typeof extractWorkflow>('extractWorkflow', {
-          taskQueue: TaskQueues.control,
-          workflowId: workflowIds.extract(jobId),
-          args: [{ jobId, plan, deadlineMs }],
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        }),
-      );
-    },
-    async runCrawlParams({ previewId, timeoutMs }) {
-      await runToCompletion<typeof crawlParamsWorkflow>('crawlParamsWorkflow', workflowIds.crawlParams(previewId), [{ previewId, timeoutMs }], timeoutMs, 5_000, 'crawl prompt');
-    },
-    async cancelCrawl({ jobId, kind }) {
-      const id = kind === 'crawl' ? workflowIds.crawl(jobId) : workflowIds.batch(jobId);
-      await client.workflow
-        .getHandle(id)
-        .cancel()
-        .catch((e) => {
-          // Already finished: the job row is what callers see, and it is already final.
-          if (!(e instanceof WorkflowNotFoundError)) throw e;
-        });
-    },
-    async runMap({ jobId, timeoutMs }) {
-      await runToCompletion<typeof mapWorkflow>('mapWorkflow', workflowIds.map(jobId), [{ jobId, timeoutMs }], timeoutMs, 10_000, 'map');
-    },
-    async runParse({ jobId, timeoutMs }) {
-      return runToCompletion<typeof parseWorkflow>('parseWorkflow', workflowIds.parse(jobId), [{ jobId, timeoutMs }], timeoutMs, 5_000, 'parse');
-    },
-    async startAgent({ runId, plan }) {
+  const workflows: JobWorkflows = {
+    async start<W extends Workflow>(spec: WorkflowJobSpec<W>, { key, args, executionTimeoutMs }: { key: string; args: Parameters<W>; executionTimeoutMs?: number }) {
       const start = () =>
-        client.workflow.start<typeof agentWorkflow>('agentWorkflow', {
-          taskQueue: TaskQueues.control,
-          workflowId: workflowIds.agent(runId),
-          args: [{ runId, rootId: runId, plan }],
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        });
+        client.workflow.start<W>(spec.workflowType, {
+          taskQueue: spec.taskQueue,
+          workflowId: spec.workflowId(key),
+          args,
+          workflowIdConflictPolicy: CONFLICT[spec.start.conflict],
+          workflowIdReusePolicy: REUSE[spec.start.reuse],
+          // A job nobody can run (no worker) must not linger forever.
+          ...(executionTimeoutMs ? { workflowExecutionTimeout: executionTimeoutMs } : {}),
+        } as unknown as WorkflowStartOptions<W>);
       try {
+        // The gRPC deadline ends the call, but the client's retry backoff can sleep past it: the
+        // timer is what bounds the request.
         await withinMs(client.withDeadline(Date.now() + START_DEADLINE_MS, start), START_DEADLINE_MS, 'Temporal did not accept the workflow start');
-      } catch (e) {
-        if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
-      }
-    },
-    async cancelAgent({ runId }) {
-      await client.workflow
-        .getHandle(workflowIds.agent(runId))
-        .cancel()
-        .catch((e) => {
-          if (!(e instanceof WorkflowNotFoundError)) throw e;
-        });
-    },
-    async startCatalog({ teamId, requestId, id, timeoutMs }) {
-      try {
-        await withinMs(
-          client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-            client.workflow.start<typeof catalogWorkflow>('catalogWorkflow', {
-              taskQueue: TaskQueues.control,
-              workflowId: workflowIds.catalog(teamId, requestId),
-              args: [{ id, timeoutMs, scrapeFetch: opts.scrapeFetch }],
-              // One open run per request id; a new run after an ended one only when the API decided
-              // (a request refused for credits leaves no record, so its id may run again).
-              workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-              workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-            }),
-          ),
-          START_DEADLINE_MS,
-          'Temporal did not accept the workflow start',
-        );
         return 'started';
       } catch (e) {
-        if (e instanceof WorkflowExecutionAlreadyStartedError) return 'running';
+        // REJECT_DUPLICATE: the job's one run already ended; that run is the job's.
+        if (e instanceof WorkflowExecutionAlreadyStartedError) return spec.start.conflict === 'FAIL' ? 'running' : 'started';
         throw e;
       }
     },
-    async awaitCatalog({ teamId, requestId, budgetMs }) {
-      const handle = client.workflow.getHandle<typeof catalogWorkflow>(workflowIds.catalog(teamId, requestId));
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), budgetMs)));
-      try {
-        return await Promise.race([handle.result(), late]);
-      } finally {
-        clearTimeout(timer);
-      }
+    async result(spec, { key, budgetMs, what }) {
+      return awaitResult(client.workflow.getHandle(spec.workflowId(key)).result(), budgetMs, what ?? spec.noun);
     },
-    async catalogRunning({ teamId, requestId }) {
+    async running(spec, key) {
       try {
-        const d = await client.workflow.getHandle(workflowIds.catalog(teamId, requestId)).describe();
+        const d = await client.workflow.getHandle(spec.workflowId(key)).describe();
         return d.status.name === 'RUNNING';
       } catch (e) {
         if (e instanceof WorkflowNotFoundError) return false;
         throw e;
       }
     },
+    async cancel(spec, key) {
+      await client.workflow
+        .getHandle(spec.workflowId(key))
+        .cancel()
+        .catch((e) => {
+          // Already finished: the job row is what callers see, and it is already final.
+          if (!(e instanceof WorkflowNotFoundError)) throw e;
+        });
+    },
+  };
+
+  const starters: Starters = {
+    async runScrape({ jobId, timeoutMs }) {
+      await workflows.start(scrapeJob, { key: jobId, args: [{ jobId, timeoutMs, fetch: opts.scrapeFetch }], executionTimeoutMs: timeoutMs + 30_000 });
+      return workflows.result(scrapeJob, { key: jobId, budgetMs: timeoutMs + 5_000 });
+    },
+    async startCrawl({ jobId, kind, plan }) {
+      await workflows.start(kind === 'crawl' ? crawlJob : batchJob, { key: jobId, args: [{ jobId, kind, plan }] });
+    },
+    async startExtract({ jobId, plan, deadlineMs }) {
+      await workflows.start(extractJob, { key: jobId, args: [{ jobId, plan, deadlineMs }] });
+    },
+    cancelCrawl: ({ jobId, kind }) => workflows.cancel(kind === 'crawl' ? crawlJob : batchJob, jobId),
+    async startAgent({ runId, plan }) {
+      await workflows.start(agentJob, { key: runId, args: [{ runId, rootId: runId, plan }] });
+    },
+    cancelAgent: ({ runId }) => workflows.cancel(agentJob, runId),
+    startCatalog: ({ teamId, requestId, id, timeoutMs }) =>
+      workflows.start(catalogJob, { key: catalogKey(teamId, requestId), args: [{ id, timeoutMs, scrapeFetch: opts.scrapeFetch }] }),
+    async awaitCatalog({ teamId, requestId, budgetMs }) {
+      const handle = client.workflow.getHandle(catalogJob.workflowId(catalogKey(teamId, requestId)));
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), budgetMs)));
+      try {
+        return await Promise.race([handle.result() as Promise<CatalogWorkflowResult>, late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    catalogRunning: ({ teamId, requestId }) => workflows.running(catalogJob, catalogKey(teamId, requestId)),
     async startMonitorRun(input) {
-      await startOnce(() =>
-        client.workflow.start<typeof monitorRunWorkflow>('monitorRunWorkflow', {
-          taskQueue: TaskQueues.control,
-          workflowId: workflowIds.monitorRun(input.runId),
-          args: [input],
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        }),
-      );
+      await workflows.start(monitorRunJob, { key: input.runId, args: [input] });
     },
     async interact({ scrapeId, teamId, idleMs, call, budgetMs }) {
-      const workflowId = workflowIds.interact(scrapeId);
+      const workflowId = interactJob.workflowId(scrapeId);
       const attempt = () =>
         client.workflow.executeUpdateWithStart(interactUpdate, {
           args: [call],
-          startWorkflowOperation: new WithStartWorkflowOperation<typeof interactWorkflow>('interactWorkflow', {
-            taskQueue: TaskQueues.control,
+          startWorkflowOperation: new WithStartWorkflowOperation<typeof interactWorkflow>(interactJob.workflowType, {
+            taskQueue: interactJob.taskQueue,
             workflowId,
             args: [{ scrapeId, teamId, idleMs }],
             // One session per scrape at a time; a new one once the last has ended.
-            workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-            workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+            workflowIdConflictPolicy: CONFLICT[interactJob.start.conflict],
+            workflowIdReusePolicy: REUSE[interactJob.start.reuse],
           }),
         });
       const t0 = Date.now();
@@ -255,7 +211,7 @@ export async function connectTemporal(
     async stopInteract({ scrapeId }) {
       try {
         // Closing saves a profile and bills: seconds; a minute means the session's workers are not answering.
-        return await withinMs(client.workflow.getHandle(workflowIds.interact(scrapeId)).executeUpdate(stopInteractUpdate), 60_000, 'the session did not finish stopping');
+        return await withinMs(client.workflow.getHandle(interactJob.workflowId(scrapeId)).executeUpdate(stopInteractUpdate), 60_000, 'the session did not finish stopping');
       } catch (e) {
         if (e instanceof WorkflowNotFoundError || /already completed|not found/i.test((e as Error).message ?? '')) return null;
         throw asInteractError(e);
@@ -263,7 +219,7 @@ export async function connectTemporal(
     },
     close: () => connection.close(),
   };
-  return { client, connection, starters };
+  return { client, connection, workflows, starters };
 }
 
 /** `p`, or a rejection after `ms` (p's own outcome is then ignored). */

@@ -1,9 +1,6 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { resolve } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { startMonitorMailer, startMonitorUpkeep, startPageVersionPruner, startRetentionSweeper, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher, temporalBrowserAvailability, temporalQueueAvailability } from '@wds/activities';
+import { temporalBrowserAvailability, temporalQueueAvailability } from '@wds/activities';
 import { TaskQueues } from '@wds/workflows/common';
-import { MONITOR_RUN_PLAN } from '@wds/workflows/monitor';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { llmEnvOf } from '@wds/config/common';
 import { closeSchemaThreads, createLlmClient, loadTokenizer, resolveLlmConfig, warmSchemaThreads } from '@wds/llm';
@@ -12,7 +9,6 @@ import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics, observeBrowserPool, observeBrowserSessions, serveMetrics } from '@wds/metrics';
 import { warmPdfWorker } from '@wds/documents';
 import { configureHostOverrides, loadCharsets, parseHostOverrides } from '@wds/fetch';
-import { lazySigningSecret } from '@wds/storage';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
 import { loadWorkerEnv } from './env';
 import { browserPages, createBrowserResources } from './browser';
@@ -21,7 +17,7 @@ import { createMediaResources } from './media';
 import { coreLogFilter, TemporalPinoLogger } from './logging';
 import { createInteractResources } from './interact';
 import { queueOptions, sessionQueueOptions } from './queues';
-import { startSearchBackfill } from './search-backfill';
+import { startLoops } from './loops';
 import { workflowBundleOption } from './workflow-bundle';
 import { serveDirectScrapes } from './direct';
 
@@ -151,91 +147,8 @@ if (sessionQueue) {
     }),
   );
 }
-// Control workers also deliver webhooks (they have the database and no heavy work).
-const dispatcher = env.WDS_WORKER_QUEUES.includes('wds-control')
-  ? startWebhookDispatcher({
-      db: dbh.db,
-      secret: env.WDS_WEBHOOK_SECRET,
-      allowPrivateNetwork: env.WDS_ALLOW_PRIVATE_NETWORK,
-      timeoutMs: env.WDS_WEBHOOK_TIMEOUT_MS,
-      perOrigin: env.WDS_WEBHOOK_CONCURRENCY_PER_ORIGIN,
-      maxInFlight: env.WDS_WEBHOOK_MAX_IN_FLIGHT,
-    })
-  : null;
-// ...and fail crawl/batch jobs whose workflow never started (an API that died mid-request).
-const sweeper = env.WDS_WORKER_QUEUES.includes('wds-control')
-  ? startStrandedJobSweeper({
-      db: dbh.db,
-      temporal: connection,
-      namespace: env.TEMPORAL_NAMESPACE,
-      graceMs: env.WDS_STRANDED_JOB_GRACE_MS,
-      everyMs: env.WDS_STRANDED_JOB_SWEEP_MS,
-      onFailed: (jobId, reason) => log.warn({ jobId, reason }, 'stranded job failed'),
-    })
-  : null;
-// ...and agent jobs likewise.
-const agentSweeper = env.WDS_WORKER_QUEUES.includes('wds-control')
-  ? startStrandedAgentSweeper({
-      db: dbh.db,
-      temporal: connection,
-      namespace: env.TEMPORAL_NAMESPACE,
-      graceMs: env.WDS_STRANDED_JOB_GRACE_MS,
-      everyMs: env.WDS_STRANDED_JOB_SWEEP_MS,
-      onFailed: (jobId, reason) => log.warn({ jobId, reason }, 'stranded agent job failed'),
-    })
-  : null;
-// ...and prune change tracking's old page versions.
-const pruner = env.WDS_WORKER_QUEUES.includes('wds-control')
-  ? startPageVersionPruner({
-      db: dbh.db,
-      retentionDays: env.WDS_CHANGE_TRACKING_RETENTION_DAYS,
-      forgetDays: env.WDS_CHANGE_TRACKING_FORGET_DAYS,
-      onPruned: (r) => log.info(r, 'pruned page versions'),
-    })
-  : null;
-// ...and keep the monitors' tick Schedules in place (recreated from the monitors table when
-// missing, e.g. after a restore) and end monitor runs no workflow runs.
-const monitorClient = env.WDS_WORKER_QUEUES.includes('wds-control') ? await Connection.connect({ address: env.TEMPORAL_ADDRESS }) : null;
-const monitorUpkeep = monitorClient
-  ? startMonitorUpkeep({
-      db: dbh.db,
-      temporal: connection,
-      namespace: env.TEMPORAL_NAMESPACE,
-      graceMs: env.WDS_STRANDED_JOB_GRACE_MS,
-      everyMs: env.WDS_STRANDED_JOB_SWEEP_MS,
-      client: new Client({ connection: monitorClient, namespace: env.TEMPORAL_NAMESPACE }),
-      ticking: {
-        shards: env.WDS_MONITOR_SHARDS,
-        tickMs: env.WDS_MONITOR_TICK_MS,
-        maxChecksPerRun: env.WDS_MONITOR_CHECKS_PER_RUN,
-        catchupWindowMs: env.WDS_MONITOR_CATCHUP_WINDOW_MS,
-        plan: MONITOR_RUN_PLAN,
-      },
-      onFailed: (jobId, reason) => log.warn({ jobId, reason }, 'stranded monitor run ended'),
-      onError: (e) => log.warn({ err: e }, 'could not set up the monitor tick schedules (retried in a minute)'),
-    })
-  : null;
-// ...and send monitor email summaries through the operator's SMTP server.
-const mailer = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SMTP_URL
-  ? startMonitorMailer({
-    db: dbh.db, smtpUrl: env.WDS_SMTP_URL, from: env.WDS_SMTP_FROM, publicUrl: env.WDS_PUBLIC_URL,
-    // Confirm and unsubscribe links are signed with the file-link secret, which the API checks them with.
-    secret: lazySigningSecret(env.WDS_FILE_SIGNING_SECRET, resolve(env.WDS_DATA_DIR)), confirmTtlSeconds: env.WDS_MONITOR_CONFIRM_TTL_SECONDS,
-    confirmationsPerHour: env.WDS_MONITOR_CONFIRMATIONS_PER_HOUR,
-  })
-  : null;
-// ...and index for search the pages stored before the index existed (once; resumable).
-const backfill = env.WDS_WORKER_QUEUES.includes('wds-control') && env.WDS_SEARCH_INDEX && env.WDS_SEARCH_BACKFILL ? startSearchBackfill({ db: dbh.db, log }) : null;
-// ...and delete what zero-data-retention requests left behind, and expired crawls, batches, extracts and agent jobs (packages/db retention.ts).
-const retention = env.WDS_WORKER_QUEUES.includes('wds-control')
-  ? startRetentionSweeper({
-      db: dbh.db,
-      everyMs: env.WDS_STRANDED_JOB_SWEEP_MS,
-      resultTtlMs: env.WDS_ZDR_RESULT_TTL_MS,
-      graceMs: 120_000,
-      onSwept: (n) => log.info(n, 'retention sweep: rows left by ZDR requests whose API died, and expired jobs, deleted'),
-    })
-  : null;
+// Background loops (webhooks, sweepers, mail, retention: loops.ts says which workers run which).
+const loops = await startLoops({ env, db: dbh.db, temporal: connection, log });
 // SIGINT/SIGTERM (the SDK's Runtime handles them): polling stops, in-flight tasks run on for
 // WDS_SHUTDOWN_GRACE_MS, then activities are cancelled, which Temporal records as retryable
 // failures and retries on another worker. Worker.run resolves once they have all returned; it
@@ -278,15 +191,7 @@ try {
 }
 // Direct scrapes drain like activities: within the grace time, then given back to other workers.
 await (directDrained ?? direct?.drain(0));
-await dispatcher?.stop();
-await sweeper?.stop();
-await agentSweeper?.stop();
-await pruner?.stop();
-await monitorUpkeep?.stop();
-await monitorClient?.close();
-await mailer?.stop();
-await backfill?.stop();
-await retention?.stop();
+await loops.stop();
 // After the drain: renders still running past the grace time were cancelled with their activities.
 await browser?.interact.stop();
 await browser?.stop();

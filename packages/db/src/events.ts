@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
-import type { JobKind } from './schema/ledger';
+import type { BillingKind } from './schema/ledger';
 
 /**
  * Job events (schema/events.ts): what happened in a job, numbered 1, 2, 3… per job without
@@ -18,7 +18,7 @@ export interface JobEvent {
 /** Where an event is delivered: the job's webhook, when it subscribes to the event. */
 export interface EventWebhook {
   url: string;
-  jobKind: JobKind;
+  jobKind: BillingKind;
 }
 
 export interface NewJobEvent {

@@ -1,7 +1,10 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { inTransaction, type Db } from './client';
 import { enqueueUrls, type FrontierEntry } from './frontier';
-import { crawlJobs, crawlParamPreviews, extractJobs, extractPages } from './schema/index';
+import { crawlParamsJob } from '@wds/workflows/job-specs';
+import type { JobStatus } from '@wds/workflows/jobs';
+import { endJobSql, insertJobSql } from './jobs/index';
+import { crawlJobs, extractJobs, extractPages } from './schema/index';
 import { EXPIRES_FROM_NOW } from './retention';
 import { storable, storableText } from './text';
 
@@ -175,18 +178,34 @@ export async function extractsPastFetchOlderThan(db: Db, minAgeMs: number, limit
 
 // ---- crawl params from a prompt ----
 
+/** The job row (running: the API starts its workflow next) and the request, in one statement. */
 export async function insertCrawlParamPreview(db: Db, row: { id: string; teamId: string; url: string; prompt: string }): Promise<void> {
-  await db.insert(crawlParamPreviews).values({ ...row, prompt: storableText(row.prompt) });
+  const job = insertJobSql({ id: row.id, teamId: row.teamId, kind: 'crawl_params', status: 'running', workflowId: crawlParamsJob.workflowId(row.id) });
+  await db.execute(sql`WITH j AS (${job}) INSERT INTO crawl_param_previews (id, url, prompt) SELECT id, ${row.url}, ${storableText(row.prompt)} FROM j`);
 }
 
-export async function loadCrawlParamPreview(db: Db, id: string) {
-  const [row] = await db.select().from(crawlParamPreviews).where(eq(crawlParamPreviews.id, id));
-  return row ?? null;
+export type CrawlParamPreview = {
+  id: string;
+  teamId: string;
+  status: JobStatus;
+  url: string;
+  prompt: string;
+  result: unknown;
+  warning: string | null;
+  tokensUsed: number;
+};
+
+export async function loadCrawlParamPreview(db: Db, id: string): Promise<CrawlParamPreview | null> {
+  const r = await db.execute<CrawlParamPreview>(sql`
+    SELECT j.id, j.team_id AS "teamId", j.status, p.url, p.prompt, p.result, p.warning, p.tokens_used AS "tokensUsed"
+    FROM jobs j JOIN crawl_param_previews p ON p.id = j.id WHERE j.id = ${id}`);
+  return r.rows[0] ?? null;
 }
 
+/** The derived options and the end, together; a retried activity finding the job ended changes nothing. */
 export async function completeCrawlParamPreview(db: Db, id: string, r: { result: unknown; warning: string | null; tokensUsed: number }): Promise<void> {
-  await db
-    .update(crawlParamPreviews)
-    .set({ status: 'completed', result: storable(r.result), warning: r.warning, tokensUsed: r.tokensUsed, completedAt: new Date() })
-    .where(eq(crawlParamPreviews.id, id));
+  await db.execute(sql`
+    WITH j AS (${endJobSql(id, { status: 'completed', keptMs: crawlParamsJob.resultsKeptMs })})
+    UPDATE crawl_param_previews SET result = ${JSON.stringify(storable(r.result))}::jsonb, warning = ${r.warning}, tokens_used = ${r.tokensUsed}
+    WHERE id IN (SELECT id FROM j)`);
 }

@@ -1,11 +1,12 @@
 export * from './client';
+export * from './jobs/index';
 export * from './keys';
 export * from './scrapes';
 export * from './scrape-queue';
 export { listenOnChannel, type ChannelListener } from './listen';
 export * from './scrape-done';
 export * as schema from './schema/index';
-export type { CreditEntry, JobKind, TeamFlag, TeamFlags } from './schema/index';
+export type { CreditEntry, BillingKind, TeamFlag, TeamFlags } from './schema/index';
 export { TEAM_FLAGS } from './schema/index';
 export * from './crawl-jobs';
 export * from './frontier';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
-import { BALANCE_SHARDS, type JobKind } from './schema/ledger';
+import { BALANCE_SHARDS, type BillingKind } from './schema/ledger';
 
 /**
  * The credit ledger (schema/ledger.ts): every job kind bills here, every limit check reads here.
@@ -62,7 +62,7 @@ function chargeShard(key: SQL): SQL {
 export interface ChargeInput {
   teamId: string;
   jobId: string;
-  kind: JobKind;
+  kind: BillingKind;
   amount: number;
   /** Unique per team: a second charge with this key bills nothing. */
   key: string;
@@ -93,7 +93,7 @@ export async function chargeCredits(db: Db, c: ChargeInput): Promise<{ charged: 
 export interface ReleaseInput {
   teamId: string;
   jobId: string;
-  kind: JobKind;
+  kind: BillingKind;
   reservationKey: string;
 }
 
@@ -109,7 +109,7 @@ export async function releaseReservation(db: Db, r: ReleaseInput): Promise<{ rel
  */
 async function settle(
   db: Db,
-  s: { teamId: string; jobId: string; kind: JobKind; amount: number; key: string; entry: 'charge' | 'release'; reservationKey: string },
+  s: { teamId: string; jobId: string; kind: BillingKind; amount: number; key: string; entry: 'charge' | 'release'; reservationKey: string },
 ): Promise<{ charged: boolean; released: number }> {
   return db.transaction(async (tx) => {
     const res = await tx.execute<{ amount: number }>(sql`
@@ -140,7 +140,7 @@ async function settle(
 export interface ReserveInput {
   teamId: string;
   jobId: string;
-  kind: JobKind;
+  kind: BillingKind;
   amount: number;
   /** Unique per team: a retried reservation with this key is granted again without reserving twice. */
   key: string;
@@ -231,7 +231,7 @@ export async function reserveCredits(db: Db, r: ReserveInput): Promise<ReserveOu
 export interface ReduceInput {
   teamId: string;
   jobId: string;
-  kind: JobKind;
+  kind: BillingKind;
   /** The open reservation to give back. */
   reservationKey: string;
   /** The smaller reservation that takes its place (unique per team, like any reservation key). */
@@ -283,7 +283,7 @@ export async function reduceReservation(db: Db, r: ReduceInput, caps: { jobCap?:
  * outcome, so that reservations of a crashed step do not hold the team's credits for ever.
  */
 export async function releaseJobReservations(db: Db, jobId: string): Promise<{ released: number }> {
-  const open = await db.execute<{ team_id: string; job_kind: JobKind; idempotency_key: string }>(sql`
+  const open = await db.execute<{ team_id: string; job_kind: BillingKind; idempotency_key: string }>(sql`
     SELECT r.team_id, r.job_kind, r.idempotency_key FROM credit_ledger r
     WHERE r.job_id = ${jobId} AND r.entry = 'reservation'
       AND NOT EXISTS (SELECT 1 FROM credit_ledger s WHERE s.team_id = r.team_id AND s.reservation_key = r.idempotency_key)`);

@@ -1,23 +1,41 @@
-import { and, eq, like, or } from 'drizzle-orm';
+import { like, or, sql } from 'drizzle-orm';
+import { mapJob } from '@wds/workflows/job-specs';
+import type { FailureRecord } from '@wds/workflows/common';
+import type { JobStatus } from '@wds/workflows/jobs';
 import type { Db } from './client';
-import { mapJobs, pageCache } from './schema/index';
+import { endJobSql, insertJobSql } from './jobs/index';
+import { pageCache } from './schema/index';
 import { storable } from './text';
 
+/** A map job: its job row (running: the API starts its workflow next) and its extension, in one statement. */
 export async function insertMapJob(db: Db, row: { id: string; teamId: string; options: unknown }) {
-  await db.insert(mapJobs).values(row);
+  const job = insertJobSql({ id: row.id, teamId: row.teamId, kind: 'map', status: 'running', options: row.options, workflowId: mapJob.workflowId(row.id) });
+  await db.execute(sql`WITH j AS (${job}) INSERT INTO map_jobs (id) SELECT id FROM j`);
 }
 
-export async function loadMapJob(db: Db, id: string) {
-  const [row] = await db.select().from(mapJobs).where(eq(mapJobs.id, id));
-  return row ?? null;
+export type MapJobView = {
+  id: string;
+  teamId: string;
+  status: JobStatus;
+  options: unknown;
+  links: unknown;
+};
+
+export async function loadMapJob(db: Db, id: string): Promise<MapJobView | null> {
+  const r = await db.execute<MapJobView>(sql`
+    SELECT j.id, j.team_id AS "teamId", j.status, j.options, m.links FROM jobs j JOIN map_jobs m ON m.id = j.id WHERE j.id = ${id}`);
+  return r.rows[0] ?? null;
 }
 
+/** The links and the end, together; a retried activity finding the job ended changes nothing. */
 export async function completeMapJob(db: Db, id: string, links: unknown) {
-  await db.update(mapJobs).set({ status: 'completed', links: storable(links), completedAt: new Date() }).where(eq(mapJobs.id, id));
+  await db.execute(sql`
+    WITH j AS (${endJobSql(id, { status: 'completed', keptMs: mapJob.resultsKeptMs })})
+    UPDATE map_jobs SET links = ${JSON.stringify(storable(links))}::jsonb WHERE id IN (SELECT id FROM j)`);
 }
 
-export async function failMapJob(db: Db, id: string, error: unknown) {
-  await db.update(mapJobs).set({ status: 'failed', error: storable(error), completedAt: new Date() }).where(and(eq(mapJobs.id, id), eq(mapJobs.status, 'pending')));
+export async function failMapJob(db: Db, id: string, error: FailureRecord) {
+  await db.execute(endJobSql(id, { status: 'failed', error, keptMs: mapJob.resultsKeptMs }));
 }
 
 /** URLs of a site already in the page cache (the service's own index of pages it has seen). */

@@ -1,5 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from './client';
+import type { JobKind } from '@wds/workflows/jobs';
+import { deleteExpiredJobs } from './jobs/index';
 import { KEEPS_NOTHING_SQL } from './schema/scrapes';
 
 /**
@@ -158,6 +160,8 @@ export interface RetentionSweep {
 export interface RetentionSwept {
   scrapes: number;
   parses: number;
+  /** Jobs of the kernel table deleted by the expiry path, by kind. */
+  expired: Partial<Record<JobKind, number>>;
   jobs: number;
   extracts: number;
   /** Crawls and batch scrapes. */
@@ -176,9 +180,8 @@ export async function sweepRetention(db: Db, o: RetentionSweep): Promise<Retenti
   const scrapes = await db.execute(sql`
     DELETE FROM scrape_jobs WHERE ${KEEPS_NOTHING_SQL}
       AND created_at < now() - make_interval(secs => (coalesce((options ->> 'timeout')::int, 60000) + ${o.graceMs}) / 1000.0)`);
-  const parses = await db.execute(sql`
-    DELETE FROM parse_jobs WHERE options ->> 'zeroDataRetention' = 'true'
-      AND created_at < now() - make_interval(secs => (coalesce((options ->> 'timeout')::int, 300000) + ${o.graceMs}) / 1000.0)`);
+  // Every kind on the job kernel expires here (a ZDR parse's row among them, at its request's end).
+  const expired = await deleteExpiredJobs(db);
   const jobs = await purgeJobs(
     db,
     sql`completed_at > now() - interval '7 days' AND (delivered_at IS NOT NULL OR completed_at < now() - make_interval(secs => ${o.resultTtlMs / 1000}))`,
@@ -186,5 +189,5 @@ export async function sweepRetention(db: Db, o: RetentionSweep): Promise<Retenti
   const extracts = await deleteExpiredExtracts(db);
   const crawls = await deleteExpiredCrawls(db);
   const agents = await deleteExpiredAgents(db);
-  return { scrapes: scrapes.rowCount ?? 0, parses: parses.rowCount ?? 0, jobs, extracts, crawls, agents };
+  return { scrapes: scrapes.rowCount ?? 0, parses: expired.parse ?? 0, expired, jobs, extracts, crawls, agents };
 }

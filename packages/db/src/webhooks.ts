@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { pickOnce } from './pick';
-import type { JobKind } from './schema/ledger';
+import type { BillingKind } from './schema/ledger';
 
 /**
  * Webhook deliveries (schema/webhooks.ts), derived from job events (events.ts eventCtes writes
@@ -12,7 +12,7 @@ import type { JobKind } from './schema/ledger';
 export interface DueDelivery {
   id: number;
   jobId: string;
-  jobKind: JobKind;
+  jobKind: BillingKind;
   eventSeq: number;
   eventType: string;
   eventPayload: Record<string, unknown>;
@@ -42,7 +42,7 @@ export interface ClaimDeliveriesInput {
 export async function claimDueDeliveries(db: Db, c: ClaimDeliveriesInput): Promise<DueDelivery[]> {
   const busy = [...c.inFlight.entries()].filter(([, k]) => k > 0);
   const full = busy.filter(([, k]) => k >= c.perOrigin).map(([o]) => o);
-  type Row = { id: string; job_id: string; job_kind: JobKind; event_seq: number; type: string; payload: Record<string, unknown>; url: string; origin: string; attempts: number };
+  type Row = { id: string; job_id: string; job_kind: BillingKind; event_seq: number; type: string; payload: Record<string, unknown>; url: string; origin: string; attempts: number };
   const res = await db.execute<Row>(sql`
     WITH cand AS MATERIALIZED (
       SELECT id, origin, next_attempt_at FROM webhook_deliveries o

@@ -114,7 +114,7 @@ describe('parse() through the SDK', () => {
   test('the upload is dropped once parsed; the document stays with the team', async () => {
     await fc.parse({ data: 'kept result', filename: 'a.txt' });
     const r = await stack.db.pool.query(
-      "SELECT upload, upload_bytes, status, credits_used FROM parse_jobs WHERE team_id = $1 AND document->>'markdown' = 'kept result'",
+      "SELECT p.upload, p.upload_bytes, j.status, j.credits_used FROM parse_jobs p JOIN jobs j ON j.id = p.id WHERE j.team_id = $1 AND p.document->>'markdown' = 'kept result'",
       [stack.teamId],
     );
     assert.equal(r.rowCount, 1);
@@ -213,7 +213,7 @@ describe('parse errors', () => {
     const r = await upload(stack, { file: { data: 'zdr secret text', name: 'a.txt' }, options: JSON.stringify({ zeroDataRetention: true }) }, team.apiKey);
     assert.equal(r.status, 200, r.text);
     assert.equal(r.json.data.markdown, 'zdr secret text');
-    const rows = await stack.db.pool.query('SELECT 1 FROM parse_jobs WHERE team_id = $1', [team.teamId]);
+    const rows = await stack.db.pool.query("SELECT 1 FROM jobs WHERE team_id = $1 AND kind = 'parse'", [team.teamId]);
     assert.equal(rows.rowCount, 0);
   });
 

@@ -220,7 +220,12 @@ describe('zero data retention', () => {
     // A scrape and a parse whose API died before deleting them (their requests' time is long up).
     const stranded = [randomUUID(), randomUUID()];
     await stack.db.pool.query(`INSERT INTO scrape_jobs (id, team_id, url, options, created_at) VALUES ($1, $2, NULL, $3, now() - interval '1 hour')`, [stranded[0], team.teamId, { url: site.url(`/${M}/page`), zeroDataRetention: true, timeout: 30000 }]);
-    await stack.db.pool.query(`INSERT INTO parse_jobs (id, team_id, filename, upload, upload_bytes, options, created_at) VALUES ($1, $2, $3, $4, 3, $5, now() - interval '1 hour')`, [stranded[1], team.teamId, `${M}.txt`, Buffer.from(M), { zeroDataRetention: true }]);
+    // A parse is a job of the kernel table: its row says when the request's time is up.
+    await stack.db.pool.query(
+      `WITH j AS (INSERT INTO jobs (id, team_id, kind, status, options, zero_data_retention, created_at, expires_at) VALUES ($1, $2, 'parse', 'running', $4, true, now() - interval '1 hour', now() - interval '50 minutes') RETURNING id)
+       INSERT INTO parse_jobs (id, filename, upload, upload_bytes) SELECT id, $3, $5, 3 FROM j`,
+      [stranded[1], team.teamId, `${M}.txt`, { zeroDataRetention: true }, Buffer.from(M)],
+    );
     await until(async () => (await stack.db.pool.query('SELECT count(*)::int AS n FROM scrape_jobs WHERE id = ANY($1)', [stranded])).rows[0].n === 0, 'the worker to delete the stranded scrape', { timeoutMs: 20_000 });
     await until(async () => (await stack.db.pool.query('SELECT count(*)::int AS n FROM parse_jobs WHERE id = ANY($1)', [stranded])).rows[0].n === 0, 'the worker to delete the stranded parse', { timeoutMs: 20_000 });
     // The TTL is an hour here: its expiry is the same statement with the clock moved on.

@@ -5,6 +5,8 @@ import { chargeCredits, insertCrawlParamPreview, loadCrawlParamPreview } from '@
 import { WdsError } from '@wds/errors';
 import { tokenCredits } from '@wds/llm';
 import type { ApiDeps } from '../deps';
+import { runJob } from './jobs';
+import { crawlParamsJob } from '@wds/workflows/job-specs';
 
 /** How long turning a prompt into crawl options may take when the deployment sets nothing. */
 export const DEFAULT_CRAWL_PROMPT_TIMEOUT_MS = 60_000;
@@ -34,7 +36,8 @@ export async function crawlOptionsFromPrompt(
   }
   const id = randomUUID();
   await insertCrawlParamPreview(deps.db, { id, teamId: req.auth.teamId, url: o.url, prompt: o.prompt });
-  await deps.starters.runCrawlParams({ previewId: id, timeoutMs: o.timeoutMs ?? DEFAULT_CRAWL_PROMPT_TIMEOUT_MS });
+  const timeoutMs = o.timeoutMs ?? DEFAULT_CRAWL_PROMPT_TIMEOUT_MS;
+  await runJob(deps, crawlParamsJob, { jobId: id, args: [{ previewId: id, timeoutMs }], timeoutMs, graceMs: 5_000 });
   const row = await loadCrawlParamPreview(deps.db, id);
   if (!row || row.status !== 'completed') throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the crawl prompt finished without options' });
   return { id, options: (row.result ?? {}) as Record<string, unknown>, tokensUsed: row.tokensUsed };

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { jobs } from './jobs';
 import { teams } from './teams';
 
 /**
@@ -65,20 +66,16 @@ export const extractPages = pgTable(
 );
 
 /**
- * Crawl options derived by a model from a crawl `prompt` (POST /v2/crawl/params-preview and
- * POST /v2/crawl with `prompt`): the API writes the request, the wds-llm activity the result.
- * The prompt stays here, out of Temporal's history.
+ * A crawl-params job's extension (POST /v2/crawl/params-preview and POST /v2/crawl with `prompt`):
+ * the API writes the request, the wds-llm activity the derived options. The prompt stays here,
+ * out of Temporal's history.
  */
 export const crawlParamPreviews = pgTable('crawl_param_previews', {
-  id: uuid('id').primaryKey(),
-  teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+  id: uuid('id').primaryKey().references(() => jobs.id, { onDelete: 'cascade' }),
   url: text('url').notNull(),
   prompt: text('prompt').notNull(),
-  status: text('status').$type<'pending' | 'completed'>().notNull().default('pending'),
   /** The derived options, already validated by the crawl's schema. */
   result: jsonb('result'),
   warning: text('warning'),
   tokensUsed: integer('tokens_used').notNull().default(0),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  completedAt: timestamp('completed_at', { withTimezone: true }),
 });

@@ -1,4 +1,5 @@
 export * from './teams';
+export * from './jobs';
 export * from './scrapes';
 export * from './crawls';
 export * from './events';

@@ -3,7 +3,7 @@ import { bigint, bigserial, check, index, integer, pgTable, primaryKey, smallint
 import { teams } from './teams';
 
 /** Every kind of job that bills credits (the ledger's `job_kind`). */
-export type JobKind = 'scrape' | 'crawl' | 'batch' | 'parse' | 'map' | 'search' | 'extract' | 'agent' | 'monitor' | 'interact' | 'catalog';
+export type BillingKind = 'scrape' | 'crawl' | 'batch' | 'parse' | 'map' | 'search' | 'extract' | 'agent' | 'monitor' | 'interact' | 'catalog';
 
 /**
  * reservation: credits set aside against a cap before work whose cost is not known yet;
@@ -27,7 +27,7 @@ export const creditLedger = pgTable(
     teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
     /** No foreign key: jobs of different kinds live in different tables, and billing outlives a deleted (zero-data-retention) job. */
     jobId: uuid('job_id').notNull(),
-    jobKind: text('job_kind').$type<JobKind>().notNull(),
+    jobKind: text('job_kind').$type<BillingKind>().notNull(),
     entry: text('entry').$type<CreditEntry>().notNull(),
     /** Credits reserved, charged or released by this row (never negative). */
     amount: integer('amount').notNull(),

@@ -1,14 +1,8 @@
-import { jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { teams } from './teams';
+import { jsonb, pgTable, uuid } from 'drizzle-orm/pg-core';
+import { jobs } from './jobs';
 
-/** One row per map request; the (possibly 100k-entry) link list stays here, never in Temporal. */
+/** A map's extension of its job row: the (possibly 100k-entry) link list stays here, never in Temporal. */
 export const mapJobs = pgTable('map_jobs', {
-  id: uuid('id').primaryKey(),
-  teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
-  options: jsonb('options').notNull(),
-  status: text('status').$type<'pending' | 'completed' | 'failed'>().notNull().default('pending'),
+  id: uuid('id').primaryKey().references(() => jobs.id, { onDelete: 'cascade' }),
   links: jsonb('links'),
-  error: jsonb('error'),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-  completedAt: timestamp('completed_at', { withTimezone: true }),
 });

@@ -1,6 +1,6 @@
 import { bigint, foreignKey, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid, bigserial } from 'drizzle-orm/pg-core';
 import { jobEvents } from './events';
-import type { JobKind } from './ledger';
+import type { BillingKind } from './ledger';
 
 /**
  * Webhook deliveries: one row per job event that a job's webhook subscribes to, written in the
@@ -15,7 +15,7 @@ export const webhookDeliveries = pgTable(
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     jobId: uuid('job_id').notNull(),
     /** Which job table the webhook's settings come from (see activities/src/webhooks/sources.ts). */
-    jobKind: text('job_kind').$type<JobKind>().notNull(),
+    jobKind: text('job_kind').$type<BillingKind>().notNull(),
     eventSeq: integer('event_seq').notNull(),
     url: text('url').notNull(),
     /** scheme://host:port of `url`: deliveries run with bounded concurrency per origin. */

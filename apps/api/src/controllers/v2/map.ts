@@ -9,6 +9,8 @@ import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { validateBody } from './validate';
 import { checkTeamFeatures } from '../../services/team-features';
+import { runJob } from '../../services/jobs';
+import { mapJob } from '@wds/workflows/job-specs';
 
 const DEFAULT_MAP_TIMEOUT_MS = 60_000;
 
@@ -21,7 +23,8 @@ export function mapController(deps: ApiDeps) {
     const id = randomUUID();
     noteLogIds(req, { jobId: id });
     await insertMapJob(deps.db, { id, teamId: req.auth.teamId, options: o });
-    await deps.starters.runMap({ jobId: id, timeoutMs: o.timeout ?? DEFAULT_MAP_TIMEOUT_MS });
+    const timeoutMs = o.timeout ?? DEFAULT_MAP_TIMEOUT_MS;
+    await runJob(deps, mapJob, { jobId: id, args: [{ jobId: id, timeoutMs }], timeoutMs, graceMs: 10_000 });
     const job = await loadMapJob(deps.db, id);
     if (!job || job.status !== 'completed') throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the map finished without links' });
     // Threat protection: blocked links are removed from the result (Firecrawl's docs), the seed was refused above.

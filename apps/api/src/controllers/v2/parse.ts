@@ -10,6 +10,8 @@ import type { ApiDeps } from '../../deps';
 import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { checkTeamFeatures } from '../../services/team-features';
+import { runJob } from '../../services/jobs';
+import { parseJob } from '@wds/workflows/job-specs';
 
 /**
  * POST /v2/parse: a multipart upload (`file`, optional JSON `options`, as Firecrawl's docs and
@@ -77,7 +79,7 @@ function parseController(deps: ApiDeps, cfg: ParseConfig) {
     await insertParseJob(deps.db, { id: jobId, teamId: req.auth.teamId, filename: upload.filename || null, contentType, upload: upload.bytes, options: o });
     let row: Awaited<ReturnType<typeof loadParseResult>>;
     try {
-      await deps.starters.runParse({ jobId, timeoutMs: o.timeout });
+      await runJob(deps, parseJob, { jobId, args: [{ jobId, timeoutMs: o.timeout }], timeoutMs: o.timeout, graceMs: 5_000 });
       row = await loadParseResult(deps.db, req.auth.teamId, jobId);
     } finally {
       // Zero data retention: nothing of the upload or its result stays, whatever the outcome.

@@ -1,0 +1,59 @@
+import { endJob, liveJobsOlderThan, type Db, type LiveJob } from '@wds/db';
+import { JOB_SPECS } from '@wds/workflows/job-specs';
+import type { JobKind } from '@wds/workflows/jobs';
+import { startSweepLoop, workflowState, type StrandedSweeperOptions } from '../stranded/sweep';
+
+/** A job seen running under its workflow is looked at again only after this long. */
+const RECHECK_MS = 5 * 60_000;
+const PER_SWEEP = 500;
+
+/**
+ * How a kind ends a job no workflow runs any more, when failing its row is not all (a crawl also
+ * announces the failure to its webhook; an agent releases its reservations). Returns whether it
+ * ended the job (false: it had ended meanwhile).
+ */
+export type StrandedHandler = (db: Db, job: LiveJob, reason: string) => Promise<boolean>;
+
+/** The default end: a job asked to stop is `cancelled`, any other `failed` with the reason. */
+export async function endStrandedJob(db: Db, job: LiveJob, reason: string): Promise<boolean> {
+  return endJob(db, job.id, {
+    status: job.status === 'cancelling' ? 'cancelled' : 'failed',
+    error: job.status === 'cancelling' ? null : { kind: 'INTERNAL', message: reason, code: 'JOB_STRANDED' },
+    keptMs: JOB_SPECS[job.kind].resultsKeptMs,
+  });
+}
+
+export interface JobSweeperOptions extends StrandedSweeperOptions {
+  /** Kinds whose end is more than their row's (the others end with endStrandedJob). */
+  handlers?: Partial<Record<JobKind, StrandedHandler>>;
+}
+
+/**
+ * The one stranded-job sweeper: ends live jobs whose workflow is not running — the API stored the
+ * job and died before starting it, or the workflow was terminated or timed out before ending it.
+ * Without it such a job would say `running` for ever. Every control worker runs it; an end is
+ * conditional on the job still being live, so two sweepers never end a job twice. Temporal being
+ * unreachable is no evidence of anything: that sweep is skipped (and retried at the next turn).
+ */
+export function startJobSweeper(o: JobSweeperOptions): { stop(): Promise<void> } {
+  const seenRunning = new Map<string, number>();
+  return startSweepLoop(o.everyMs, async (stopped) => {
+    const now = Date.now();
+    for (const [id, at] of seenRunning) if (now - at > RECHECK_MS) seenRunning.delete(id);
+    const jobs = await liveJobsOlderThan(o.db, { minAgeMs: o.graceMs, limit: PER_SWEEP, skip: [...seenRunning.keys()] });
+    for (const job of jobs) {
+      if (stopped()) return;
+      const state = await workflowState(o.temporal, o.namespace, job.workflowId);
+      if (state === 'running') {
+        seenRunning.set(job.id, now);
+        continue;
+      }
+      const reason =
+        state === 'missing'
+          ? `The ${JOB_SPECS[job.kind].noun} failed: its workflow was never started (the API stopped before starting it). Retry the request.`
+          : `The ${JOB_SPECS[job.kind].noun} failed: its workflow ended without finishing it (terminated or timed out).`;
+      const end = o.handlers?.[job.kind] ?? endStrandedJob;
+      if (await end(o.db, job, reason)) o.onFailed?.(job.id, reason);
+    }
+  });
+}
