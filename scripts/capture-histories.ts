@@ -2,7 +2,7 @@
 // embedded stack and writes its workflow history to workflows/src/histories/, for the replay
 // test (workflows/src/replay.test.ts). Capture again when a workflow changes on purpose, and
 // keep the old files: running workflows still have to replay after a deploy.
-// CAPTURE_ONLY=crawl-llm,scrape-llm,crawl-browser captures only those (of the jobs with model-made formats or
+// CAPTURE_ONLY=crawl-llm,scrape-llm,crawl-browser,interact captures only those (of the jobs with model-made formats or
 // browser pages); the others stay as they are.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
@@ -61,6 +61,20 @@ try {
     try {
       const browserCrawl = await post(stack.base, '/v2/crawl', { url: site.url('/js-a'), limit: 3, sitemap: 'skip', crawlEntireDomain: true, scrapeOptions: { maxAge: 0 } });
       await save('crawl-browser', workflowIds.crawl(browserCrawl.id));
+    } finally {
+      browserWorker.child.kill('SIGTERM');
+    }
+  }
+  if (wanted('interact')) {
+    // A session: the scrape's parked page adopted, two code calls, stopped by DELETE.
+    const browserWorker = await spawnApp('worker', { ...stack.env, WDS_WORKER_QUEUES: 'wds-browser', WDS_BROWSER_PAGES: '2' });
+    try {
+      const scraped = await post(stack.base, '/v2/scrape', { url: site.url('/js-a'), mobile: true, maxAge: 0 });
+      const id = scraped.data.metadata.scrapeId as string;
+      for (const code of ['await page.title()', `await page.textContent('h1')`]) await post(stack.base, `/v2/scrape/${id}/interact`, { code });
+      const stopped = await fetch(`${stack.base}/v2/scrape/${id}/interact`, { method: 'DELETE', headers: { authorization: stack.headers.authorization! } });
+      if (stopped.status !== 200) throw new Error(`stop: ${stopped.status} ${await stopped.text()}`);
+      await save('interact', workflowIds.interact(id));
     } finally {
       browserWorker.child.kill('SIGTERM');
     }
