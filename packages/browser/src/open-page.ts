@@ -9,7 +9,7 @@ import { COOKIE_BANNER_INIT_SCRIPT } from './consent';
 import { DESKTOP_VIEWPORT, MOBILE_DEVICE, localeSettings, type LocaleSettings } from './emulation';
 import { BrowserCodes, browserCrashedError } from './errors';
 import { PageWatch } from './page-watch';
-import type { PolicyProxy } from './proxy';
+import { contextProxy, type PolicyProxy } from './proxy';
 import { bounded, GRACE_MS, type RenderDeps, type RenderJob } from './render-job';
 import { MUTATION_PROBE_INIT } from './settle';
 import type { RenderRequest } from './types';
@@ -93,7 +93,7 @@ function contextOptions(req: RenderRequest, ua: string, ls: LocaleSettings, extr
     ignoreHTTPSErrors: req.skipTlsVerification,
     serviceWorkers: 'block',
     acceptDownloads: false,
-    ...(proxyServer !== undefined ? { proxy: { server: proxyServer, bypass: '<-loopback>' } } : {}),
+    ...(proxyServer !== undefined ? { proxy: contextProxy(proxyServer) } : {}),
     ...(req.storageState ? { storageState: req.storageState as BrowserContextOptions['storageState'] } : {}),
   };
 }

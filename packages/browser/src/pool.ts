@@ -300,6 +300,7 @@ export class BrowserPool {
     const live = new LivePage(s.context, s.page, s.watch, {
       contextTimeoutMs: this.opts.contextTimeoutMs,
       onHung: () => this.kill(h),
+      offlineProxy: async () => (await this.proxyFor({ ssrf: true, blockAds: false, offline: true })).start(),
       release: (p) => {
         h.pages.delete(p);
         this.maybeRetire(h);
@@ -312,7 +313,7 @@ export class BrowserPool {
 
   private async proxyFor(policy: ProxyPolicy): Promise<PolicyProxy> {
     if (this.closed) throw poolClosedError();
-    const key = `${policy.ssrf}/${policy.blockAds}`;
+    const key = `${policy.ssrf}/${policy.blockAds}/${!!policy.offline}`;
     let proxy = this.proxies.get(key);
     if (!proxy) {
       proxy = new PolicyProxy(policy, this.resolve, this.opts.isForbidden);

@@ -29,11 +29,25 @@ export interface ProxyPolicy {
   ssrf: boolean;
   /** Refuse hosts on the ad/tracker list. */
   blockAds: boolean;
+  /**
+   * Refuse everything: the network of a context that must have none (interact's code sandbox).
+   * `offline` emulation and routes only see what goes through Chromium's request pipeline;
+   * WebRTC's TURN over TCP/TLS does not, but it does follow the context's proxy.
+   */
+  offline?: boolean;
+}
+
+/**
+ * A context's `proxy` option for a PolicyProxy: every host through it, loopback included
+ * (Chromium bypasses loopback by default; `<-loopback>` removes that implicit rule).
+ */
+export function contextProxy(server: string): { server: string; bypass: string } {
+  return { server, bypass: '<-loopback>' };
 }
 
 export interface Block {
-  /** ssrf/dns/ads: refused by policy; connect: allowed, but the upstream connection failed. */
-  reason: 'ssrf' | 'dns' | 'ads' | 'connect';
+  /** ssrf/dns/ads/offline: refused by policy; connect: allowed, but the upstream connection failed. */
+  reason: 'ssrf' | 'dns' | 'ads' | 'offline' | 'connect';
   host: string;
   ip?: string;
   at: number;
@@ -99,6 +113,7 @@ export class PolicyProxy {
   /** Vets a host: the address to connect to, or the refusal. */
   private async vet(hostname: string): Promise<{ ip: string } | { block: Block }> {
     const host = hostname.toLowerCase();
+    if (this.policy.offline) return { block: this.remember({ reason: 'offline', host, at: performance.now() }) };
     if (this.policy.blockAds && isAdHost(host)) return { block: this.remember({ reason: 'ads', host, at: performance.now() }) };
     const literal = ipLiteral(host);
     let addrs: string[];

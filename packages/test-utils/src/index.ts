@@ -10,3 +10,4 @@ export * from './agent-script';
 export * from './fake-searxng';
 export * from './fake-smtp';
 export * from './retention-scan';
+export * from './egress-probe';

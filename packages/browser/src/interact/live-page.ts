@@ -17,6 +17,8 @@ export interface LivePageHost {
   contextTimeoutMs: number;
   /** The browser stopped answering: the pool kills it (and with it this page). */
   onHung(): void;
+  /** The URL of the pool's proxy that refuses every connection (the code sandbox's only network). */
+  offlineProxy(): Promise<string>;
   /** The page is closed or gone: the pool forgets it (a retiring browser may close). */
   release(page: LivePage): void;
 }
@@ -71,7 +73,7 @@ export class LivePage {
     if (this.goneError) throw this.goneError;
     if (!this.sandbox || this.sandbox.broken) {
       void this.sandbox?.close();
-      this.sandbox = await Sandbox.open(this.context, this.host.contextTimeoutMs, this.host.onHung);
+      this.sandbox = await Sandbox.open(this.context, { contextTimeoutMs: this.host.contextTimeoutMs, onHung: this.host.onHung, proxy: await this.host.offlineProxy() });
     }
     return this.sandbox;
   }

@@ -13,9 +13,18 @@
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { browserCrashedError } from '../errors';
+import { contextProxy } from '../proxy';
 import { bounded } from '../render-job';
 import type { Bridge, BridgeAnswer } from './bridge';
 import { OUTPUT_LIMIT, SANDBOX_PRELUDE } from './sandbox-script';
+
+/** What the sandbox needs from the pool. */
+export interface SandboxHost {
+  contextTimeoutMs: number;
+  onHung(): void;
+  /** A proxy server URL that refuses every connection. */
+  proxy: string;
+}
 
 /** What one evaluation produced. */
 export interface SandboxOutcome {
@@ -59,11 +68,18 @@ export class Sandbox {
     private cdp: CDPSession | undefined,
   ) {}
 
-  /** A fresh sandbox on `context`'s browser; creating it is bounded like a render's context (a hung browser is killed). */
-  static async open(source: BrowserContext, contextTimeoutMs: number, onHung: () => void): Promise<Sandbox> {
+  /**
+   * A fresh sandbox on `context`'s browser; creating it is bounded like a render's context (a hung
+   * browser is killed). Its network is shut three ways: `offline` and an abort-everything route
+   * stop what goes through Chromium's request pipeline, and `host.proxy` (a PolicyProxy that
+   * refuses every host, loopback not bypassed) takes every socket the context opens otherwise —
+   * WebRTC's TURN over TCP and TLS ignores the first two and connects anywhere without it.
+   */
+  static async open(source: BrowserContext, host: SandboxHost): Promise<Sandbox> {
     const browser = source.browser();
     if (!browser) throw browserCrashedError('the session has no browser');
-    const context = await bounded(browser.newContext({ offline: true, serviceWorkers: 'block', acceptDownloads: false }), contextTimeoutMs, onHung);
+    const options = { offline: true, serviceWorkers: 'block' as const, acceptDownloads: false, proxy: contextProxy(host.proxy) };
+    const context = await bounded(browser.newContext(options), host.contextTimeoutMs, host.onHung);
     const sb = new Sandbox(context, undefined, undefined);
     try {
       await context.route('**/*', (r) => r.abort('blockedbyclient').catch(() => {}));
