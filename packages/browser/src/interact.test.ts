@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { WdsError } from '@wds/errors';
 import { isForbiddenAddress } from '@wds/fetch';
 import { EGRESS_KINDS, egressProbe, startEgressListeners } from '@wds/test-utils/egress-probe';
+import { peakRss, resetPeakRss } from '@wds/test-utils/rss';
 import { BrowserPool, KILLED_EXIT_CODE, runInteraction, SessionStore, snapshotPage, type LivePage, type RenderRequest } from './index';
 
 let server: http.Server;
@@ -43,6 +44,8 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
     );
   }
   if (p === '/other') return send(doc('<h1>Other page</h1>'));
+  // 5 MB of HTML, 30,000 px tall: over every limit of what one page call may return.
+  if (p === '/big') return send(doc(`<div style="height:30000px"><p id="big">${'x'.repeat(5_000_000)}</p></div>`));
   send(doc('<p>fixture</p>'));
 }
 
@@ -188,6 +191,51 @@ describe('code on a live page', () => {
       }
     } finally {
       await l.close();
+    }
+  });
+
+  test('page values are bounded in the page: a call whose value is too large is refused before it crosses, and the answer says so', { timeout: 120_000 }, async () => {
+    const p = await live('/big');
+    try {
+      resetPeakRss();
+      const before = peakRss();
+      const refused: Record<string, string> = {
+        evaluate: `await page.evaluate(() => 'A'.repeat(1e8))`,
+        content: `await page.content()`,
+        innerHTML: `await page.innerHTML('body')`,
+        textContent: `await page.locator('#big').textContent()`,
+        allTextContents: `await page.locator('p').allTextContents()`,
+        $eval: `await page.$eval('body', (b) => b.innerHTML)`,
+        waitForFunction: `await page.waitForFunction(() => 'W'.repeat(5e6))`,
+        title: `await page.evaluate(() => { document.title = 'T'.repeat(5e6); }); await page.title()`,
+        fullPage: `await page.screenshot({ fullPage: true })`,
+      };
+      for (const [name, code] of Object.entries(refused)) {
+        const r = await run(p, code, 30_000);
+        assert.equal(r.exitCode, 1, `${name}: ${r.result?.slice(0, 100)}`);
+        assert.match(r.error!, /refused: /, name);
+        assert.match(r.stderr, /^\[wds\] .*refused: /m, `${name}: stderr says so`);
+      }
+      const thrown = await run(p, `await page.evaluate(() => { throw new Error('E'.repeat(1e8)); })`);
+      assert.match(thrown.error!, /an error whose message is 100000007 characters long/);
+      // The code's own result and exception are cut in the sandbox.
+      const result = await run(p, `'A'.repeat(1e8)`);
+      assert.equal(result.exitCode, 0);
+      assert.equal(result.result!.length, 1 << 20);
+      assert.equal(result.truncated, true);
+      const own = await run(p, `throw new Error('B'.repeat(1e8))`);
+      assert.equal(own.exitCode, 1);
+      assert.ok(own.error!.length <= 10_000 && own.error!.startsWith('Error: BBB'));
+      // Caught by the code, the refusal still shows in stderr; what fits comes back whole.
+      const caught = await run(p, `let n; try { await page.content(); } catch (e) { n = (await page.evaluate(() => document.documentElement.outerHTML.slice(0, 100000))).length; } n`);
+      assert.equal(caught.result, '100000');
+      assert.match(caught.stderr, /\[wds\] page\.content: refused/);
+      const shot = await run(p, `(await page.screenshot()).length`);
+      assert.ok(Number(shot.result) > 1000, shot.error);
+      const grew = peakRss() - before;
+      assert.ok(grew < 150 * 2 ** 20, `the worker's peak RSS grew by ${Math.round(grew / 2 ** 20)} MiB`);
+    } finally {
+      await p.close();
     }
   });
 

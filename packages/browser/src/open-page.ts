@@ -22,6 +22,8 @@ export interface OpenPage {
   context: BrowserContext;
   page: Page;
   watch: PageWatch;
+  /** Device pixels per CSS pixel of the context (the mobile device's, else 1). */
+  deviceScale: number;
 }
 
 export async function openPage(job: RenderJob, req: RenderRequest, url: URL, deps: RenderDeps): Promise<OpenPage> {
@@ -43,7 +45,7 @@ export async function openPage(job: RenderJob, req: RenderRequest, url: URL, dep
   failOnPageLoss(page, job, deps);
   page.on('response', watch.onResponse);
   page.setDefaultTimeout(Math.max(1, job.remaining()) + GRACE_MS);
-  return { context, page, watch };
+  return { context, page, watch, deviceScale: req.mobile ? MOBILE_DEVICE.deviceScaleFactor : 1 };
 }
 
 function splitHeaders(headers: Record<string, string> | undefined): { userAgent?: string; extra: Record<string, string> } {

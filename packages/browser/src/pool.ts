@@ -297,7 +297,7 @@ export class BrowserPool {
 
   /** A render's page handed over to the caller (`keepPage`): tracked with its browser until it is closed. */
   private keepPage(h: BrowserHandle, s: OpenPage): LivePage {
-    const live = new LivePage(s.context, s.page, s.watch, {
+    const live = new LivePage(s, {
       contextTimeoutMs: this.opts.contextTimeoutMs,
       onHung: () => this.kill(h),
       offlineProxy: async () => (await this.proxyFor({ ssrf: true, blockAds: false, offline: true })).start(),

@@ -11,3 +11,4 @@ export * from './fake-searxng';
 export * from './fake-smtp';
 export * from './retention-scan';
 export * from './egress-probe';
+export * from './rss';

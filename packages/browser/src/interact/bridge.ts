@@ -8,22 +8,31 @@
  * deadline (its own `timeout` option included), and the bridge refuses calls once the
  * interaction is over (a timed-out script's late promises).
  */
-import { randomUUID } from 'node:crypto';
-import type { Locator, Page, Response } from 'playwright-core';
-import { WdsError } from '@wds/errors';
-import { playwrightMessage } from '../errors';
+import type { Locator, Page, PageScreenshotOptions } from 'playwright-core';
 import { parseTarget } from '../render';
+import {
+  callExpression,
+  callName,
+  errorText,
+  fail,
+  fnOf,
+  isPlain,
+  jsonArg,
+  own,
+  parseCall,
+  plainData,
+  regexOf,
+  selectValues,
+  sizeOf,
+  stringOf,
+  toWire,
+  type Call,
+  type Fn,
+} from './bridge-args';
+import { boundedScreenshot, evaluateBounded, isElementRead, onHeld, readDocument, readElement, waitForBounded } from './bounded-calls';
 import type { LivePage } from './live-page';
 import { KEYBOARD_METHODS, LOCATOR_BUILDERS, LOCATOR_METHODS, MOUSE_METHODS, PAGE_BUILDERS, PAGE_METHODS, type MethodSpec } from './methods';
-
-type Chain = [string, unknown[]][];
-interface Call {
-  target: 'page' | 'keyboard' | 'mouse' | { loc: Chain };
-  method: string;
-  args: unknown[];
-}
-/** A function argument: its source, or a string expression. */
-type Fn = { src: string; isFunction: boolean };
+import { CALL_LIMIT, TooLarge } from './page-values';
 
 export interface BridgeAnswer {
   value: unknown;
@@ -32,22 +41,15 @@ export interface BridgeAnswer {
 }
 
 const MAX_CHAIN = 50;
-const MAX_STRING = 5_000_000;
 /** Methods after which the main frame must still show an allowed document (else URL_BLOCKED). */
 const NAVIGATING = new Set(['goto', 'reload', 'goBack', 'goForward', 'waitForURL', 'setContent']);
-
-const fail = (msg: string): never => {
-  throw new Error(msg);
-};
-const isPlain = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
-const own = <T>(table: Record<string, T>, k: string): T | undefined => (Object.hasOwn(table, k) ? table[k] : undefined);
-
-/** Page-side helpers (real functions of this module, never user code): hold an element under a random global name. */
-const KEEP = (el: unknown, k: string) => void Object.defineProperty(globalThis, k, { value: el, configurable: true });
-const DROP = (k: string) => void delete (globalThis as Record<string, unknown>)[k];
+/** Page reads of an element by selector: `page.textContent(selector, …)` is `locator(selector).first()`'s unless `strict`. */
+const PAGE_READS = new Set(['textContent', 'innerText', 'innerHTML', 'inputValue', 'getAttribute']);
 
 export class Bridge {
   private open = true;
+  /** Refusals of this interaction (a value or screenshot too large): the answer's stderr lists them even when the code caught them. */
+  readonly notes: string[] = [];
 
   constructor(
     private readonly live: LivePage,
@@ -77,7 +79,12 @@ export class Bridge {
       if (typeof call.target === 'string' && NAVIGATING.has(call.method)) this.live.watch.checkMainFrame();
       return { value: toWire(value), url: this.page.url(), viewport: this.page.viewportSize() };
     } catch (e) {
-      throw new Error(`${callName(call)}: ${errorText(e)}`);
+      const text = `${callName(call)}: ${errorText(e)}`;
+      if (e instanceof TooLarge) this.notes.push(`[wds] ${text}`);
+      // The code sees the message, not the worker's stack (file paths of this process).
+      const err = new Error(text);
+      err.stack = `Error: ${text}`;
+      throw err;
     }
   }
 
@@ -127,40 +134,44 @@ export class Bridge {
       case 'waitForSelector':
         return (await page.waitForSelector(args[0] as string, args[1] as object)) !== null;
       case 'evaluate':
-        return page.evaluate(callExpression(args[0] as Fn, args[1]));
+        return evaluateBounded(page, callExpression(args[0] as Fn, args[1]));
       case 'waitForFunction':
-        return (await page.waitForFunction(callExpression(args[0] as Fn, args[1]), undefined, args[2] as object)).jsonValue();
+        return waitForBounded(page, callExpression(args[0] as Fn, args[1]), args[2] as object);
       case '$eval':
-      case '$$eval': {
-        const key = `__wds_el_${randomUUID().replaceAll('-', '')}`;
-        if (method === '$eval') await page.$eval(args[0] as string, KEEP, key);
-        else await page.$$eval(args[0] as string, KEEP, key);
-        return this.onHeld(key, args[1] as Fn, args[2]);
-      }
+        return onHeld(page, (keep, k) => page.$eval(args[0] as string, keep, k), (args[1] as Fn).src, args[2]);
+      case '$$eval':
+        return onHeld(page, (keep, k) => page.$$eval(args[0] as string, keep, k), (args[1] as Fn).src, args[2]);
+      case 'title':
+      case 'content':
+        return readDocument(page, method);
+      case 'screenshot':
+        return boundedScreenshot(this.live, page, (args[0] ?? {}) as PageScreenshotOptions);
       default:
+        if (PAGE_READS.has(method)) return this.pageRead(method, args);
         return (page as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args);
     }
+  }
+
+  /** `page.textContent(selector, options)` and the other reads by selector, answered by a page function. */
+  private pageRead(method: string, args: unknown[]): Promise<unknown> {
+    const withName = method === 'getAttribute';
+    const o = (args[withName ? 2 : 1] ?? {}) as { strict?: boolean; timeout?: number };
+    const all = this.page.locator(args[0] as string);
+    return readElement(this.page, o.strict ? all : all.first(), method, withName ? args[1] : undefined, o.timeout);
   }
 
   private async onLocator(loc: Locator, method: string, raw: unknown[]): Promise<unknown> {
     const spec = own(LOCATOR_METHODS, method) ?? fail(`locator.${method} is not available in interact code`);
     const args = this.checkArgs(spec, raw, `locator.${method}`);
-    if (method === 'evaluate' || method === 'evaluateAll') {
-      const key = `__wds_el_${randomUUID().replaceAll('-', '')}`;
-      if (method === 'evaluate') await loc.evaluate(KEEP, key, args[2] as { timeout?: number });
-      else await loc.evaluateAll(KEEP, key);
-      return this.onHeld(key, args[0] as Fn, args[1]);
+    const page = this.page;
+    if (method === 'evaluate') return onHeld(page, (keep, k) => loc.evaluate(keep, k, args[2] as { timeout?: number }), (args[0] as Fn).src, args[1]);
+    if (method === 'evaluateAll') return onHeld(page, (keep, k) => loc.evaluateAll(keep, k), (args[0] as Fn).src, args[1]);
+    if (method === 'screenshot') return boundedScreenshot(this.live, loc, (args[0] ?? {}) as PageScreenshotOptions);
+    if (isElementRead(method)) {
+      const withName = method === 'getAttribute';
+      return readElement(page, loc, method, withName ? args[0] : undefined, ((args[withName ? 1 : 0] ?? {}) as { timeout?: number }).timeout);
     }
     return (loc as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method]!(...args);
-  }
-
-  /** Runs the code's function in the page on the element(s) held under `key`, then lets go of them. */
-  private async onHeld(key: string, f: Fn, arg: unknown): Promise<unknown> {
-    try {
-      return await this.page.evaluate(`(${f.src})(globalThis[${JSON.stringify(key)}], ${argExpression(arg)})`);
-    } finally {
-      await this.page.evaluate(DROP, key).catch(() => {});
-    }
   }
 
   /** A locator from the builder calls that made it in the sandbox, each checked like a method call. */
@@ -187,7 +198,7 @@ export class Bridge {
       const kind = optional ? k.slice(0, -1) : k;
       const v = raw[i];
       if (kind === 'j') {
-        out[i] = v;
+        out[i] = jsonArg(v, name);
         return;
       }
       if (v === undefined || v === null) {
@@ -205,7 +216,7 @@ export class Bridge {
   private decodeArg(kind: string, v: unknown, spec: MethodSpec, name: string, depth: number): unknown {
     switch (kind) {
       case 's':
-        return typeof v === 'string' && v.length <= MAX_STRING ? v : fail(`${name}: expected a string`);
+        return stringOf(v) ?? fail(`${name}: expected a string of at most ${CALL_LIMIT} characters`);
       case 'n':
         return typeof v === 'number' && Number.isFinite(v) ? v : fail(`${name}: expected a number`);
       case 'b':
@@ -243,82 +254,4 @@ export class Bridge {
     }
     return o;
   }
-}
-
-function parseCall(raw: unknown): Call {
-  if (!isPlain(raw) || typeof raw.method !== 'string' || !Array.isArray(raw.args)) fail('invalid call');
-  const c = raw as { target: unknown; method: string; args: unknown[] };
-  const t = c.target;
-  if (t === 'page' || t === 'keyboard' || t === 'mouse') return { target: t, method: c.method, args: c.args };
-  if (isPlain(t) && Array.isArray(t.loc)) return { target: { loc: t.loc as Chain }, method: c.method, args: c.args };
-  return fail('invalid call target');
-}
-
-function regexOf(v: unknown): RegExp | undefined {
-  if (!isPlain(v) || !Array.isArray(v.$re)) return undefined;
-  const [source, flags] = v.$re as unknown[];
-  if (typeof source !== 'string' || typeof flags !== 'string' || source.length > 10_000) return undefined;
-  try {
-    return new RegExp(source, flags);
-  } catch {
-    return undefined;
-  }
-}
-
-function fnOf(v: unknown): Fn | undefined {
-  if (typeof v === 'string') return { src: v, isFunction: false };
-  if (isPlain(v) && typeof v.$fn === 'string' && v.$fn.length <= MAX_STRING) return { src: v.$fn, isFunction: true };
-  return undefined;
-}
-
-function sizeOf(v: unknown): { width: number; height: number } | undefined {
-  if (!isPlain(v)) return undefined;
-  const ok = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= 10_000;
-  return ok(v.width) && ok(v.height) ? { width: v.width as number, height: v.height as number } : undefined;
-}
-
-function selectValues(v: unknown): unknown {
-  const one = (x: unknown) => typeof x === 'string' || (isPlain(x) && Object.keys(x).every((k) => ['value', 'label', 'index'].includes(k)));
-  return (Array.isArray(v) ? v.every(one) : one(v)) ? v : undefined;
-}
-
-/** Option values are data: a function (or anything that is not JSON) is refused. */
-function plainData(x: unknown, what: string): unknown {
-  if (isPlain(x) && ('$fn' in x || '$loc' in x)) fail(`${what} must be plain data`);
-  return x;
-}
-
-/** The JS expression of an argument passed to a page function (JSON: the binding delivered plain data). */
-function argExpression(arg: unknown): string {
-  return arg === undefined ? 'undefined' : JSON.stringify(arg);
-}
-
-/** `evaluate(fn, arg)` as one expression for the page; a string stays an expression (Playwright's rule). */
-function callExpression(f: Fn, arg: unknown): string {
-  return f.isFunction ? `(${f.src})(${argExpression(arg)})` : f.src;
-}
-
-/** What a Playwright call returned, as plain data for the sandbox. */
-function toWire(v: unknown): unknown {
-  if (v === undefined || v === null || typeof v !== 'object') return v;
-  if (Buffer.isBuffer(v)) return { $bytes: v.toString('base64') };
-  if (typeof (v as Response).status === 'function' && typeof (v as Response).url === 'function') {
-    const r = v as Response;
-    return { url: r.url(), status: r.status() };
-  }
-  try {
-    return JSON.parse(JSON.stringify(v)) as unknown;
-  } catch {
-    return String(v);
-  }
-}
-
-/** The message user code sees: Playwright's (its call log and stack cut), a WdsError's message. */
-function errorText(e: unknown): string {
-  return (e instanceof WdsError ? e.message : playwrightMessage(e)).slice(0, 2_000);
-}
-
-function callName(c: Call): string {
-  if (typeof c.target !== 'string') return `locator.${c.method}`;
-  return c.target === 'page' ? `page.${c.method}` : `page.${c.target}.${c.method}`;
 }

@@ -5,7 +5,7 @@
  * it keeps (SessionStore). The page keeps its render's context, request policy (the SSRF proxy)
  * and PageWatch, so whatever code does with it later is guarded exactly like the render was.
  */
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { WdsError } from '@wds/errors';
 import { BrowserCodes, browserCrashedError } from '../errors';
 import type { PageWatch } from '../page-watch';
@@ -33,13 +33,20 @@ export class LivePage {
   private readonly goneWaiters = new Set<(e: WdsError) => void>();
   /** The code sandbox of this page (sandbox.ts), created by the first interaction, replaced after a timeout or crash. */
   private sandbox?: Sandbox;
+  private devtools?: Promise<CDPSession>;
+
+  readonly context: BrowserContext;
+  readonly page: Page;
+  readonly watch: PageWatch;
+  /** Device pixels per CSS pixel (screenshot sizes). */
+  readonly deviceScale: number;
 
   constructor(
-    readonly context: BrowserContext,
-    readonly page: Page,
-    readonly watch: PageWatch,
+    s: { context: BrowserContext; page: Page; watch: PageWatch; deviceScale: number },
     private readonly host: LivePageHost,
   ) {
+    ({ context: this.context, page: this.page, watch: this.watch, deviceScale: this.deviceScale } = s);
+    const page = s.page;
     page.on('crash', () => this.markGone(browserCrashedError('the page renderer crashed')));
     page.on('close', () => this.markGone(pageGoneError('the page was closed')));
   }
@@ -76,6 +83,13 @@ export class LivePage {
       this.sandbox = await Sandbox.open(this.context, { contextTimeoutMs: this.host.contextTimeoutMs, onHung: this.host.onHung, proxy: await this.host.offlineProxy() });
     }
     return this.sandbox;
+  }
+
+  /** A DevTools session on the page, for what Playwright does not ask the browser (layout metrics before a screenshot). */
+  cdp(): Promise<CDPSession> {
+    this.devtools ??= this.context.newCDPSession(this.page);
+    this.devtools.catch(() => (this.devtools = undefined));
+    return this.devtools;
   }
 
   /** Playwright storageState of the page's context (cookies, localStorage). */

@@ -41,7 +41,9 @@ export async function runInteraction(live: LivePage, req: InteractionRequest): P
     const begin = { url: live.page.url(), viewport: live.page.viewportSize() };
     const outcome = await Promise.race([sandbox.run(req.code, bridge, begin, stop), gone.then((e) => Promise.reject(e))]);
     if (req.signal?.aborted) throw abortReason(req.signal);
-    return { ...outcome, exitCode: outcome.killed ? KILLED_EXIT_CODE : outcome.error !== undefined ? 1 : 0 };
+    // A refused page value is said in stderr too, so the answer shows it even when the code caught the error.
+    const stderr = bridge.notes.length ? `${outcome.stderr}${bridge.notes.join('\n')}\n` : outcome.stderr;
+    return { ...outcome, stderr, exitCode: outcome.killed ? KILLED_EXIT_CODE : outcome.error !== undefined ? 1 : 0 };
   } catch (e) {
     bridge.close();
     if (live.gone) void sandbox.close();

@@ -12,27 +12,69 @@
  * last answer said.
  */
 import { sandboxSurface } from './methods';
+import { CALL_LIMIT } from './page-values';
 
 /** Console output kept per call (each stream), in characters; the rest is counted, not kept. */
 export const OUTPUT_LIMIT = 1 << 20;
 
-const PRELUDE = String.raw`((surface, LIMIT) => {
+const PRELUDE = String.raw`((surface, LIMIT, CALL_LIMIT) => {
   'use strict';
   const call = globalThis.__wdsBridge;
   try { delete globalThis.__wdsBridge; } catch (e) {}
+  // The code may replace any built-in; what bounds the answer is taken before it runs.
+  const str = String;
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const is = Object.is;
+  const cut = Function.prototype.call.bind(String.prototype.slice);
+  const define = (name, value) => Object.defineProperty(globalThis, name, { value });
   const state = { url: 'about:blank', viewport: null };
   let out = { stdout: '', stderr: '', truncated: false };
+  let kept;
+  let failure;
   const fmt = (v) => {
     if (typeof v === 'string') return v;
-    try { const s = JSON.stringify(v); return s === undefined ? String(v) : s; } catch (e) { return String(v); }
+    try { const s = stringify(v); return typeof s === 'string' ? s : str(v); } catch (e) { try { return str(v); } catch (e2) { return '[unprintable]'; } }
+  };
+  const bounded = (s, limit) => {
+    if (s.length <= limit) return s;
+    out.truncated = true;
+    return cut(s, 0, limit);
   };
   const write = (stream) => (...a) => {
-    const line = a.map(fmt).join(' ') + '\n';
-    if (out[stream].length + line.length > LIMIT) { out.truncated = true; out[stream] += line.slice(0, Math.max(0, LIMIT - out[stream].length)); }
+    let line = '';
+    for (let i = 0; i < a.length; i++) line += (i ? ' ' : '') + fmt(a[i]);
+    line += '\n';
+    const room = LIMIT - out[stream].length;
+    if (line.length > room) { out.truncated = true; out[stream] += cut(line, 0, room > 0 ? room : 0); }
     else out[stream] += line;
   };
   for (const m of ['log', 'info', 'debug']) console[m] = write('stdout');
   for (const m of ['warn', 'error', 'trace']) console[m] = write('stderr');
+  // Uncaught errors of timers the code left behind stay in the page (not reported through CDP).
+  addEventListener('error', (e) => e.preventDefault());
+  addEventListener('unhandledrejection', (e) => e.preventDefault());
+
+  /** The result as the answer shows it: strings as they are, other values as JSON, undefined as null. */
+  const show = (v) => {
+    if (v === undefined) return null;
+    if (v === null) return 'null';
+    if (typeof v === 'number') return is(v, -0) ? '-0' : str(v);
+    if (typeof v === 'object') return fmt(v);
+    try { return str(v); } catch (e) { return '[unprintable]'; }
+  };
+  const describe = (e) => {
+    try { const s = e !== null && typeof e === 'object' && typeof e.stack === 'string' ? e.stack : str(e); return typeof s === 'string' ? s : 'Uncaught exception'; } catch (x) { return 'Uncaught exception'; }
+  };
+  define('__wdsKeep', (v) => { kept = v; });
+  define('__wdsRun', async (fn) => {
+    try {
+      const v = await fn();
+      if (v !== undefined) kept = v;
+    } catch (e) {
+      failure = describe(e);
+    }
+  });
 
   class Bytes {
     constructor(b64) { Object.defineProperty(this, 'b64', { value: b64 }); }
@@ -60,9 +102,17 @@ const PRELUDE = String.raw`((surface, LIMIT) => {
     while (a.length && a[a.length - 1] === undefined) a.pop();
     return a.map((x) => enc(x, 0));
   };
-  const dec = (v) => (v && typeof v === 'object' && typeof v.$bytes === 'string' ? new Bytes(v.$bytes) : v);
+  const dec = (v) => {
+    if (!v || typeof v !== 'object') return v;
+    if (typeof v.$bytes === 'string') return new Bytes(v.$bytes);
+    if (typeof v.$json === 'string') return parse(v.$json);
+    return v;
+  };
   const send = async (target, method, args) => {
-    const r = await call({ target, method, args: encArgs(args) });
+    const wire = encArgs(args);
+    const size = stringify(wire).length;
+    if (size > CALL_LIMIT) throw new Error(method + ': the arguments are ' + size + ' characters of JSON, more than the ' + CALL_LIMIT + ' one page call may take');
+    const r = await call({ target, method, args: wire });
     state.url = r.url;
     state.viewport = r.viewport;
     return dec(r.value);
@@ -97,16 +147,26 @@ const PRELUDE = String.raw`((surface, LIMIT) => {
   Object.freeze(page.mouse);
   Object.freeze(page);
 
-  Object.defineProperty(globalThis, '__wdsBegin', {
-    value: (s) => {
-      state.url = s.url;
-      state.viewport = s.viewport;
-      out = { stdout: '', stderr: '', truncated: false };
-      globalThis.page = page;
-    },
+  define('__wdsBegin', (s) => {
+    state.url = s.url;
+    state.viewport = s.viewport;
+    out = { stdout: '', stderr: '', truncated: false };
+    kept = undefined;
+    failure = undefined;
+    globalThis.page = page;
   });
-  Object.defineProperty(globalThis, '__wdsOutput', { value: () => out });
+  // The call's output, result and exception, each bounded here: this is all that crosses.
+  define('__wdsOutput', () => {
+    const result = show(kept);
+    return {
+      stdout: out.stdout,
+      stderr: out.stderr,
+      result: typeof result === 'string' ? bounded(result, LIMIT) : null,
+      error: failure === undefined ? undefined : bounded(failure, 10000),
+      truncated: out.truncated,
+    };
+  });
 })`;
 
 /** The sandbox page's setup, with the method names the bridge accepts. */
-export const SANDBOX_PRELUDE = `${PRELUDE}(${JSON.stringify(sandboxSurface())}, ${OUTPUT_LIMIT})`;
+export const SANDBOX_PRELUDE = `${PRELUDE}(${JSON.stringify(sandboxSurface())}, ${OUTPUT_LIMIT}, ${CALL_LIMIT})`;

@@ -6,17 +6,20 @@
  * The code never sees the worker's process, files or environment, and the page's traffic stays
  * behind the session's SSRF proxy.
  *
- * The code is evaluated through CDP (`Runtime.evaluate` in REPL mode, as DevTools' console does):
- * top-level `await` works and the value of its last expression is the result. A call that
- * outlives its timeout is terminated (`Runtime.terminateExecution` stops even a busy loop) and
- * the sandbox is discarded, so none of its pending work reaches the next call.
+ * The code runs as the body of an async function handed to the sandbox's runner (prepare-code.ts):
+ * top-level `await` works and the value of its last expression is the result. Its result,
+ * exception and console output are made text and bounded in the sandbox; only that crosses CDP
+ * into the worker. A call that outlives its timeout is terminated (`Runtime.terminateExecution`
+ * stops even a busy loop) and the sandbox is discarded, so none of its pending work reaches the
+ * next call.
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { browserCrashedError } from '../errors';
 import { contextProxy } from '../proxy';
 import { bounded } from '../render-job';
 import type { Bridge, BridgeAnswer } from './bridge';
-import { OUTPUT_LIMIT, SANDBOX_PRELUDE } from './sandbox-script';
+import { prepareCode } from './prepare-code';
+import { SANDBOX_PRELUDE } from './sandbox-script';
 
 /** What the sandbox needs from the pool. */
 export interface SandboxHost {
@@ -52,10 +55,6 @@ interface EvaluateResult {
   exceptionDetails?: { text?: string; exception?: RemoteObject };
 }
 
-const TO_TEXT = `function () {
-  try { const s = JSON.stringify(this); return s === undefined ? String(this) : s; } catch (e) { return String(this); }
-}`;
-
 export class Sandbox {
   private bridge?: Bridge;
   private closing?: Promise<void>;
@@ -90,7 +89,7 @@ export class Sandbox {
       page.on('crash', () => (sb.broken = true));
       page.on('close', () => (sb.broken = true));
       sb.cdp = await context.newCDPSession(page);
-      await sb.evaluate(SANDBOX_PRELUDE, false);
+      await sb.evaluate(SANDBOX_PRELUDE);
       return sb;
     } catch (e) {
       await sb.close();
@@ -105,10 +104,12 @@ export class Sandbox {
 
   /** Runs `code` with `bridge` as its page; resolves when it settles or `stop` fires (then `killed`). */
   async run(code: string, bridge: Bridge, begin: { url: string; viewport: unknown }, stop: Promise<unknown>): Promise<SandboxOutcome> {
+    const prepared = prepareCode(code);
+    if ('syntaxError' in prepared) return { result: null, error: prepared.syntaxError, killed: false, stdout: '', stderr: '', truncated: false };
     this.bridge = bridge;
     try {
-      await this.evaluate(`globalThis.__wdsBegin(${JSON.stringify(begin)})`, false);
-      const evaluating = this.evaluate(code, true).then(
+      await this.evaluate(`__wdsBegin(${JSON.stringify(begin)})`);
+      const evaluating = this.evaluate(prepared.expression).then(
         (r) => ({ r }),
         () => ({ crashed: true as const }),
       );
@@ -116,16 +117,16 @@ export class Sandbox {
       if (!first) {
         bridge.close();
         await this.terminate();
-        return { result: null, killed: true, ...(await this.output()) };
+        return { ...(await this.output()), result: null, error: undefined, killed: true };
       }
       if ('crashed' in first) {
         // The sandbox's renderer died (the code exhausted its memory…): the code failed, the session's page did not.
         return { result: null, error: 'Error: the code sandbox crashed (out of memory?)', killed: false, stdout: '', stderr: '', truncated: false };
       }
-      const { r } = first;
       const output = await this.output();
-      if (r.exceptionDetails) return { result: null, error: exceptionText(r.exceptionDetails), killed: false, ...output };
-      return { result: await this.text(r.result), killed: false, ...output };
+      // The runner catches what the code throws; an exception here is one V8 found compiling it.
+      if (first.r.exceptionDetails) return { ...output, result: null, error: exceptionText(first.r.exceptionDetails), killed: false };
+      return { ...output, killed: false };
     } finally {
       bridge.close();
       this.bridge = undefined;
@@ -134,12 +135,12 @@ export class Sandbox {
     }
   }
 
-  private async evaluate(expression: string, repl: boolean): Promise<EvaluateResult> {
+  /** Evaluates our own expression in the sandbox (the code only ever inside `__wdsRun`, whose promise resolves to undefined). */
+  private async evaluate(expression: string): Promise<EvaluateResult> {
     if (!this.cdp) throw browserCrashedError('the code sandbox is closed');
     try {
       return (await this.cdp.send('Runtime.evaluate', {
         expression,
-        replMode: repl,
         awaitPromise: true,
         objectGroup: 'wds',
         userGesture: true,
@@ -150,28 +151,20 @@ export class Sandbox {
     }
   }
 
-  /** Console output of the current call (after a kill, what the sandbox still answers within a second, or nothing). */
-  private async output(): Promise<{ stdout: string; stderr: string; truncated: boolean }> {
-    const reading = this.cdp?.send('Runtime.evaluate', { expression: 'globalThis.__wdsOutput()', returnByValue: true }).catch(() => null);
+  /** Output, result and exception of the current call, bounded in the sandbox (after a kill, what it still answers within a second, or nothing). */
+  private async output(): Promise<Omit<SandboxOutcome, 'killed'>> {
+    const reading = this.cdp?.send('Runtime.evaluate', { expression: '__wdsOutput()', returnByValue: true }).catch(() => null);
     let timer: NodeJS.Timeout | undefined;
     const r = (await Promise.race([reading, new Promise<null>((res) => (timer = setTimeout(() => res(null), 1_000)))])) as EvaluateResult | null;
     clearTimeout(timer);
-    const v = r?.result.value as { stdout?: string; stderr?: string; truncated?: boolean } | undefined;
-    return { stdout: v?.stdout ?? '', stderr: v?.stderr ?? '', truncated: !!v?.truncated };
-  }
-
-  private async text(o: RemoteObject): Promise<string | null> {
-    if (o.type === 'undefined') return null;
-    if (o.type === 'string') return cap(String(o.value));
-    if (o.subtype === 'null') return 'null';
-    if (o.type === 'object' && o.objectId) {
-      const r = (await this.cdp!.send('Runtime.callFunctionOn', { objectId: o.objectId, functionDeclaration: TO_TEXT, returnByValue: true })) as EvaluateResult;
-      return cap(String(r.result.value ?? ''));
-    }
-    if (o.type === 'bigint') return (o.unserializableValue ?? '').replace(/n$/, '');
-    if (o.unserializableValue !== undefined) return o.unserializableValue;
-    if (o.type === 'number' || o.type === 'boolean') return String(o.value);
-    return cap(o.description ?? String(o.value));
+    const v = r?.result.value as Partial<Omit<SandboxOutcome, 'killed'>> | undefined;
+    return {
+      result: typeof v?.result === 'string' ? v.result : null,
+      ...(typeof v?.error === 'string' ? { error: v.error } : {}),
+      stdout: v?.stdout ?? '',
+      stderr: v?.stderr ?? '',
+      truncated: !!v?.truncated,
+    };
   }
 
   /**
@@ -188,10 +181,6 @@ export class Sandbox {
     this.closing ??= this.context.close().catch(() => {});
     return this.closing;
   }
-}
-
-function cap(s: string): string {
-  return s.length > OUTPUT_LIMIT ? s.slice(0, OUTPUT_LIMIT) : s;
 }
 
 function exceptionText(d: NonNullable<EvaluateResult['exceptionDetails']>): string {
