@@ -10,6 +10,7 @@ export function createInteractControlActivities(deps: { db: Db }): InteractContr
     findParkedPage: ({ scrapeId }) =>
       asActivity(async () => {
         const row = await loadInteractSession(deps.db, scrapeId);
+        if (row?.endReason === 'expired') return { expired: true as const };
         return row?.state === 'parked' ? { queue: row.queue } : null;
       }),
 

@@ -60,8 +60,8 @@ export function createInteractReplayActivities(deps: InteractBrowserDeps): Inter
       heartbeating(async (signal) => {
         const job = await loadScrapeJob(deps.db, input.scrapeId);
         if (!job || job.teamId !== input.teamId || !job.url) throw new WdsError('NOT_FOUND', { message: 'Scrape job not found' });
-        // Before rendering: a worker with no room for another session says so at once.
-        deps.sessions.assertRoom();
+        // Before rendering: a worker with no room for another session (or none for this team) says so at once.
+        deps.sessions.assertRoom({ teamId: job.teamId });
         const o = { ...(job.options as ScrapeOptions), url: job.url };
         const profile = o.profile
           ? await openProfile(deps.db, { teamId: job.teamId, profile: o.profile, owner: sessionOwner(input.scrapeId), budgetMs: input.idleMs + HOLD_MARGIN_MS })
@@ -69,7 +69,7 @@ export function createInteractReplayActivities(deps: InteractBrowserDeps): Inter
         try {
           const timeoutMs = Math.max(1_000, input.deadlineMs - Date.now());
           const r = await deps.renderer.render({ ...scrapeRenderRequest(o, { timeoutMs, allowPrivateNetwork: deps.allowPrivateNetwork, storageState: profile?.state, signal }), keepPage: true });
-          deps.sessions.open(input.scrapeId, r.page!, { teamId: job.teamId, profile: o.profile });
+          deps.sessions.open(input.scrapeId, r.page!, { teamId: job.teamId, profile: o.profile }, input.lifeEndsAt);
           await record(deps, input);
           return { queue: deps.queue };
         } catch (e) {
@@ -105,7 +105,7 @@ export function createInteractSessionActivities(deps: InteractBrowserDeps): Inte
         if (!parked || parked.page.gone || parked.meta.teamId !== input.teamId) return null;
         // A saving profile's lease first: a conflict leaves the page parked.
         await profileOf(input.scrapeId, parked.meta, input.idleMs);
-        if (!deps.sessions.adopt(input.scrapeId, parked.meta)) return null;
+        if (!deps.sessions.adopt(input.scrapeId, parked.meta, input.lifeEndsAt)) return null;
         await record(deps, input);
         return { queue: deps.queue };
       }),

@@ -116,6 +116,12 @@ export const apiEnvShape = {
   WDS_SCRAPE_FETCH: z.enum(['direct', 'queue', 'local']).default('direct'),
   /** Hours after a scrape during which `POST /v2/scrape/{id}/interact` may replay it; later 410 `SCRAPE_EXPIRED`. */
   WDS_INTERACT_WINDOW_HOURS: envInt(24, 1, 24 * 365),
+  /**
+   * An interact session ends this long after it opened, however often it is called (a durable
+   * workflow timer; a call running then finishes first). Later calls on its scrape answer 410
+   * `SESSION_EXPIRED`: scrape the page again for a new session.
+   */
+  WDS_INTERACT_MAX_SESSION_SECONDS: envInt(3_600, 1, 7 * 86_400),
   // ---- Tests ----
   /** Tests only (the harness sets it): check every response and WebSocket message against the OpenAPI document and append mismatches to this file. */
   WDS_RESPONSE_CHECK_FILE: z.string().min(1).optional(),

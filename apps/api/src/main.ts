@@ -98,7 +98,11 @@ const app = await buildApp(
     agent: { plan: { stepsPerRun: env.WDS_AGENT_STEPS_PER_RUN, maxSteps: env.WDS_AGENT_MAX_STEPS }, publicUrl: env.WDS_PUBLIC_URL },
     monitor: { minIntervalSeconds: env.WDS_MONITOR_MIN_INTERVAL_SECONDS, jitterMs: env.WDS_MONITOR_JITTER_MS, plan: MONITOR_RUN_PLAN, email: !!env.WDS_SMTP_URL, resendAfterMs: env.WDS_MONITOR_CONFIRM_RESEND_SECONDS * 1000,
       pendingRecipients: { max: env.WDS_MONITOR_MAX_PENDING_RECIPIENTS, liveMs: env.WDS_MONITOR_CONFIRM_TTL_SECONDS * 1000 } },
-    interact: { idleMs: env.WDS_INTERACT_IDLE_SECONDS * 1000, windowMs: env.WDS_INTERACT_WINDOW_HOURS * 3_600_000 },
+    interact: {
+      idleMs: env.WDS_INTERACT_IDLE_SECONDS * 1000,
+      windowMs: env.WDS_INTERACT_WINDOW_HOURS * 3_600_000,
+      maxLifeMs: env.WDS_INTERACT_MAX_SESSION_SECONDS * 1000,
+    },
     files: { store: fileStore, secret },
     responseCheck: env.WDS_RESPONSE_CHECK_FILE ? fileRecorder(env.WDS_RESPONSE_CHECK_FILE) : undefined,
   },

@@ -86,7 +86,7 @@ export interface Starters {
    * POST /v2/scrape/{id}/interact: one call in the scrape's session, starting the session's
    * workflow if none runs; waits for the call's end within `budgetMs`.
    */
-  interact(input: { scrapeId: string; teamId: string; idleMs: number; call: InteractCallInput; budgetMs: number }): Promise<void>;
+  interact(input: { scrapeId: string; teamId: string; idleMs: number; maxLifeMs: number; call: InteractCallInput; budgetMs: number }): Promise<void>;
   /** DELETE /v2/scrape/{id}/interact: ends the running session; null when none runs. */
   stopInteract(input: { scrapeId: string }): Promise<InteractStopResult | null>;
   close(): Promise<void>;
@@ -182,7 +182,7 @@ export async function connectTemporal(
     async startMonitorRun(input) {
       await workflows.start(monitorRunJob, { key: input.runId, args: [input] });
     },
-    async interact({ scrapeId, teamId, idleMs, call, budgetMs }) {
+    async interact({ scrapeId, teamId, idleMs, maxLifeMs, call, budgetMs }) {
       const workflowId = interactJob.workflowId(scrapeId);
       const attempt = () =>
         client.workflow.executeUpdateWithStart(interactUpdate, {
@@ -190,7 +190,7 @@ export async function connectTemporal(
           startWorkflowOperation: new WithStartWorkflowOperation<typeof interactWorkflow>(interactJob.workflowType, {
             taskQueue: interactJob.taskQueue,
             workflowId,
-            args: [{ scrapeId, teamId, idleMs }],
+            args: [{ scrapeId, teamId, idleMs, maxLifeMs }],
             // One session per scrape at a time; a new one once the last has ended.
             workflowIdConflictPolicy: CONFLICT[interactJob.start.conflict],
             workflowIdReusePolicy: REUSE[interactJob.start.reuse],

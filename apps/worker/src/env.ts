@@ -1,4 +1,4 @@
-import { envBool, envInt, envStr, envUrl, exitOnConfigError, loadEnv, z } from '@wds/config';
+import { ConfigError, envBool, envInt, envStr, envUrl, exitOnConfigError, loadEnv, z } from '@wds/config';
 import { commonEnvShape } from '@wds/config/common';
 import { ALL_QUEUES, type TaskQueue } from '@wds/workflows/common';
 
@@ -96,6 +96,12 @@ export const workerEnvShape = {
   /** Interact sessions one browser worker holds at once (their pages stay open between calls, outside the render slots); beyond it a new session is 503. */
   WDS_INTERACT_SESSIONS: envInt(8, 1, 1_000),
   /**
+   * Of a browser worker's `WDS_INTERACT_SESSIONS`, how many one team may hold at once; beyond it 429 `INTERACT_SESSIONS_PER_TEAM` (other
+   * teams keep their room). Must be below `WDS_INTERACT_SESSIONS` (when that is more than 1), so that no
+   * team holds every session of a worker. `0`: half of `WDS_INTERACT_SESSIONS`, at least 1.
+   */
+  WDS_INTERACT_SESSIONS_PER_TEAM: envInt(0, 0, 1_000),
+  /**
    * Rendered scrape pages a browser worker keeps (least recently used go first) so that a first
    * interaction continues from them instead of replaying the scrape; `0` keeps none.
    */
@@ -177,7 +183,11 @@ export const workerEnvShape = {
 export function loadWorkerEnv(source: Record<string, string | undefined> = process.env) {
   try {
     const env = loadEnv(workerEnvShape, source);
-    return env;
+    const perTeam = env.WDS_INTERACT_SESSIONS_PER_TEAM || Math.max(1, Math.floor(env.WDS_INTERACT_SESSIONS / 2));
+    if (env.WDS_INTERACT_SESSIONS > 1 && perTeam >= env.WDS_INTERACT_SESSIONS) {
+      throw new ConfigError('WDS_INTERACT_SESSIONS_PER_TEAM', `must be below WDS_INTERACT_SESSIONS (${env.WDS_INTERACT_SESSIONS}): one team must not hold every session of a worker (got ${perTeam})`);
+    }
+    return { ...env, WDS_INTERACT_SESSIONS_PER_TEAM: perTeam };
   } catch (e) {
     return exitOnConfigError(e);
   }

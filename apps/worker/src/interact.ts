@@ -29,6 +29,8 @@ export async function createInteractResources(env: WorkerEnv, db: Db, log: Logge
   const sessions: InteractSessions = new SessionStore({
     maxParked: env.WDS_INTERACT_PARKED_PAGES,
     maxLive: env.WDS_INTERACT_SESSIONS,
+    maxLivePerTeam: env.WDS_INTERACT_SESSIONS_PER_TEAM,
+    teamOf: (m) => m.teamId,
     idleMs: env.WDS_INTERACT_IDLE_SECONDS * 1000,
     liveGraceMs: LIVE_GRACE_MS,
     onEnd: async (s, reason) => {

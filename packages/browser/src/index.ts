@@ -19,5 +19,5 @@ export { BrowserCodes } from './errors';
 export { brandingFromObservations, type BrandingProfile, type BrandingObservations } from './branding';
 export { LivePage, pageGoneError } from './interact/live-page';
 export { runInteraction, KILLED_EXIT_CODE, type InteractionRequest, type InteractionResult } from './interact/run-code';
-export { SessionStore, sessionsFullError, type SessionEnd, type SessionStoreOptions, type StoredPage } from './interact/sessions';
+export { SessionStore, sessionsFullError, teamShareError, type SessionEnd, type SessionStoreOptions, type StoredPage } from './interact/sessions';
 export { snapshotPage, type PageSnapshot } from './interact/snapshot';

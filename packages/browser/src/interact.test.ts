@@ -279,6 +279,40 @@ describe('code on a live page', () => {
 });
 
 describe('session store', () => {
+  test('one team holds at most its share of a worker\'s live sessions (429), others still get theirs; a session past its life is closed', { timeout: 60_000 }, async () => {
+    let now = 1_000;
+    const ended: string[] = [];
+    const store = new SessionStore<{ teamId: string }>({
+      maxParked: 0, maxLive: 3, maxLivePerTeam: 2, teamOf: (m) => m.teamId, idleMs: 60_000, liveGraceMs: 5_000,
+      onEnd: (s, why) => void ended.push(`${s.key}:${why}`), now: () => now,
+    });
+    const [a, b, c, d] = await Promise.all([live('/'), live('/'), live('/'), live('/')]);
+    store.open('a', a, { teamId: 'greedy' }, now + 10_000);
+    store.open('b', b, { teamId: 'greedy' });
+    const refused = (() => {
+      try {
+        store.open('c', c, { teamId: 'greedy' });
+      } catch (e) {
+        return e;
+      }
+    })();
+    assert.ok(refused instanceof WdsError && refused.kind === 'CONCURRENCY_LIMITED', String(refused));
+    assert.match(refused.message, /already holds 2 .*WDS_INTERACT_SESSIONS_PER_TEAM = 2/);
+    assert.equal(store.hasRoom({ teamId: 'greedy' }), false);
+    assert.equal(store.hasRoom({ teamId: 'other' }), true, 'another team still has room');
+    store.open('d', d, { teamId: 'other' });
+    assert.deepEqual(store.stats(), { parked: 0, live: 3 });
+    now += 10_000 + 4_999;
+    store.sweep();
+    assert.deepEqual(ended, [], 'the workflow gets the grace to close it itself');
+    now += 1;
+    store.sweep();
+    assert.deepEqual(ended, ['a:expired']);
+    await store.close();
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(pool.stats().livePages, 0);
+  });
+
   test('parked pages: least recently used evicted first, idle ones closed; live sessions are never evicted', { timeout: 60_000 }, async () => {
     let now = 1_000;
     const ended: string[] = [];

@@ -1,7 +1,7 @@
 /**
  * The interact session's contract (POST/DELETE /v2/scrape/{id}/interact): one workflow per live
  * session (`interact-<scrapeId>`), started by the first call and ended by DELETE, its idle
- * timeout or the loss of its page. Each call is an update; only ids cross Temporal: the code, the
+ * timeout, its maximum life or the loss of its page. Each call is an update; only ids cross Temporal: the code, the
  * prompt, the page snapshot and the answer are in the interact_calls row.
  *
  * A session's page lives in one browser worker's memory, so every call about it goes to that
@@ -20,9 +20,12 @@ export interface InteractWorkflowInput {
   teamId: string;
   /** A session unused this long ends (WDS_INTERACT_IDLE_SECONDS). */
   idleMs: number;
-  /** Carried over continue-as-new: the open session's queue and its concurrency slot. */
+  /** A session ends this long after it opened, used or not (WDS_INTERACT_MAX_SESSION_SECONDS); absent in runs started before it existed. */
+  maxLifeMs?: number;
+  /** Carried over continue-as-new: the open session's queue, its concurrency slot and the end of its life (epoch ms). */
   queue?: string;
   slotId?: string | null;
+  lifeEndsAt?: number;
 }
 
 export interface InteractCallInput {
@@ -46,6 +49,13 @@ export interface InteractStopResult {
   credits: number;
 }
 
+/** What a call on an expired session answers (the workflow's validator and the API say the same). */
+export function expiredMessage(maxLifeMs: number): string {
+  const s = Math.round(maxLifeMs / 1000);
+  const life = s % 60 === 0 ? `${s / 60} minutes` : `${s} seconds`;
+  return `Gone: this scrape's interact session reached its maximum life of ${life} and was closed (WDS_INTERACT_MAX_SESSION_SECONDS). Scrape the page again to interact with it.`;
+}
+
 export const interactUpdate = defineUpdate<void, [InteractCallInput]>('interact');
 export const stopInteractUpdate = defineUpdate<InteractStopResult, []>('stopInteract');
 
@@ -54,12 +64,14 @@ export interface SessionRef {
   teamId: string;
   idleMs: number;
   slotId?: string | null;
+  /** Epoch ms at which the session's maximum life ends (the worker's store closes it a grace later if the workflow does not). */
+  lifeEndsAt?: number;
 }
 
 /** wds-control: the session row, the team's slot, billing, the profile lease. */
 export interface InteractControlActivities {
-  /** The queue of the worker that still holds the scrape's rendered page, if any. */
-  findParkedPage(input: { scrapeId: string }): Promise<{ queue: string } | null>;
+  /** The queue of the worker that still holds the scrape's rendered page, if any; `expired` when the scrape's session reached its maximum life. */
+  findParkedPage(input: { scrapeId: string }): Promise<{ queue: string } | { expired: true } | null>;
   /** Ends the session's row (slot freed, browser minutes billed, a saving profile's lease freed). Idempotent. */
   endInteractSession(input: { scrapeId: string; teamId: string; reason: string; slotId?: string | null }): Promise<{ durationMs: number; credits: number }>;
 }

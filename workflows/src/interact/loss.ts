@@ -4,6 +4,7 @@
  * model failing, a profile conflict) fails only the call.
  */
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
+import { expiredMessage } from './contracts';
 
 export interface PageLoss {
   /** The session row's end_reason. */
@@ -61,3 +62,9 @@ export function sessionBusy(): ApplicationFailure {
 export function sessionEnding(): ApplicationFailure {
   return ApplicationFailure.create({ type: 'GONE', nonRetryable: true, message: 'Gone: this interact session is ending', details: [{ code: 'SESSION_ENDING' }] });
 }
+
+/** The session reached its maximum life: it is closed, and its scrape cannot be interacted with again (scrape it anew). */
+export function sessionExpired(maxLifeMs: number): ApplicationFailure {
+  return ApplicationFailure.create({ type: 'GONE', nonRetryable: true, message: expiredMessage(maxLifeMs), details: [{ code: 'SESSION_EXPIRED' }] });
+}
+

@@ -4,6 +4,7 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
   setHandler,
   TemporalFailure,
@@ -22,7 +23,7 @@ import {
   type InteractStopResult,
   type InteractWorkflowInput,
 } from './contracts';
-import { pageLoss, sessionBusy, sessionEnding, type PageLoss } from './loss';
+import { pageLoss, sessionBusy, sessionEnding, sessionExpired, type PageLoss } from './loss';
 
 /** A session queue's task not picked up within this: the worker holding the page is gone. */
 const SESSION_PICKUP_MS = 10_000;
@@ -33,7 +34,8 @@ const MODEL_BUDGET_MS = 180_000;
 
 /**
  * One interact session: calls (updates) one at a time on the browser worker that holds the page,
- * until DELETE (the `stopInteract` update), `idleMs` without a call, or the loss of the page. The
+ * until DELETE (the `stopInteract` update), `idleMs` without a call, `maxLifeMs` after it opened
+ * (a durable timer: a session cannot be held forever by calling it), or the loss of the page. The
  * first call opens the session — the scrape's own page if its worker still keeps it, else a replay
  * of the scrape on any browser worker. User code never runs twice: a session activity is never
  * retried. A lost page (worker killed, renderer crashed) fails the call that found out, ends the
@@ -41,6 +43,8 @@ const MODEL_BUDGET_MS = 180_000;
  */
 export async function interactWorkflow(input: InteractWorkflowInput): Promise<void> {
   const { scrapeId, teamId, idleMs } = input;
+  // Runs started before sessions had a maximum life keep none.
+  const lifeLimited = patched('interact-max-life') && input.maxLifeMs !== undefined;
   const retryable = { nonRetryableErrorTypes: [...NON_RETRYABLE_KINDS] };
   const control = proxyActivities<InteractControlActivities>({ taskQueue: TaskQueues.control, startToCloseTimeout: '30s', retry: { maximumAttempts: 10, ...retryable } });
   const llm = proxyActivities<InteractLlmActivities>({
@@ -66,7 +70,10 @@ export async function interactWorkflow(input: InteractWorkflowInput): Promise<vo
   let loss: PageLoss | undefined;
   let closing = false;
   let stopped: InteractStopResult | undefined;
-  const ref = () => ({ scrapeId, teamId, idleMs, slotId });
+  let lifeEndsAt = input.lifeEndsAt;
+  let expired = false;
+  const ref = () => ({ scrapeId, teamId, idleMs, slotId, ...(lifeEndsAt !== undefined ? { lifeEndsAt } : {}) });
+  const lifeLeft = () => (lifeEndsAt === undefined ? Infinity : lifeEndsAt - Date.now());
 
   /** A call on the page's worker; a lost page ends the session (the error says what happened). */
   async function onPage<T>(call: () => Promise<T>): Promise<T> {
@@ -81,13 +88,24 @@ export async function interactWorkflow(input: InteractWorkflowInput): Promise<vo
     }
   }
 
+  /** Opens the session; its life starts once it is open (the worker holding it is told when it ends, as a backstop). */
   async function open(call: InteractCallInput): Promise<string> {
+    const ends = lifeEndsAt ?? (lifeLimited ? Date.now() + input.maxLifeMs! : undefined);
+    const q = await openPage(call, ends);
+    lifeEndsAt = ends;
+    return q;
+  }
+
+  async function openPage(call: InteractCallInput, ends: number | undefined): Promise<string> {
+    const opening = { ...ref(), ...(ends !== undefined ? { lifeEndsAt: ends } : {}) };
     // The call's concurrency slot becomes the session's (one from a failed earlier opening was freed by its API call).
     if (call.slotId) slotId = call.slotId;
     const parked = await control.findParkedPage({ scrapeId });
+    // A call that passed the API's check as the expired session was closing must not open it again.
+    if (parked && 'expired' in parked) throw sessionExpired(input.maxLifeMs ?? 0);
     if (parked) {
       try {
-        const adopted = await onWorker(parked.queue, 60_000).adoptSession(ref());
+        const adopted = await onWorker(parked.queue, 60_000).adoptSession({ ...opening, slotId });
         if (adopted) return adopted.queue;
       } catch (err) {
         // The worker that rendered the scrape is gone: replay below.
@@ -103,7 +121,7 @@ export async function interactWorkflow(input: InteractWorkflowInput): Promise<vo
       retry: { maximumAttempts: 2, ...retryable },
     });
     try {
-      return (await replaySession({ ...ref(), deadlineMs: Date.now() + call.openTimeoutMs })).queue;
+      return (await replaySession({ ...opening, slotId, deadlineMs: Date.now() + call.openTimeoutMs })).queue;
     } catch (err) {
       if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure && err.cause.timeoutType === 'SCHEDULE_TO_START') {
         throw ApplicationFailure.create({
@@ -147,6 +165,7 @@ export async function interactWorkflow(input: InteractWorkflowInput): Promise<vo
     },
     {
       validator: (_call: InteractCallInput) => {
+        if (expired) throw sessionExpired(input.maxLifeMs!);
         if (closing || loss || stopRequested) throw sessionEnding();
         if (busy) throw sessionBusy();
       },
@@ -160,16 +179,22 @@ export async function interactWorkflow(input: InteractWorkflowInput): Promise<vo
 
   let reason = 'idle';
   for (;;) {
-    const used = await condition(() => busy || stopRequested || !!loss, idleMs);
+    // Until a call, the idle timeout or the end of the session's life, whichever comes first.
+    const used = await condition(() => busy || stopRequested || !!loss, Math.max(1, Math.min(idleMs, lifeLeft())));
     if (stopRequested) reason = 'stopped';
     else if (loss) reason = loss.reason;
     if (!used || stopRequested || loss) break;
     await condition(() => !busy);
-    if (workflowInfo().continueAsNewSuggested && !stopRequested && !loss) {
+    if (workflowInfo().continueAsNewSuggested && !stopRequested && !loss && lifeLeft() > 0) {
       closing = true;
       await condition(allHandlersFinished);
-      await continueAsNew<typeof interactWorkflow>({ ...input, queue, slotId });
+      await continueAsNew<typeof interactWorkflow>({ ...input, queue, slotId, lifeEndsAt });
     }
+  }
+  // A call that was running when the life ended finished first (at most its own timeout late).
+  if (!stopRequested && !loss && lifeLeft() <= 0) {
+    reason = 'expired';
+    expired = true;
   }
   closing = true;
   await condition(() => !busy);

@@ -5,9 +5,11 @@
  *   instead of replaying the scrape. At most `maxParked`; the least recently used goes first
  *   when a newer one needs room, and each ends after `idleMs` unused.
  * - **live**: the page of an interact session. At most `maxLive` (a session beyond it is
- *   refused, never evicted); one call at a time (`busy`). The session's workflow ends it after its
- *   idle timeout; the store closes one unused for `idleMs + liveGraceMs` anyway (the workflow's
- *   close never came: Temporal or the control workers were away).
+ *   refused, never evicted), of which one team holds at most `maxLivePerTeam` (below `maxLive`:
+ *   no team can take every session of a worker); one call at a time (`busy`). The session's
+ *   workflow ends it after its idle timeout or its maximum life; the store closes one unused for
+ *   `idleMs + liveGraceMs`, or `liveGraceMs` past its `expiresAt`, anyway (the workflow's close
+ *   never came: Temporal or the control workers were away).
  *
  * A page whose renderer or browser dies leaves the store at once. Every end is reported to
  * `onEnd` (the worker writes it to the session's row). No render slot is held by any of them.
@@ -15,7 +17,7 @@
 import { WdsError } from '@wds/errors';
 import type { LivePage } from './live-page';
 
-export type SessionEnd = 'stopped' | 'idle' | 'evicted' | 'gone' | 'shutdown';
+export type SessionEnd = 'stopped' | 'idle' | 'expired' | 'evicted' | 'gone' | 'shutdown';
 
 export interface StoredPage<M> {
   key: string;
@@ -25,11 +27,16 @@ export interface StoredPage<M> {
   lastUsed: number;
   busy: boolean;
   meta: M;
+  /** Date.now() at which a live session's maximum life ends (its workflow closes it then). */
+  expiresAt?: number;
 }
 
 export interface SessionStoreOptions<M> {
   maxParked: number;
   maxLive: number;
+  /** Live sessions one team may hold (`teamOf`); default `maxLive`. */
+  maxLivePerTeam?: number;
+  teamOf?: (meta: M) => string;
   idleMs: number;
   /** Extra time a live session is given beyond `idleMs` before the store ends it itself. */
   liveGraceMs: number;
@@ -42,6 +49,13 @@ export function sessionsFullError(max: number): WdsError {
   return new WdsError('SERVICE_UNAVAILABLE', {
     code: 'BROWSER_SESSIONS_FULL',
     message: `Service Unavailable: this browser worker already holds its ${max} interact sessions; retry when one ends, or run more browser workers (WDS_INTERACT_SESSIONS)`,
+  });
+}
+
+export function teamShareError(held: number, max: number): WdsError {
+  return new WdsError('CONCURRENCY_LIMITED', {
+    code: 'INTERACT_SESSIONS_PER_TEAM',
+    message: `Concurrency limit reached: your team already holds ${held} of this browser worker's interact sessions, its share (WDS_INTERACT_SESSIONS_PER_TEAM = ${max}); stop one (DELETE /v2/scrape/{id}/interact) or retry when one ends`,
   });
 }
 
@@ -79,36 +93,50 @@ export class SessionStore<M> {
     return true;
   }
 
-  /** Whether a new live session fits. */
-  hasRoom(): boolean {
-    return this.stats().live < this.opts.maxLive;
+  /** Why a new live session of `meta`'s team does not fit (the worker is full: 503, the team holds its share: 429), or undefined. */
+  private noRoom(meta?: M): WdsError | undefined {
+    const live = [...this.pages.values()].filter((s) => s.state === 'live');
+    if (live.length >= this.opts.maxLive) return sessionsFullError(this.opts.maxLive);
+    const { teamOf, maxLivePerTeam } = this.opts;
+    if (!teamOf || maxLivePerTeam === undefined || meta === undefined) return undefined;
+    const team = teamOf(meta);
+    const held = live.filter((s) => teamOf(s.meta) === team).length;
+    return held >= maxLivePerTeam ? teamShareError(held, maxLivePerTeam) : undefined;
   }
 
-  /** Throws the 503 a full worker answers (checked before a replay renders its page). */
-  assertRoom(): void {
-    if (!this.hasRoom()) throw sessionsFullError(this.opts.maxLive);
+  /** Whether a new live session (of `meta`'s team) fits. */
+  hasRoom(meta?: M): boolean {
+    return !this.noRoom(meta);
+  }
+
+  /** Throws what a full worker, or a team at its share, answers (checked before a replay renders its page). */
+  assertRoom(meta?: M): void {
+    const e = this.noRoom(meta);
+    if (e) throw e;
   }
 
   /** A parked page becomes a session's page; undefined when it is not here (evicted, expired, gone). */
-  adopt(key: string, meta: M): StoredPage<M> | undefined {
+  adopt(key: string, meta: M, expiresAt?: number): StoredPage<M> | undefined {
     const s = this.pages.get(key);
     if (!s || s.page.gone) return undefined;
     if (s.state === 'live') return s;
-    if (!this.hasRoom()) throw sessionsFullError(this.opts.maxLive);
+    this.assertRoom(meta);
     s.state = 'live';
     s.meta = meta;
     s.lastUsed = this.now();
+    s.expiresAt = expiresAt;
     return s;
   }
 
   /** A page rendered for a session (a replay). */
-  open(key: string, page: LivePage, meta: M): StoredPage<M> {
+  open(key: string, page: LivePage, meta: M, expiresAt?: number): StoredPage<M> {
     void this.end(key, 'evicted');
-    if (!this.hasRoom()) {
+    const full = this.noRoom(meta);
+    if (full) {
       void page.close();
-      throw sessionsFullError(this.opts.maxLive);
+      throw full;
     }
-    const s: StoredPage<M> = { key, page, state: 'live', lastUsed: this.now(), busy: false, meta };
+    const s: StoredPage<M> = { key, page, state: 'live', lastUsed: this.now(), busy: false, meta, expiresAt };
     this.add(s);
     return s;
   }
@@ -126,12 +154,14 @@ export class SessionStore<M> {
     return s;
   }
 
-  /** Ends what has been unused too long (runs on a timer; callable by tests). */
+  /** Ends what has been unused too long, and live sessions past their life (runs on a timer; callable by tests). */
   sweep(): void {
     const t = this.now();
     for (const s of [...this.pages.values()]) {
+      if (s.busy) continue;
       const limit = s.state === 'live' ? this.opts.idleMs + this.opts.liveGraceMs : this.opts.idleMs;
-      if (!s.busy && t - s.lastUsed >= limit) void this.end(s.key, 'idle');
+      if (t - s.lastUsed >= limit) void this.end(s.key, 'idle');
+      else if (s.state === 'live' && s.expiresAt !== undefined && t >= s.expiresAt + this.opts.liveGraceMs) void this.end(s.key, 'expired');
     }
   }
 

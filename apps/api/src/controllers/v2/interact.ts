@@ -14,6 +14,7 @@ import {
 } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { interactCalls } from '@wds/metrics';
+import { expiredMessage } from '@wds/workflows/interact';
 import type { ApiDeps } from '../../deps';
 import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
@@ -25,6 +26,8 @@ export interface InteractConfig {
   idleMs: number;
   /** A scrape may be replayed for a session this long after it ran (WDS_INTERACT_WINDOW_HOURS). */
   windowMs: number;
+  /** A session ends this long after it opened (WDS_INTERACT_MAX_SESSION_SECONDS); its scrape is then done with interact. */
+  maxLifeMs: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -111,13 +114,17 @@ export function interactControllers(deps: ApiDeps, cfg: InteractConfig, limitsOf
       throw new WdsError('FEATURE_NOT_AVAILABLE', { code: 'FEATURE_NOT_AVAILABLE', message: `'prompt' is not available in this deployment: ${llm && !llm.ok ? llm.message : 'no LLM is configured'}. Send 'code' instead.` });
     }
     const o = await interactTarget(deps.db, teamId, scrapeId, cfg.windowMs);
+    // An expired session does not come back by calling again: renewing it forever is what the maximum life prevents.
+    if ((await loadInteractSession(deps.db, scrapeId))?.endReason === 'expired') {
+      throw new WdsError('GONE', { code: 'SESSION_EXPIRED', message: expiredMessage(cfg.maxLifeMs) });
+    }
     const timeoutMs = body.timeout * 1000;
     const budgetMs = o.timeout + timeoutMs * (mode === 'prompt' ? 2 : 1) + CALL_MARGIN_MS + (mode === 'prompt' ? PROMPT_MARGIN_MS : 0);
     const slotId = await sessionSlot(teamId, scrapeId, budgetMs + cfg.idleMs);
     const callId = randomUUID();
     try {
       await insertInteractCall(deps.db, { id: callId, scrapeId, teamId, code: mode === 'code' ? body.code : undefined, prompt: mode === 'prompt' ? body.prompt : undefined, timeoutMs });
-      await deps.starters.interact({ scrapeId, teamId, idleMs: cfg.idleMs, budgetMs, call: { callId, mode, timeoutMs, openTimeoutMs: o.timeout, slotId } });
+      await deps.starters.interact({ scrapeId, teamId, idleMs: cfg.idleMs, maxLifeMs: cfg.maxLifeMs, budgetMs, call: { callId, mode, timeoutMs, openTimeoutMs: o.timeout, slotId } });
       const answer = (await loadInteractCall(deps.db, callId))?.result as InteractResponse | null | undefined;
       if (!answer) throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the interact call ended without an answer' });
       counted.outcome = answer.success ? 'success' : 'failed';
@@ -153,6 +160,8 @@ function endText(reason: string | null): string {
   switch (reason) {
     case 'idle':
       return 'it was idle past its timeout';
+    case 'expired':
+      return 'it reached its maximum life';
     case 'stopped':
       return 'it was stopped';
     case 'lost':
