@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WdsError } from '@wds/errors';
 import { isForbiddenAddress } from '@wds/fetch';
-import { EGRESS_KINDS, egressProbe, startEgressListeners } from '@wds/test-utils/egress-probe';
+import { EGRESS_KINDS, egressProbe, startEgressListeners, turnTcpProbe } from '@wds/test-utils/egress-probe';
 import { peakRss, resetPeakRss } from '@wds/test-utils/rss';
 import { BrowserPool, KILLED_EXIT_CODE, runInteraction, SessionStore, snapshotPage, type LivePage, type RenderRequest } from './index';
 
@@ -64,9 +64,6 @@ async function live(path = '/tabs'): Promise<LivePage> {
 
 const run = (page: LivePage, code: string, timeoutMs = 10_000) => runInteraction(page, { code, timeoutMs });
 
-/** TURN over TCP to 127.0.0.1 from a page, given 3 s to connect. */
-const rtcOnly = (port: number) => `const pc = new RTCPeerConnection({ iceServers: [{ urls: 'turn:127.0.0.1:${port}?transport=tcp', username: 'u', credential: 'p' }] });
-  pc.createDataChannel('x'); await pc.setLocalDescription(await pc.createOffer()); await new Promise((r) => setTimeout(r, 3000)); pc.close();`;
 
 before(async () => {
   server = http.createServer(route);
@@ -172,7 +169,7 @@ describe('code on a live page', () => {
     try {
       // Control: a page without a proxy (private networks allowed, no ad blocking) does connect, TURN/TCP included.
       const open = await pool.render({ ...base(`${origin}/`), allowPrivateNetwork: true, keepPage: true });
-      await open.page!.page.evaluate(`(async () => { ${rtcOnly(l.tcpPort)} })()`);
+      await open.page!.page.evaluate(turnTcpProbe(l.tcpPort));
       assert.ok(l.accepts() > 0, 'the listener hears a page that is not held back');
       await open.page!.close();
       const heard = l.accepts();
@@ -182,7 +179,7 @@ describe('code on a live page', () => {
         const inSandbox = await run(p, `await ${egressProbe(l)}`, 30_000);
         assert.equal(inSandbox.exitCode, 0, inSandbox.error);
         assert.deepEqual(JSON.parse(inSandbox.result!), [...EGRESS_KINDS], 'every kind was tried');
-        const onPage = await run(p, `await page.evaluate(${JSON.stringify(`(async () => { ${rtcOnly(l.tcpPort)} })()`)}); 'done'`, 30_000);
+        const onPage = await run(p, `await page.evaluate(${JSON.stringify(turnTcpProbe(l.tcpPort))}); 'done'`, 30_000);
         assert.equal(onPage.exitCode, 0, onPage.error);
         assert.equal(l.accepts() - heard, 0, 'no TCP connection reached 127.0.0.1');
         assert.equal(l.datagrams(), 0, 'no UDP datagram reached 127.0.0.1');

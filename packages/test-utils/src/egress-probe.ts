@@ -104,3 +104,14 @@ export function egressProbe(l: Pick<EgressListeners, 'tcpPort' | 'udpPort'>, set
   return tried;
 })()`;
 }
+
+/** A page-side expression that only asks a TURN server over TCP on 127.0.0.1:`port`, given `waitMs` to connect: the control that the listener hears a page nothing holds back. */
+export function turnTcpProbe(port: number, waitMs = 3_000): string {
+  return `(async () => {
+  const pc = new RTCPeerConnection({ iceServers: [{ urls: 'turn:127.0.0.1:${port}?transport=tcp', username: 'u', credential: 'p' }] });
+  pc.createDataChannel('x');
+  await pc.setLocalDescription(await pc.createOffer());
+  await new Promise((r) => setTimeout(r, ${waitMs}));
+  pc.close();
+})()`;
+}

@@ -12,6 +12,7 @@ import {
   startEgressListeners,
   startFixtureSite,
   startStack,
+  turnTcpProbe,
   until,
   type FixtureSite,
   type Handler,
@@ -75,9 +76,7 @@ describe('item 2: the code sandbox opens no socket', () => {
     const id = await parkedScrape(fc, '/app');
     try {
       // Control: the session's page (private networks are allowed in this stack) does reach the listener by TURN over TCP.
-      const turn = `(async () => { const pc = new RTCPeerConnection({ iceServers: [{ urls: 'turn:127.0.0.1:${l.tcpPort}?transport=tcp', username: 'u', credential: 'p' }] });
-        pc.createDataChannel('x'); await pc.setLocalDescription(await pc.createOffer()); await new Promise((r) => setTimeout(r, 3000)); pc.close(); })()`;
-      const control = await fc.interact(id, { code: `await page.evaluate(${JSON.stringify(turn)}); 'done'` });
+      const control = await fc.interact(id, { code: `await page.evaluate(${JSON.stringify(turnTcpProbe(l.tcpPort))}); 'done'` });
       assert.equal(control.result, 'done', JSON.stringify(control));
       assert.ok(l.accepts() > 0, 'TURN over TCP connects where nothing holds it back');
       const heard = l.accepts();
