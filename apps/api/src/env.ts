@@ -68,9 +68,9 @@ export const apiEnvShape = {
    */
   WDS_AGENT_MAX_CREDITS: envInt(2_500, 0),
   /**
-   * Minutes one interact session may live (Firecrawl's session TTL default), in the team limits
-   * (`interactSessionMinutes`) for the interact controller. A team's `team_limits.interact_session_minutes`
-   * overrides it; `0`: no limit.
+   * Minutes one interact session of a team may live (Firecrawl's session TTL default) before it closes and its
+   * scrape answers `410 SESSION_EXPIRED`, never beyond `WDS_INTERACT_MAX_SESSION_SECONDS`. A team's
+   * `team_limits.interact_session_minutes` overrides it; `0`: only that ceiling.
    */
   WDS_INTERACT_SESSION_MINUTES: envInt(10, 0),
   /** Largest crawl `limit` accepted (400 naming `limit` above); an omitted limit (10,000) is lowered to it. */

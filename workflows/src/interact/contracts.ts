@@ -53,7 +53,7 @@ export interface InteractStopResult {
 export function expiredMessage(maxLifeMs: number): string {
   const s = Math.round(maxLifeMs / 1000);
   const life = s % 60 === 0 ? `${s / 60} minutes` : `${s} seconds`;
-  return `Gone: this scrape's interact session reached its maximum life of ${life} and was closed (WDS_INTERACT_MAX_SESSION_SECONDS). Scrape the page again to interact with it.`;
+  return `Gone: this scrape's interact session reached its maximum life of ${life} and was closed (the team's interact session minutes, WDS_INTERACT_SESSION_MINUTES, within WDS_INTERACT_MAX_SESSION_SECONDS). Scrape the page again to interact with it.`;
 }
 
 export const interactUpdate = defineUpdate<void, [InteractCallInput]>('interact');

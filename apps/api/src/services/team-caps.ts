@@ -5,9 +5,18 @@ import { WdsError } from '@wds/errors';
 /**
  * Limits on what a team's jobs may spend that hold without a credit limit (issue 38): the
  * deployment's defaults (WDS_MAX_MONITORS, WDS_AGENT_MAX_CREDITS), raised or lifted for a team by
- * its team_limits row (max_monitors, agent_max_credits; 0 = none). Interact session minutes are
- * in the same limits (interactSessionMinutes) for the interact controller.
+ * its team_limits row (max_monitors, agent_max_credits; 0 = none); and how long one interact session
+ * of the team may live (WDS_INTERACT_SESSION_MINUTES, interact_session_minutes).
  */
+
+/**
+ * An interact session's maximum life for the team: its session minutes (null: no limit of its own),
+ * never beyond the deployment's ceiling (WDS_INTERACT_MAX_SESSION_SECONDS).
+ */
+export function sessionLifeMs(ceilingMs: number, limits: Pick<TeamLimits, 'interactSessionMinutes'>): number {
+  const minutes = limits.interactSessionMinutes;
+  return minutes === null ? ceilingMs : Math.min(ceilingMs, minutes * 60_000);
+}
 
 /**
  * An agent job's `maxCredits` within the team's ceiling: above it, 400 naming the field; unset,

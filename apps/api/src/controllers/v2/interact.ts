@@ -20,13 +20,17 @@ import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import type { TeamLimitsReader } from '../../middleware/limits';
 import { validateBody } from './validate';
+import { sessionLifeMs } from '../../services/team-caps';
 
 export interface InteractConfig {
   /** A session ends after this long without a call (WDS_INTERACT_IDLE_SECONDS). */
   idleMs: number;
   /** A scrape may be replayed for a session this long after it ran (WDS_INTERACT_WINDOW_HOURS). */
   windowMs: number;
-  /** A session ends this long after it opened (WDS_INTERACT_MAX_SESSION_SECONDS); its scrape is then done with interact. */
+  /**
+   * The ceiling of a session's life (WDS_INTERACT_MAX_SESSION_SECONDS): a session ends its team's session minutes
+   * after it opened, never later than this (services/team-caps.ts sessionLifeMs); its scrape is then done with interact.
+   */
   maxLifeMs: number;
 }
 
@@ -114,9 +118,10 @@ export function interactControllers(deps: ApiDeps, cfg: InteractConfig, limitsOf
       throw new WdsError('FEATURE_NOT_AVAILABLE', { code: 'FEATURE_NOT_AVAILABLE', message: `'prompt' is not available in this deployment: ${llm && !llm.ok ? llm.message : 'no LLM is configured'}. Send 'code' instead.` });
     }
     const o = await interactTarget(deps.db, teamId, scrapeId, cfg.windowMs);
+    const maxLifeMs = sessionLifeMs(cfg.maxLifeMs, await limitsOf(teamId));
     // An expired session does not come back by calling again: renewing it forever is what the maximum life prevents.
     if ((await loadInteractSession(deps.db, scrapeId))?.endReason === 'expired') {
-      throw new WdsError('GONE', { code: 'SESSION_EXPIRED', message: expiredMessage(cfg.maxLifeMs) });
+      throw new WdsError('GONE', { code: 'SESSION_EXPIRED', message: expiredMessage(maxLifeMs) });
     }
     const timeoutMs = body.timeout * 1000;
     const budgetMs = o.timeout + timeoutMs * (mode === 'prompt' ? 2 : 1) + CALL_MARGIN_MS + (mode === 'prompt' ? PROMPT_MARGIN_MS : 0);
@@ -124,7 +129,7 @@ export function interactControllers(deps: ApiDeps, cfg: InteractConfig, limitsOf
     const callId = randomUUID();
     try {
       await insertInteractCall(deps.db, { id: callId, scrapeId, teamId, code: mode === 'code' ? body.code : undefined, prompt: mode === 'prompt' ? body.prompt : undefined, timeoutMs });
-      await deps.starters.interact({ scrapeId, teamId, idleMs: cfg.idleMs, maxLifeMs: cfg.maxLifeMs, budgetMs, call: { callId, mode, timeoutMs, openTimeoutMs: o.timeout, slotId } });
+      await deps.starters.interact({ scrapeId, teamId, idleMs: cfg.idleMs, maxLifeMs, budgetMs, call: { callId, mode, timeoutMs, openTimeoutMs: o.timeout, slotId } });
       const answer = (await loadInteractCall(deps.db, callId))?.result as InteractResponse | null | undefined;
       if (!answer) throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the interact call ended without an answer' });
       counted.outcome = answer.success ? 'success' : 'failed';
