@@ -5,7 +5,8 @@
 import type { Page, Response } from 'playwright-core';
 import { captureBranding } from './branding';
 import type { OpenPage } from './open-page';
-import { GRACE_MS, type RenderJob } from './render-job';
+import { GRACE_MS } from './deadline';
+import type { RenderJob } from './render-job';
 import type { ActionsResult, Capture, RenderRequest, RenderResult, RenderTimings, ScreenshotOptions } from './types';
 
 /** What navigation and settle left for the capture. */

@@ -2,15 +2,17 @@
  * Context setup, the first step of a render: a fresh context behind the render's request policy,
  * with the request's headers, device and locale, and the one page the render works on.
  */
-import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { WdsError } from '@wds/errors';
 import { isAdHost } from './blocklist';
 import { COOKIE_BANNER_INIT_SCRIPT } from './consent';
 import { DESKTOP_VIEWPORT, MOBILE_DEVICE, localeSettings, type LocaleSettings } from './emulation';
 import { BrowserCodes, browserCrashedError } from './errors';
 import { PageWatch } from './page-watch';
-import { contextProxy, type PolicyProxy } from './proxy';
-import { bounded, GRACE_MS, type RenderDeps, type RenderJob } from './render-job';
+import { contextProxy, type PolicyProxy, type ProxyPolicy } from './proxy';
+import { bounded, GRACE_MS } from './deadline';
+import type { LivePage } from './interact/live-page';
+import type { RenderJob } from './render-job';
 import { MUTATION_PROBE_INIT } from './settle';
 import type { RenderRequest } from './types';
 
@@ -24,6 +26,23 @@ export interface OpenPage {
   watch: PageWatch;
   /** Device pixels per CSS pixel of the context (the mobile device's, else 1). */
   deviceScale: number;
+}
+
+/** The pool's side of a render: its browser, settings, proxies, and what it does with a hung browser or a kept page. */
+export interface RenderDeps {
+  browser: Browser;
+  userAgents: { desktop: string; mobile: string };
+  settleQuietMs: number;
+  settleMaxMs: number;
+  contextTimeoutMs: number;
+  /** The pool's proxy for a request policy (started on first use). */
+  proxy(policy: ProxyPolicy): Promise<PolicyProxy>;
+  /** The browser stopped answering (context create/close hung): the pool kills it. */
+  onHung(): void;
+  /** Whether the browser this render runs on has died. */
+  browserDead(): boolean;
+  /** Hands the render's open page over to the caller (`keepPage`); the pool tracks it with its browser. */
+  keep(s: OpenPage): LivePage;
 }
 
 export async function openPage(job: RenderJob, req: RenderRequest, url: URL, deps: RenderDeps): Promise<OpenPage> {

@@ -1,15 +1,9 @@
 /**
- * What every step of a render shares: the job the pool can fail from outside, the pool's side of
- * the render (`RenderDeps`), and the bounded wait on browser operations.
+ * A render as the pool sees it, shared by every step of the render. (The pool's side of a render,
+ * RenderDeps, is in open-page.ts with the page it opens; the bounded wait in deadline.ts.)
  */
-import type { Browser, BrowserContext } from 'playwright-core';
-import { browserCrashedError } from './errors';
+import type { BrowserContext } from 'playwright-core';
 import type { LivePage } from './interact/live-page';
-import type { OpenPage } from './open-page';
-import type { PolicyProxy, ProxyPolicy } from './proxy';
-
-/** Playwright calls get this much beyond the render's deadline, so the deadline always fires first. */
-export const GRACE_MS = 1000;
 
 /** A render as the pool sees it: can be failed from outside (crash, timeout, abort, pool close). */
 export class RenderJob {
@@ -53,39 +47,5 @@ export class RenderJob {
       }),
       this.failed.catch(() => {}),
     ]).finally(() => clearTimeout(timer));
-  }
-}
-
-export interface RenderDeps {
-  browser: Browser;
-  userAgents: { desktop: string; mobile: string };
-  settleQuietMs: number;
-  settleMaxMs: number;
-  contextTimeoutMs: number;
-  /** The pool's proxy for a request policy (started on first use). */
-  proxy(policy: ProxyPolicy): Promise<PolicyProxy>;
-  /** The browser stopped answering (context create/close hung): the pool kills it. */
-  onHung(): void;
-  /** Whether the browser this render runs on has died. */
-  browserDead(): boolean;
-  /** Hands the render's open page over to the caller (`keepPage`); the pool tracks it with its browser. */
-  keep(s: OpenPage): LivePage;
-}
-
-/** A bounded wait on a browser operation; on expiry the browser is declared hung. */
-export async function bounded<T>(p: Promise<T>, ms: number, onExpire: () => void): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<never>((_, rej) => {
-        timer = setTimeout(() => {
-          onExpire();
-          rej(browserCrashedError(`the browser did not answer within ${ms} ms`));
-        }, ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -12,26 +12,18 @@ import { runActions, type ActionHost } from './actions';
 import { screenshot, capture } from './capture';
 import { BrowserCodes, blockError, browserCrashedError, isClosedError, playwrightMessage, renderTimeoutError } from './errors';
 import { checkAddress, type Resolve } from './network';
-import { openPage, type OpenPage } from './open-page';
+import { parseTarget } from './target';
+import { openPage, type OpenPage, type RenderDeps } from './open-page';
 import type { PageWatch } from './page-watch';
-import { bounded, GRACE_MS, RenderJob, type RenderDeps } from './render-job';
+import { bounded, GRACE_MS } from './deadline';
+import { RenderJob } from './render-job';
 import { READY_STATE, settle } from './settle';
 import type { ActionsResult, RenderRequest, RenderResult, RenderTimings } from './types';
 
-export { RenderJob, type RenderDeps } from './render-job';
+export { RenderJob } from './render-job';
+export { parseTarget } from './target';
+export type { RenderDeps } from './open-page';
 
-export function parseTarget(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new WdsError('INVALID_URL', { message: 'Invalid URL: must be an absolute http(s) URL' });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new WdsError('INVALID_URL', { message: `Invalid URL: unsupported scheme ${url.protocol} (must be http or https)` });
-  }
-  return url;
-}
 
 export function validateRequest(req: RenderRequest): URL {
   return parseTarget(req.url);

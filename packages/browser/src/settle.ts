@@ -5,7 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import type { NetActivity } from './network';
-import type { RenderDeps, RenderJob } from './render-job';
+import type { RenderJob } from './render-job';
 
 const SETTLE_POLL_MS = 50;
 
@@ -61,7 +61,7 @@ export async function settle(
   p: Page,
   job: RenderJob,
   activity: NetActivity,
-  deps: Pick<RenderDeps, 'settleQuietMs' | 'settleMaxMs'>,
+  deps: { settleQuietMs: number; settleMaxMs: number },
   afterLoad: boolean,
   wantStaticHtml = false,
 ): Promise<string | undefined> {

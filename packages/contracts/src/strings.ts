@@ -1,4 +1,4 @@
-import type { FieldIssue } from './validation';
+import type { FieldIssue } from './field-issue';
 
 /**
  * Text every request string must be: no NUL character and no UTF-16 surrogate without its

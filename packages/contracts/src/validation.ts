@@ -1,12 +1,8 @@
 import type { z } from 'zod';
+import type { FieldIssue } from './field-issue';
 import { findBadStrings } from './strings';
 
-export interface FieldIssue {
-  code: string;
-  path: (string | number)[];
-  message: string;
-  keys?: string[];
-}
+export type { FieldIssue } from './field-issue';
 
 /** zod issues → the `details` array of a 400 (per-field, stable shape). */
 export function issuesToDetails(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {

@@ -9,7 +9,7 @@
  * interaction is over (a timed-out script's late promises).
  */
 import type { Locator, Page, PageScreenshotOptions } from 'playwright-core';
-import { parseTarget } from '../render';
+import { parseTarget } from '../target';
 import {
   callExpression,
   callName,
@@ -29,8 +29,8 @@ import {
   type Call,
   type Fn,
 } from './bridge-args';
-import { boundedScreenshot, evaluateBounded, isElementRead, onHeld, readDocument, readElement, waitForBounded } from './bounded-calls';
-import type { LivePage } from './live-page';
+import { boundedScreenshot, evaluateBounded, isElementRead, onHeld, readDocument, readElement, waitForBounded, type ShotSource } from './bounded-calls';
+import type { PageWatch } from '../page-watch';
 import { KEYBOARD_METHODS, LOCATOR_BUILDERS, LOCATOR_METHODS, MOUSE_METHODS, PAGE_BUILDERS, PAGE_METHODS, type MethodSpec } from './methods';
 import { CALL_LIMIT, TooLarge } from './page-values';
 
@@ -46,13 +46,19 @@ const NAVIGATING = new Set(['goto', 'reload', 'goBack', 'goForward', 'waitForURL
 /** Page reads of an element by selector: `page.textContent(selector, …)` is `locator(selector).first()`'s unless `strict`. */
 const PAGE_READS = new Set(['textContent', 'innerText', 'innerHTML', 'inputValue', 'getAttribute']);
 
+/** What the bridge acts on: the session's page, its watch and what screenshots need (a LivePage is one). */
+export interface BridgedPage extends ShotSource {
+  readonly page: Page;
+  readonly watch: PageWatch;
+}
+
 export class Bridge {
   private open = true;
   /** Refusals of this interaction (a value or screenshot too large): the answer's stderr lists them even when the code caught them. */
   readonly notes: string[] = [];
 
   constructor(
-    private readonly live: LivePage,
+    private readonly live: BridgedPage,
     /** performance.now() by which the interaction ends. */
     private readonly deadline: number,
   ) {}

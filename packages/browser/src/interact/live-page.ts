@@ -9,7 +9,7 @@ import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { WdsError } from '@wds/errors';
 import { BrowserCodes, browserCrashedError } from '../errors';
 import type { PageWatch } from '../page-watch';
-import { bounded } from '../render-job';
+import { bounded } from '../deadline';
 import { Sandbox } from './sandbox';
 
 /** What the pool gives a live page: how to close its context without hanging on a dead browser. */

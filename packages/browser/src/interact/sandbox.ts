@@ -16,7 +16,7 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { browserCrashedError } from '../errors';
 import { contextProxy } from '../proxy';
-import { bounded } from '../render-job';
+import { bounded } from '../deadline';
 import type { Bridge, BridgeAnswer } from './bridge';
 import { prepareCode } from './prepare-code';
 import { SANDBOX_PRELUDE } from './sandbox-script';
