@@ -158,7 +158,7 @@ describe('item 1: users’ JSON Schemas never stall a process', () => {
     assert.equal(model.chatRequests().length, 0);
   });
 
-  test('validation that explodes without any pattern (anyOf over a recursive $ref): a plain scrape meanwhile answers within 2 s; the job ends at the deadline as a 422, not retried', T, async () => {
+  test('validation that explodes without any pattern (anyOf over a recursive $ref): a plain scrape meanwhile answers within 2 s; the job ends at the schema thread’s deadline or memory bound as a 422, not retried', T, async () => {
     // Both branches fail only at the innermost item: 2^40 paths through 40 nested arrays.
     const schema = { $ref: '#/$defs/n', $defs: { n: { anyOf: [{ type: 'array', items: { $ref: '#/$defs/n' } }, { type: 'array', items: { $ref: '#/$defs/n' } }] } } };
     let nested: unknown = 1;
@@ -173,7 +173,8 @@ describe('item 1: users’ JSON Schemas never stall a process', () => {
     const r = await hostile;
     assert.equal(r.status, 422, r.text);
     assert.deepEqual([r.json.success, r.json.code], [false, 'LLM_INVALID_SCHEMA']);
-    assert.match(r.json.error, /validating against the schema took longer than \d+ ms/);
+    // The deadline or the thread's heap, whichever the host meets first (a fast one runs out of heap).
+    assert.match(r.json.error, /validating against the schema (took longer than \d+ ms|needs more than \d+ MB)/);
     assert.equal(model.chatRequests().length, 1, 'a 422 is not retried into the same stall');
     assert.ok((await timedScrape()) < PLAIN_SCRAPE_MS * 5, 'the worker still serves');
   });
