@@ -24,7 +24,6 @@ export {
   createAgentLlmActivities,
   createAgentFetchActivities,
   createAgentBrowserActivities,
-  startStrandedAgentSweeper,
 } from './agent/index';
 export { createCatalogControlActivities, createCatalogFetchActivities, type CatalogControlDeps, type CatalogFetchDeps } from './catalog/index';
 export {

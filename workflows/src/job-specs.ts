@@ -1,6 +1,7 @@
 /** Every kind's JobSpec, by kind: what the job service, the stranded-job sweeper and the expiry path look up. */
 import type { JobKind, JobSpec } from './jobs';
 import { agentJob } from './agent/spec';
+export { agentJobEnd, agentState, type AgentEndState } from './agent/spec';
 import { catalogJob } from './catalog/spec';
 import { batchJob, crawlJob } from './crawl/spec';
 import { crawlParamsJob } from './crawl-params/spec';

@@ -1,11 +1,11 @@
 import type { AgentRunOptions } from '@wds/contracts';
-import { loadAgentRunWithJob, type AgentRunRow, type Db } from '@wds/db';
+import { loadAgentRunWithJob, type AgentRoot, type AgentRun, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
 
-/** A run as every agent activity sees it: its row, its job's (root) row, and both option sets. */
+/** A run as every agent activity sees it: the run, its job's (root's) row, and both option sets. */
 export interface RunContext {
-  run: AgentRunRow;
-  root: AgentRunRow;
+  run: AgentRun;
+  root: AgentRoot;
   options: AgentRunOptions;
   /** The job's options: maxCredits, the webhook, the URL bounds apply to all its agents. */
   rootOptions: AgentRunOptions;
@@ -34,6 +34,6 @@ export function isActive(c: RunContext): boolean {
 }
 
 /** The trace identity of a run (SDK: AgentTraceAgentIdentity). */
-export function agentIdentity(run: Pick<AgentRunRow, 'id' | 'parentId' | 'name'>) {
+export function agentIdentity(run: Pick<AgentRun, 'id' | 'parentId' | 'name'>) {
   return { id: run.id, role: run.parentId ? ('subagent' as const) : ('orchestrator' as const), name: run.name, ...(run.parentId ? { parentId: run.parentId } : {}) };
 }

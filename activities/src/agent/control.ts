@@ -7,6 +7,7 @@ import {
   insertSubagentRun,
   latestAgentArtifact,
   loadAgentRun,
+  setJobWorkflow,
   stableUuid,
   subagentsOf,
   threadHistory,
@@ -16,6 +17,7 @@ import { compileUserSchema } from '@wds/llm';
 import { agentRunsFinished, agentRunsStarted, creditsUsed } from '@wds/metrics';
 import type { AgentControlActivities, AgentToolInput, AgentToolResult, FinishAgentInput, SubagentResultsInput } from '@wds/workflows/agent';
 import { MAX_SUBAGENTS } from '@wds/workflows/agent';
+import { agentJob, type AgentEndState } from '@wds/workflows/job-specs';
 import { chargeJob, releaseJob, settleLateWork } from './billing';
 import { agentIdentity, loadRunContext, type RunContext } from './context';
 import { checkThreat } from './pages';
@@ -44,7 +46,7 @@ export function createAgentControl(deps: AgentControlDeps): AgentControlActiviti
     agentControlTool: (input) => agentControlTool(db, input),
     agentSubagentResults: (input) => agentSubagentResults(db, input),
     endedSubagents: ({ ids }) => endedAgentRuns(db, ids),
-    finishAgent: (input) => finishAgent(db, input),
+    finishAgent: async (input) => ({ state: (await finishAgentRun(db, input)).state }),
   };
 }
 
@@ -52,6 +54,9 @@ async function startAgentRun(deps: AgentControlDeps, runId: string): Promise<{ s
   const { db } = deps;
   const ctx = await loadRunContext(db, runId);
   if (ctx.run.state !== 'running' && ctx.run.state !== 'cancelling') return { state: ctx.run.state };
+  // A sub-agent's workflow runs now (its parent started it after inserting its row): from here on the
+  // stranded-job sweeper may judge it by its workflow (a root's was recorded by the API).
+  if (!ctx.isRoot) await setJobWorkflow(db, runId, agentJob.workflowId(runId));
   const tools = await deps.tools();
   const availability = runAvailability(tools, ctx);
   const role = ctx.isRoot ? 'orchestrator' : 'subagent';
@@ -211,7 +216,7 @@ function agentSubagentResults(db: Db, input: SubagentResultsInput): Promise<Agen
   });
 }
 
-const OUTCOMES: Record<string, { outcome: string; code?: string; source?: string }> = {
+const OUTCOMES: Record<AgentEndState, { outcome: string; code?: string; source?: string }> = {
   succeeded: { outcome: 'succeeded' },
   cancelled: { outcome: 'cancelled', code: 'cancelled', source: 'system' },
   parent_finished: { outcome: 'cancelled', code: 'parent_finished', source: 'system' },
@@ -225,11 +230,12 @@ const OUTCOMES: Record<string, { outcome: string; code?: string; source?: string
  * released otherwise, idempotent by key), the terminal events (by key), then the row (guarded:
  * the first writer wins). Only a succeeded run keeps data: a failed one is unbilled and serves
  * nothing (billing.ts). A cancel recorded in Postgres wins over an end the workflow reached at
- * the same moment: the client was told the run is being cancelled.
+ * the same moment: the client was told the run is being cancelled. The workflow's last step, and
+ * the stranded-job sweeper's end of a run no workflow runs; `wrote`: this call ended it.
  */
-async function finishAgent(db: Db, input: FinishAgentInput): Promise<{ state: string }> {
+export async function finishAgentRun(db: Db, input: FinishAgentInput): Promise<{ state: string; wrote: boolean }> {
   const ctx = await loadRunContext(db, input.runId);
-  let state: string = input.state;
+  let state: AgentEndState = input.state;
   if (ctx.run.state === 'cancelling') state = 'cancelled';
   else if (state === 'cancelled' && !ctx.isRoot) state = 'parent_finished';
   else if (!ctx.isRoot && ctx.root.state !== 'running' && state !== 'succeeded') state = 'parent_finished';
@@ -249,7 +255,7 @@ async function finishAgent(db: Db, input: FinishAgentInput): Promise<{ state: st
     if (root && root.state !== 'running' && root.state !== 'cancelling') await settleLateWork(db, ctx, root.state);
   }
   // The terminal events before the row too: once the status shows the end, the trace has it.
-  const o = OUTCOMES[state] ?? OUTCOMES.internal!;
+  const o = OUTCOMES[state];
   const traceError = o.code ? { code: o.code, source: o.source, retryable: state === 'internal' ? !!input.retryable : false, message: error ?? message ?? state } : null;
   const started = ctx.run.createdAt.getTime();
   if (traceError) await traceEvent(db, ctx, 'error.occurred', 'end:error', { error: traceError });
@@ -259,17 +265,17 @@ async function finishAgent(db: Db, input: FinishAgentInput): Promise<{ state: st
     error: traceError,
   });
   if (ctx.isRoot) await traceEvent(db, ctx, 'run.finished', 'run.finished', { outcome: o.outcome, error: traceError });
-  const wrote = await finishAgentRunRow(db, ctx.run.id, { state, error, message, data, creditsUsed: total });
+  const wrote = await finishAgentRunRow(db, ctx.run.id, { state, error, message, data, creditsUsed: total, root: ctx.isRoot });
   if (wrote && total) creditsUsed.inc({ kind: 'agent' }, total);
   // A sub-agent's item committed between the charge and the row is not left unbilled by a sub-agent that saw the job running.
   if (ctx.isRoot && state === 'succeeded') await settleLateWork(db, ctx, state);
 
   if (wrote) agentRunsFinished.inc({ role: ctx.isRoot ? 'orchestrator' : 'subagent', outcome: o.outcome, code: o.code ?? 'none' });
   const final = await loadAgentRun(db, ctx.run.id);
-  return { state: final?.state ?? state };
+  return { state: final?.state ?? state, wrote };
 }
 
-async function endTexts(db: Db, ctx: RunContext, state: string, input: FinishAgentInput): Promise<{ message: string | null; error: string | null }> {
+async function endTexts(db: Db, ctx: RunContext, state: AgentEndState, input: FinishAgentInput): Promise<{ message: string | null; error: string | null }> {
   switch (state) {
     case 'succeeded': {
       // A turn a terms offer ended has no finish message of its own: the workflow's says why it ended.

@@ -39,5 +39,4 @@ export function createAgentBrowserActivities(deps: AgentBrowserDeps): AgentBrows
   return { agentBrowserTool: (i) => asActivity(() => agentBrowserTool(deps, i)) };
 }
 
-export { startStrandedAgentSweeper } from './stranded';
 export type { AgentControlDeps, AgentStepDeps, AgentFetchDeps, AgentBrowserDeps, Db, LlmClient };

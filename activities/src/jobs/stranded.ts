@@ -1,6 +1,7 @@
 import { endJob, liveJobsOlderThan, type Db, type LiveJob } from '@wds/db';
 import { JOB_SPECS } from '@wds/workflows/job-specs';
 import type { JobKind } from '@wds/workflows/jobs';
+import { finishAgentRun } from '../agent/control';
 import { startSweepLoop, workflowState, type StrandedSweeperOptions } from '../stranded/sweep';
 
 /** A job seen running under its workflow is looked at again only after this long. */
@@ -23,8 +24,20 @@ export async function endStrandedJob(db: Db, job: LiveJob, reason: string): Prom
   });
 }
 
+/**
+ * The kinds whose end is more than their row's (the others end with endStrandedJob).
+ * - agent: the workflow's own end (finishAgent: state `internal`, retryable; the job's reservations
+ *   released, the terminal trace events written, a thread's expiry set; a run being cancelled ends
+ *   `cancelled`). Sub-agents are judged too, once their workflow recorded its id (startAgentRun): a
+ *   child workflow terminated or timed out would otherwise stay `running` and keep its parent
+ *   waiting in `wait_subagents` for ever (the parent finds it ended in Postgres).
+ */
+export const STRANDED_HANDLERS: Partial<Record<JobKind, StrandedHandler>> = {
+  agent: async (db, job, reason) => (await finishAgentRun(db, { runId: job.id, state: 'internal', message: reason, retryable: true })).wrote,
+};
+
 export interface JobSweeperOptions extends StrandedSweeperOptions {
-  /** Kinds whose end is more than their row's (the others end with endStrandedJob). */
+  /** Replaces, for these kinds, the handlers of STRANDED_HANDLERS. */
   handlers?: Partial<Record<JobKind, StrandedHandler>>;
 }
 
@@ -52,7 +65,7 @@ export function startJobSweeper(o: JobSweeperOptions): { stop(): Promise<void> }
         state === 'missing'
           ? `The ${JOB_SPECS[job.kind].noun} failed: its workflow was never started (the API stopped before starting it). Retry the request.`
           : `The ${JOB_SPECS[job.kind].noun} failed: its workflow ended without finishing it (terminated or timed out).`;
-      const end = o.handlers?.[job.kind] ?? endStrandedJob;
+      const end = o.handlers?.[job.kind] ?? STRANDED_HANDLERS[job.kind] ?? endStrandedJob;
       if (await end(o.db, job, reason)) o.onFailed?.(job.id, reason);
     }
   });

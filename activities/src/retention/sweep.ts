@@ -18,6 +18,6 @@ export interface RetentionSweeperOptions extends RetentionSweep {
 export function startRetentionSweeper(o: RetentionSweeperOptions): { stop(): Promise<void> } {
   return startSweepLoop(o.everyMs, async () => {
     const { jobs: _purged, ...swept } = await sweepRetention(o.db, o);
-    if (swept.scrapes || swept.extracts || swept.crawls || swept.agents || Object.keys(swept.expired).length) o.onSwept?.(swept);
+    if (swept.scrapes || swept.extracts || swept.crawls || Object.keys(swept.expired).length) o.onSwept?.(swept);
   });
 }

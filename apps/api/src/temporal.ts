@@ -18,10 +18,9 @@ import {
 import { WdsError, isErrorKind } from '@wds/errors';
 import { interactUpdate, stopInteractUpdate, type InteractCallInput, type InteractStopResult } from '@wds/workflows/interact';
 import type { MonitorRunInput } from '@wds/workflows/monitor';
-import type { AgentPlan } from '@wds/workflows/agent';
 import type { CatalogWorkflowResult } from '@wds/workflows/catalog';
 import type { CrawlPlan } from '@wds/workflows/crawl';
-import { agentJob, batchJob, catalogJob, crawlJob, extractJob, interactJob, monitorRunJob, scrapeJob } from '@wds/workflows/job-specs';
+import { batchJob, catalogJob, crawlJob, extractJob, interactJob, monitorRunJob, scrapeJob } from '@wds/workflows/job-specs';
 import type { WorkflowJobSpec } from '@wds/workflows/jobs';
 import type { ScrapeWorkflowResult } from '@wds/workflows/scrape';
 import type { interactWorkflow } from '@wds/workflows';
@@ -67,10 +66,6 @@ export interface Starters {
   cancelCrawl(input: { jobId: string; kind: 'crawl' | 'batch' }): Promise<void>;
   /** Starts an extract job (idempotent per job id, like startCrawl); fails after START_DEADLINE_MS. */
   startExtract(input: { jobId: string; plan: CrawlPlan; deadlineMs: number }): Promise<void>;
-  /** POST /v2/agent: starts the run's workflow (a repeated start of the same run is a no-op). */
-  startAgent(input: { runId: string; plan: AgentPlan }): Promise<void>;
-  /** DELETE /v2/agent/{id}: asks the workflow to cancel (its cleanup writes the end). */
-  cancelAgent(input: { runId: string }): Promise<void>;
   /**
    * Catalog mode: starts the request's workflow (id from team and x-request-id); `running` when a
    * run of that id is still open (this start did nothing). Fails after START_DEADLINE_MS.
@@ -162,10 +157,6 @@ export async function connectTemporal(
       await workflows.start(extractJob, { key: jobId, args: [{ jobId, plan, deadlineMs }] });
     },
     cancelCrawl: ({ jobId, kind }) => workflows.cancel(kind === 'crawl' ? crawlJob : batchJob, jobId),
-    async startAgent({ runId, plan }) {
-      await workflows.start(agentJob, { key: runId, args: [{ runId, rootId: runId, plan }] });
-    },
-    cancelAgent: ({ runId }) => workflows.cancel(agentJob, runId),
     startCatalog: ({ teamId, requestId, id, timeoutMs }) =>
       workflows.start(catalogJob, { key: catalogKey(teamId, requestId), args: [{ id, timeoutMs, scrapeFetch: opts.scrapeFetch }] }),
     async awaitCatalog({ teamId, requestId, budgetMs }) {

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import {
-  startJobSweeper, startMonitorMailer, startMonitorUpkeep, startPageVersionPruner, startRetentionSweeper, startStrandedAgentSweeper, startStrandedJobSweeper, startWebhookDispatcher,
+  startJobSweeper, startMonitorMailer, startMonitorUpkeep, startPageVersionPruner, startRetentionSweeper, startStrandedJobSweeper, startWebhookDispatcher,
 } from '@wds/activities';
 import type { Db } from '@wds/db';
 import type { Logger } from '@wds/log';
@@ -60,7 +60,7 @@ export const LOOPS: LoopSpec[] = [
       }),
   },
   {
-    name: 'stranded-job sweeper: ends jobs of the kernel table whose workflow is gone',
+    name: 'stranded-job sweeper: ends jobs of the kernel table whose workflow is gone (agent runs through their own end)',
     runs: onControl,
     start: (ctx) => startJobSweeper({ ...sweeping(ctx), onFailed: (jobId, reason) => ctx.log.warn({ jobId, reason }, 'stranded job ended') }),
   },
@@ -68,11 +68,6 @@ export const LOOPS: LoopSpec[] = [
     name: 'stranded crawl sweeper: fails crawl, batch and extract jobs whose workflow never started or ended early',
     runs: onControl,
     start: (ctx) => startStrandedJobSweeper({ ...sweeping(ctx), onFailed: (jobId, reason) => ctx.log.warn({ jobId, reason }, 'stranded job failed') }),
-  },
-  {
-    name: 'stranded agent sweeper: ends agent jobs whose workflow is gone',
-    runs: onControl,
-    start: (ctx) => startStrandedAgentSweeper({ ...sweeping(ctx), onFailed: (jobId, reason) => ctx.log.warn({ jobId, reason }, 'stranded agent job failed') }),
   },
   {
     name: "page-version pruner: change tracking's old versions",

@@ -144,15 +144,12 @@ export function agentRunOptions(r: AgentRequest, prior?: Pick<AgentRunOptions, '
   };
 }
 
-/** Internal end states of a run; the public status folds them into processing / completed / failed. */
+/**
+ * A run's state words. Stored as its job's status and outcome (workflows/src/agent/spec.ts
+ * agentState); the public status folds them into processing / completed / failed (agentJob.publicStatus).
+ */
 export const AGENT_STATES = ['running', 'cancelling', 'succeeded', 'cancelled', 'credit_limit_reached', 'refused', 'parent_finished', 'internal'] as const;
 export type AgentState = (typeof AGENT_STATES)[number];
-export type AgentPublicStatus = 'processing' | 'completed' | 'failed';
-
-export function publicAgentStatus(state: AgentState): AgentPublicStatus {
-  if (state === 'running' || state === 'cancelling') return 'processing';
-  return state === 'succeeded' ? 'completed' : 'failed';
-}
 
 /** The spec's five error codes (Events: `error.code`). */
 export type AgentErrorCode = 'cancelled' | 'credit_limit_reached' | 'parent_finished' | 'refused' | 'internal';

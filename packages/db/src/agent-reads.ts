@@ -1,6 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from './client';
-import type { AgentRunRow } from './agents';
+import { selectAgentRuns, type AgentRun } from './agents';
+import { agentRuns, jobs } from './schema/index';
 
 /**
  * What the agent endpoints read: a job's trace (the job_events of all its agents), the team's
@@ -36,22 +37,15 @@ export async function agentTraceEvents(db: Db, rootId: string, limit = 50_000): 
  * SDK's millisecond precision: jobs created in the same millisecond as a page's last one are
  * on the next page only if they sort before it by id (rare; documented in the agent README).
  */
-export async function listTeamAgents(db: Db, teamId: string, beforeMs: number | null, limit: number): Promise<AgentRunRow[]> {
-  return db.query.agentRuns.findMany({
-    where: (t, { and, eq, isNull }) =>
-      and(eq(t.teamId, teamId), isNull(t.parentId), beforeMs === null ? undefined : sql`${t.createdAt} < to_timestamp(${beforeMs / 1000}::float8)`),
-    orderBy: (t, { desc }) => [desc(t.createdAt), desc(t.id)],
-    limit,
-  });
+export async function listTeamAgents(db: Db, teamId: string, beforeMs: number | null, limit: number): Promise<AgentRun[]> {
+  const before = beforeMs === null ? undefined : sql`${jobs.createdAt} < to_timestamp(${beforeMs / 1000}::float8)`;
+  // Roots are the jobs without a parent: the (team, kind, created) index serves the page.
+  return selectAgentRuns(db, and(eq(jobs.teamId, teamId), eq(jobs.kind, 'agent'), isNull(jobs.parentId), before), [desc(jobs.createdAt), desc(jobs.id)], limit);
 }
 
 /** A team's thread: its turns (roots) oldest first; empty when unknown or another team's. */
-export async function teamThreadRuns(db: Db, teamId: string, threadId: string): Promise<AgentRunRow[]> {
-  const r = await db.query.agentRuns.findMany({
-    where: (t, { and, eq, isNull }) => and(eq(t.threadId, threadId), eq(t.teamId, teamId), isNull(t.parentId)),
-    orderBy: (t, { asc }) => [asc(t.threadTurn)],
-  });
-  return r;
+export async function teamThreadRuns(db: Db, teamId: string, threadId: string): Promise<AgentRun[]> {
+  return selectAgentRuns(db, and(eq(agentRuns.threadId, threadId), eq(jobs.teamId, teamId), isNull(agentRuns.parentId)), [asc(agentRuns.threadTurn)]);
 }
 
 /**

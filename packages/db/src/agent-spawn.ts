@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from './client';
-import { storable } from './text';
+import { insertJobSql } from './jobs/index';
 
 /**
  * Sub-agent rows under a cap. A step's spawn calls run as parallel activities: a count read
@@ -39,10 +39,12 @@ export async function insertSubagentRun(db: Db, s: NewSubagent, max: number): Pr
     const count = row?.n ?? 0;
     if (count >= max) return { kind: 'full' as const, count };
     const name = `subagent-${count + 1}`;
+    // Its job goes with its root's (parent_id); no workflow id until its workflow runs (startAgentRun records it).
+    const job = insertJobSql({ id: s.id, teamId: s.teamId, kind: 'agent', status: 'running', options: s.options, parentId: s.rootId });
     await tx.execute(sql`
-      INSERT INTO agent_runs (id, team_id, root_id, parent_id, thread_id, thread_turn, name, options)
-      VALUES (${s.id}, ${s.teamId}, ${s.rootId}, ${s.parentId}, ${s.threadId}, ${s.threadTurn}, ${name}, ${JSON.stringify(storable(s.options))}::jsonb)
-      ON CONFLICT (id) DO NOTHING`);
+      WITH j AS (${job})
+      INSERT INTO agent_runs (id, root_id, parent_id, thread_id, thread_turn, name)
+      SELECT id, ${s.rootId}, ${s.parentId}, ${s.threadId}, ${s.threadTurn}, ${name} FROM j`);
     return { kind: 'inserted' as const, name };
   });
 }

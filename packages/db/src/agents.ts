@@ -1,21 +1,73 @@
 import { createHash } from 'node:crypto';
-import { and, asc, eq, gte, inArray, isNull, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
+import { agentJob, agentJobEnd, agentState, type AgentEndState } from '@wds/workflows/job-specs';
+import type { JobStatus } from '@wds/workflows/jobs';
 import type { Db } from './client';
-import { agentMessages, agentRuns, agentSnapshots, teamLimits } from './schema/index';
-import { EXPIRES_FROM_NOW } from './retention';
-import { storable, storableText } from './text';
+import { endJobSql, insertJobSql } from './jobs/index';
+import { agentRuns, jobs, teamLimits } from './schema/index';
+import { storable } from './text';
 
 /**
- * Agent runs (schema/agents.ts): the job row and its sub-agents, the transcript the model reads,
- * artifact snapshots. Every write an activity makes is idempotent on a natural key (a message's
- * key, a snapshot's derived id, a state transition guarded by the current state), so a retried
- * activity rewrites nothing twice. Reads for the API take the team id (another team's job reads
- * as missing); agent-reads.ts holds the trace, list and thread reads.
+ * Agent runs (schema/agents.ts): every run a `jobs` row of kind `agent` with its extension, the
+ * transcript the model reads, artifact snapshots. Every write an activity makes is idempotent on a
+ * natural key (a message's key, a snapshot's derived id, a transition guarded by the job's status),
+ * so a retried activity rewrites nothing twice. Reads for the API take the team id (another team's
+ * job reads as missing); agent-reads.ts holds the trace, list and thread reads.
  */
 
-export type AgentRunRow = typeof agentRuns.$inferSelect;
-export type AgentMessageRow = typeof agentMessages.$inferSelect;
+/** A run as its readers see it: the extension and its job row, with the run's state word. */
+export type AgentRun = {
+  id: string;
+  teamId: string;
+  /** The job a client started (= id for a root). */
+  rootId: string;
+  /** The run that spawned it (null: a root). */
+  parentId: string | null;
+  threadId: string;
+  threadTurn: number;
+  name: string;
+  status: JobStatus;
+  outcome: string | null;
+  /** running, cancelling, or how it ended (@wds/contracts AGENT_STATES): agentState of status and outcome. */
+  state: ReturnType<typeof agentState>;
+  /** The request with its defaults (AgentRunOptions); a sub-agent's holds its own prompt and URLs. */
+  options: unknown;
+  data: unknown;
+  message: string | null;
+  error: string | null;
+  /** Final credits billed (0 for a failed run); live values come from the ledger. */
+  creditsUsed: number;
+  steps: number;
+  createdAt: Date;
+  finishedAt: Date | null;
+  /** When the expiry path deletes it; null while its thread runs (and for a sub-agent: it goes with its root). */
+  expiresAt: Date | null;
+};
+
+/** The job row of a run's root, as the activities read it with the run. */
+export type AgentRoot = Pick<AgentRun, 'id' | 'teamId' | 'status' | 'outcome' | 'state' | 'options'>;
+
+type JobRow = typeof jobs.$inferSelect;
+
+function rootOf(j: JobRow): AgentRoot {
+  return { id: j.id, teamId: j.teamId!, status: j.status, outcome: j.outcome, state: agentState(j), options: j.options };
+}
+
+function runOf(r: { a: typeof agentRuns.$inferSelect; j: JobRow }): AgentRun {
+  const { a, j } = r;
+  return {
+    ...rootOf(j),
+    rootId: a.rootId, parentId: a.parentId, threadId: a.threadId, threadTurn: a.threadTurn, name: a.name, data: a.data, message: a.message, steps: a.steps,
+    error: j.error?.message ?? null, creditsUsed: j.creditsUsed, createdAt: j.createdAt, finishedAt: j.finishedAt, expiresAt: j.expiresAt,
+  };
+}
+
+/** Runs with their job rows, filtered by `where`: the one shape every run read has. */
+export async function selectAgentRuns(db: Db, where: SQL | undefined, order: SQL[] = [], limit?: number): Promise<AgentRun[]> {
+  const q = db.select({ a: agentRuns, j: jobs }).from(agentRuns).innerJoin(jobs, eq(jobs.id, agentRuns.id)).where(where).orderBy(...order);
+  return (await (limit === undefined ? q : q.limit(limit))).map(runOf);
+}
 
 /** A UUID derived from its parts (name-based, RFC 4122 version 5 layout): the same parts, the same id. */
 export function stableUuid(...parts: string[]): string {
@@ -30,6 +82,7 @@ export interface NewAgentRun {
   id: string;
   teamId: string;
   rootId: string;
+  /** Set for a sub-agent: the run that spawned it (its job goes with its root). */
   parentId?: string | null;
   threadId: string;
   threadTurn?: number;
@@ -37,205 +90,84 @@ export interface NewAgentRun {
   options: unknown;
 }
 
-/** Inserts a run (a retried insert of the same id is a no-op: a sub-agent's id is derived from its spawning call). */
+/**
+ * The job row (running: the API starts its workflow next) and the run, in one statement. A root
+ * is a turn of its thread: while it runs no turn of the thread expires (theirs is cleared here, and
+ * set again when a turn ends: finishAgentRunRow). A sub-agent's job has its root as parent and no
+ * workflow id yet (startAgentRun records it once its workflow runs).
+ */
 export async function insertAgentRun(db: Db, r: NewAgentRun): Promise<void> {
-  await db
-    .insert(agentRuns)
-    .values({ id: r.id, teamId: r.teamId, rootId: r.rootId, parentId: r.parentId ?? null, threadId: r.threadId, threadTurn: r.threadTurn ?? 1, name: r.name ?? 'orchestrator', options: r.options })
-    .onConflictDoNothing();
+  const root = !r.parentId;
+  const job = insertJobSql({
+    id: r.id, teamId: r.teamId, kind: 'agent', status: 'running', options: r.options, parentId: root ? null : r.rootId, workflowId: root ? agentJob.workflowId(r.id) : null,
+  });
+  const held = root
+    ? sql`, held AS (UPDATE jobs SET expires_at = NULL WHERE id IN (SELECT id FROM agent_runs WHERE thread_id = ${r.threadId} AND parent_id IS NULL) AND team_id = ${r.teamId} AND expires_at IS NOT NULL)`
+    : sql``;
+  await db.execute(sql`
+    WITH j AS (${job}) ${held}
+    INSERT INTO agent_runs (id, root_id, parent_id, thread_id, thread_turn, name)
+    SELECT id, ${r.rootId}, ${r.parentId ?? null}, ${r.threadId}, ${r.threadTurn ?? 1}, ${r.name ?? 'orchestrator'} FROM j`);
 }
 
-export async function loadAgentRun(db: Db, id: string): Promise<AgentRunRow | null> {
-  const [row] = await db.select().from(agentRuns).where(eq(agentRuns.id, id));
-  return row ?? null;
+export async function loadAgentRun(db: Db, id: string): Promise<AgentRun | null> {
+  return (await selectAgentRuns(db, eq(agentRuns.id, id)))[0] ?? null;
 }
 
-const rootRuns = alias(agentRuns, 'root_runs');
+const rootJobs = alias(jobs, 'root_jobs');
 
 /**
- * A run, its job's (root) row and its team's credit limit (null = none) in one query: what every
- * agent activity reads first (one round trip instead of up to three per activity). Null when
- * the run (or its root) is missing.
+ * A run, its job's (root's) row and its team's credit limit (null = none) in one statement of
+ * primary-key lookups: what every agent activity reads first. Null when the run (or its root) is missing.
  */
-export async function loadAgentRunWithJob(db: Db, id: string): Promise<{ run: AgentRunRow; root: AgentRunRow; creditLimit: number | null } | null> {
+export async function loadAgentRunWithJob(db: Db, id: string): Promise<{ run: AgentRun; root: AgentRoot; creditLimit: number | null } | null> {
   const [row] = await db
-    .select({ run: agentRuns, root: rootRuns, creditLimit: teamLimits.creditLimit })
+    .select({ a: agentRuns, j: jobs, root: rootJobs, creditLimit: teamLimits.creditLimit })
     .from(agentRuns)
-    .innerJoin(rootRuns, eq(rootRuns.id, agentRuns.rootId))
-    .leftJoin(teamLimits, eq(teamLimits.teamId, agentRuns.teamId))
+    .innerJoin(jobs, eq(jobs.id, agentRuns.id))
+    .innerJoin(rootJobs, eq(rootJobs.id, agentRuns.rootId))
+    .leftJoin(teamLimits, eq(teamLimits.teamId, jobs.teamId))
     .where(eq(agentRuns.id, id));
-  return row ? { run: row.run, root: row.root, creditLimit: row.creditLimit ?? null } : null;
+  return row ? { run: runOf(row), root: rootOf(row.root), creditLimit: row.creditLimit ?? null } : null;
 }
 
-/** A team's agent job (roots only: sub-agents are not jobs of their own). */
-export async function loadTeamAgent(db: Db, teamId: string, id: string): Promise<AgentRunRow | null> {
-  const [row] = await db.select().from(agentRuns).where(and(eq(agentRuns.id, id), eq(agentRuns.teamId, teamId), isNull(agentRuns.parentId)));
-  return row ?? null;
+/** A team's agent job (roots only: sub-agents are not jobs a client started). */
+export async function loadTeamAgent(db: Db, teamId: string, id: string): Promise<AgentRun | null> {
+  return (await selectAgentRuns(db, and(eq(agentRuns.id, id), eq(jobs.teamId, teamId), eq(jobs.kind, 'agent'), isNull(agentRuns.parentId))))[0] ?? null;
 }
 
 /** The next turn of a team's thread: null when the thread is unknown (or another team's); `busy` when its last turn still runs. */
 export async function nextThreadTurn(db: Db, teamId: string, threadId: string): Promise<{ turn: number; busy: boolean } | null> {
   const r = await db.execute<{ turn: number; busy: boolean }>(sql`
-    SELECT max(thread_turn)::int AS turn, bool_or(state IN ('running', 'cancelling')) AS busy
-    FROM agent_runs WHERE thread_id = ${threadId} AND team_id = ${teamId} AND parent_id IS NULL`);
+    SELECT max(a.thread_turn)::int AS turn, bool_or(j.status IN ('queued', 'running', 'cancelling')) AS busy
+    FROM agent_runs a JOIN jobs j ON j.id = a.id WHERE a.thread_id = ${threadId} AND j.team_id = ${teamId} AND a.parent_id IS NULL`);
   const row = r.rows[0];
   if (!row || row.turn === null) return null;
   return { turn: row.turn + 1, busy: !!row.busy };
 }
 
 /** The earlier turns of a thread (oldest first): what a follow-up turn is told happened. */
-export async function threadHistory(db: Db, threadId: string, beforeTurn: number): Promise<AgentRunRow[]> {
-  return db
-    .select()
-    .from(agentRuns)
-    .where(and(eq(agentRuns.threadId, threadId), isNull(agentRuns.parentId), sql`${agentRuns.threadTurn} < ${beforeTurn}`))
-    .orderBy(asc(agentRuns.threadTurn));
+export async function threadHistory(db: Db, threadId: string, beforeTurn: number): Promise<AgentRun[]> {
+  return selectAgentRuns(db, and(eq(agentRuns.threadId, threadId), isNull(agentRuns.parentId), sql`${agentRuns.threadTurn} < ${beforeTurn}`), [asc(agentRuns.threadTurn)]);
 }
 
 export type CancelRequest = { outcome: 'cancelling' } | { outcome: 'already_cancelling' } | { outcome: 'finished'; state: string };
 
 /**
  * Records a cancel request at once: running → cancelling (the workflow then stops at its next
- * clean point and writes the final state). Atomic, so two concurrent requests get one 200 and one 409.
+ * clean point and writes the end). Atomic, so two concurrent requests get one 200 and one 409.
  */
 export async function requestAgentCancel(db: Db, id: string): Promise<CancelRequest> {
-  const changed = await db.update(agentRuns).set({ state: 'cancelling' }).where(and(eq(agentRuns.id, id), eq(agentRuns.state, 'running'))).returning({ id: agentRuns.id });
+  const changed = await db.update(jobs).set({ status: 'cancelling' }).where(and(eq(jobs.id, id), eq(jobs.kind, 'agent'), eq(jobs.status, 'running'))).returning({ id: jobs.id });
   if (changed.length) return { outcome: 'cancelling' };
   const row = await loadAgentRun(db, id);
   if (row?.state === 'cancelling') return { outcome: 'already_cancelling' };
   return { outcome: 'finished', state: row?.state ?? 'missing' };
 }
 
-export interface NewAgentMessage {
-  runId: string;
-  step: number;
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string | null;
-  key: string;
-  toolCalls?: unknown;
-  toolCallId?: string;
-  result?: unknown;
-  credits?: number;
-  reservationKey?: string;
-}
-
-/** Appends a transcript item once per (run, key); returns the stored item (the first append's, on a replay). */
-export async function appendAgentMessage(db: Db, m: NewAgentMessage): Promise<AgentMessageRow> {
-  const [inserted] = await db
-    .insert(agentMessages)
-    .values({
-      runId: m.runId,
-      step: m.step,
-      role: m.role,
-      content: m.content === null ? null : storableText(m.content),
-      key: m.key,
-      toolCalls: m.toolCalls ?? null,
-      toolCallId: m.toolCallId ?? null,
-      result: m.result === undefined ? null : storable(m.result),
-      credits: m.credits ?? 0,
-      reservationKey: m.reservationKey ?? null,
-    })
-    .onConflictDoNothing()
-    .returning();
-  if (inserted) return inserted;
-  const found = await findAgentMessage(db, m.runId, m.key);
-  if (!found) throw new Error(`agent message ${m.key} of run ${m.runId} was neither appended nor found`);
-  return found;
-}
-
-export async function findAgentMessage(db: Db, runId: string, key: string): Promise<AgentMessageRow | null> {
-  const [row] = await db.select().from(agentMessages).where(and(eq(agentMessages.runId, runId), eq(agentMessages.key, key)));
-  return row ?? null;
-}
-
-/** Several items of a run by key, in one query (those not stored are absent). */
-export async function findAgentMessages(db: Db, runId: string, keys: string[]): Promise<AgentMessageRow[]> {
-  return db.select().from(agentMessages).where(and(eq(agentMessages.runId, runId), inArray(agentMessages.key, keys)));
-}
-
-/**
- * The transcript a model step reads: the opening turns (step 0: system prompt, the user's
- * request) and every item from `fromStep` on, in order. Older steps are left out, so a long
- * run's step reads a bounded window rather than its whole history.
- */
-export async function loadTranscript(db: Db, runId: string, fromStep: number): Promise<AgentMessageRow[]> {
-  return db
-    .select()
-    .from(agentMessages)
-    .where(and(eq(agentMessages.runId, runId), or(eq(agentMessages.step, 0), gte(agentMessages.step, fromStep))))
-    .orderBy(asc(agentMessages.seq));
-}
-
-export interface NewSnapshot {
-  jobId: string;
-  runId: string;
-  /** Names the version: the same key always gives the same snapshot id. */
-  key: string;
-  artifact: string;
-  kind: 'json' | 'markdown' | 'html' | 'text' | 'screenshot';
-  content: string;
-  url?: string;
-}
-
-/**
- * Stores an artifact version (idempotent: its id derives from run and key) and returns its id
- * and how many other versions of the artifact the run had stored before it (0: this one is the
- * artifact's first, `init`). One statement: the count reads the table as it was before the insert,
- * and leaves out this version's own id, which a retried insert finds already stored. The job id
- * in the count's filter lets it use the (job, artifact) index.
- */
-export async function insertAgentSnapshot(db: Db, s: NewSnapshot): Promise<{ id: string; priorVersions: number }> {
-  const id = stableUuid('agent-snapshot', s.runId, s.key);
-  const r = await db.execute<{ n: number }>(sql`
-    WITH ins AS (
-      INSERT INTO agent_snapshots (id, job_id, run_id, artifact, kind, content, url)
-      VALUES (${id}, ${s.jobId}, ${s.runId}, ${s.artifact}, ${s.kind}, ${storableText(s.content)}, ${s.url ?? null})
-      ON CONFLICT DO NOTHING
-    )
-    SELECT count(*)::int AS n FROM agent_snapshots WHERE job_id = ${s.jobId} AND artifact = ${s.artifact} AND run_id = ${s.runId} AND id <> ${id}`);
-  return { id, priorVersions: r.rows[0]!.n };
-}
-
-/** A snapshot of a job (any of its agents), or null. */
-export async function loadAgentSnapshot(db: Db, jobId: string, snapshotId: string) {
-  const [row] = await db.select().from(agentSnapshots).where(and(eq(agentSnapshots.id, snapshotId), eq(agentSnapshots.jobId, jobId)));
-  return row ?? null;
-}
-
-/** The newest version of an artifact a run wrote (e.g. its `result`), or null. */
-export async function latestAgentArtifact(db: Db, runId: string, artifact: string) {
-  const [row] = await db
-    .select()
-    .from(agentSnapshots)
-    .where(and(eq(agentSnapshots.runId, runId), eq(agentSnapshots.artifact, artifact)))
-    .orderBy(sql`${agentSnapshots.createdAt} DESC, ${agentSnapshots.id}`)
-    .limit(1);
-  return row ?? null;
-}
-
-/** Credits of the work a job (all its agents) has done so far: the live `creditsUsed` of a running job. */
-export async function agentWorkCredits(db: Pick<Db, 'execute'>, rootId: string): Promise<number> {
-  const r = await db.execute<{ n: string }>(sql`
-    SELECT coalesce(sum(m.credits), 0) AS n FROM agent_messages m JOIN agent_runs r ON r.id = m.run_id WHERE r.root_id = ${rootId}`);
-  return Number(r.rows[0]!.n);
-}
-
-/** The reservations of a job's finished work and what each item really cost: converted to charges when the job succeeds. */
-export async function agentBillableItems(db: Db, rootId: string): Promise<{ reservationKey: string; credits: number }[]> {
-  const r = await db.execute<{ reservation_key: string; credits: number }>(sql`
-    SELECT m.reservation_key, m.credits FROM agent_messages m JOIN agent_runs r ON r.id = m.run_id
-    WHERE r.root_id = ${rootId} AND m.reservation_key IS NOT NULL ORDER BY m.seq`);
-  return r.rows.map((x) => ({ reservationKey: x.reservation_key, credits: x.credits }));
-}
-
-/** Live sub-agents of a run (the parent stops them when it finishes first). */
-export async function runningSubagents(db: Db, parentId: string): Promise<string[]> {
-  const r = await db.execute<{ id: string }>(sql`SELECT id FROM agent_runs WHERE parent_id = ${parentId} AND state IN ('running', 'cancelling') ORDER BY created_at`);
-  return r.rows.map((x) => x.id);
-}
-
-export async function subagentsOf(db: Db, parentId: string): Promise<AgentRunRow[]> {
-  return db.select().from(agentRuns).where(eq(agentRuns.parentId, parentId)).orderBy(asc(agentRuns.createdAt));
+/** Sub-agents a run spawned, oldest first. */
+export async function subagentsOf(db: Db, parentId: string): Promise<AgentRun[]> {
+  return selectAgentRuns(db, eq(agentRuns.parentId, parentId), [asc(jobs.createdAt)]);
 }
 
 export async function noteAgentStep(db: Db, runId: string, step: number): Promise<void> {
@@ -243,34 +175,41 @@ export async function noteAgentStep(db: Db, runId: string, step: number): Promis
 }
 
 export interface AgentEnd {
-  state: string;
+  state: AgentEndState;
   error?: string | null;
   data?: unknown;
   message?: string | null;
   creditsUsed: number;
 }
 
+/** A run's end as its job's error: the message served, with the spec's error code (the trace's `error.code`). */
+const failureOf = (state: AgentEndState, message: string) => ({ kind: 'AGENT', code: state, message });
+
 /**
- * Writes a run's end once: only a running (or cancelling) run changes, so the first writer wins
- * and a retry is a no-op. Returns whether this call wrote it. Results stay readable for 24 hours.
+ * Writes a run's end once, in one statement: its job row (status and outcome from the state) and
+ * its data and message. Only a live job changes, so the first writer wins and a retry is a no-op;
+ * returns whether this call wrote it. A root is a turn of its thread: its end sets every turn of the
+ * thread to expire 24 hours from now (the thread goes whole; none is held any more unless another
+ * turn runs). A sub-agent keeps no expiry of its own: it goes with its root.
  */
-export async function finishAgentRunRow(db: Db, id: string, end: AgentEnd): Promise<boolean> {
-  const status = end.state === 'succeeded' ? 'completed' : 'failed';
-  const r = await db
-    .update(agentRuns)
-    .set({
-      state: end.state,
-      status,
-      error: end.error ?? null,
-      data: end.data === undefined ? null : storable(end.data),
-      message: end.message ?? null,
-      creditsUsed: end.creditsUsed,
-      finishedAt: sql`now()`,
-      expiresAt: EXPIRES_FROM_NOW,
-    })
-    .where(and(eq(agentRuns.id, id), sql`${agentRuns.state} IN ('running', 'cancelling')`))
-    .returning({ id: agentRuns.id });
-  return r.length > 0;
+export async function finishAgentRunRow(db: Db, id: string, end: AgentEnd & { root: boolean }): Promise<boolean> {
+  const keptMs = end.root ? agentJob.resultsKeptMs : null;
+  const job = endJobSql(id, {
+    ...agentJobEnd(end.state), error: end.error ? failureOf(end.state, end.error) : null, creditsUsed: end.creditsUsed, keptMs,
+  });
+  const data = end.data === undefined ? sql`NULL::jsonb` : sql`${JSON.stringify(storable(end.data))}::jsonb`;
+  const r = await db.execute(sql`
+    WITH j AS (${job}),
+    a AS (UPDATE agent_runs SET data = ${data}, message = ${end.message ?? null} WHERE id IN (SELECT id FROM j) RETURNING id, thread_id, parent_id),
+    thread AS (
+      UPDATE jobs o SET expires_at = now() + make_interval(secs => ${(keptMs ?? 0) / 1000})
+      FROM a, agent_runs t
+      WHERE a.parent_id IS NULL AND t.thread_id = a.thread_id AND t.parent_id IS NULL AND t.id <> a.id AND o.id = t.id
+        AND NOT EXISTS (
+          SELECT 1 FROM agent_runs lt JOIN jobs l ON l.id = lt.id
+          WHERE lt.thread_id = a.thread_id AND lt.parent_id IS NULL AND lt.id <> a.id AND l.status IN ('queued', 'running', 'cancelling')))
+    SELECT id FROM a`);
+  return (r.rowCount ?? 0) > 0;
 }
 
 /**
@@ -280,9 +219,9 @@ export async function finishAgentRunRow(db: Db, id: string, end: AgentEnd): Prom
 export async function syncAgentJobBill(db: Pick<Db, 'execute'>, rootId: string): Promise<number> {
   const r = await db.execute<{ added: number }>(sql`
     WITH billed AS (SELECT coalesce(sum(amount), 0)::int AS n FROM credit_ledger WHERE job_id = ${rootId} AND entry = 'charge'),
-    before AS (SELECT credits_used FROM agent_runs WHERE id = ${rootId})
-    UPDATE agent_runs r SET credits_used = billed.n FROM billed, before
-    WHERE r.id = ${rootId} AND r.state = 'succeeded' AND billed.n > r.credits_used
+    before AS (SELECT credits_used FROM jobs WHERE id = ${rootId})
+    UPDATE jobs j SET credits_used = billed.n FROM billed, before
+    WHERE j.id = ${rootId} AND j.status = 'completed' AND billed.n > j.credits_used
     RETURNING (billed.n - before.credits_used)::int AS added`);
   return r.rows[0]?.added ?? 0;
 }
@@ -293,28 +232,9 @@ export async function teamCreditLimit(db: Db, teamId: string): Promise<number | 
   return row?.limit ?? null;
 }
 
-/** The sub-agents among `ids` that have ended (any state but running / cancelling). */
+/** The runs among `ids` that have ended. */
 export async function endedAgentRuns(db: Db, ids: string[]): Promise<string[]> {
   if (!ids.length) return [];
-  const rows = await db.select({ id: agentRuns.id }).from(agentRuns).where(and(inArray(agentRuns.id, ids), notInArray(agentRuns.state, ['running', 'cancelling'])));
+  const rows = await db.select({ id: jobs.id }).from(jobs).where(and(inArray(jobs.id, ids), sql`${jobs.status} NOT IN ('queued', 'running', 'cancelling')`));
   return rows.map((x) => x.id);
-}
-
-/** The message of a run's accepted `finish` call, or null. */
-export async function agentFinishMessage(db: Db, runId: string): Promise<string | null> {
-  const r = await db.execute<{ message: string | null }>(sql`
-    SELECT content AS message FROM agent_messages
-    WHERE run_id = ${runId} AND role = 'tool' AND result->'outcome'->>'kind' = 'finish' AND (result->'outcome'->>'accepted') = 'true'
-      AND (result->'summary'->>'hasMessage') = 'true'
-    ORDER BY seq DESC LIMIT 1`);
-  return r.rows[0]?.message ?? null;
-}
-
-/** Agent jobs (roots) still running or cancelling, created more than `minAgeMs` ago, oldest first: the stranded-run sweep's candidates. */
-export async function liveAgentJobsOlderThan(db: Db, minAgeMs: number, limit: number): Promise<string[]> {
-  const r = await db.execute<{ id: string }>(sql`
-    SELECT id FROM agent_runs
-    WHERE parent_id IS NULL AND state IN ('running', 'cancelling') AND created_at < now() - make_interval(secs => ${minAgeMs / 1000})
-    ORDER BY created_at LIMIT ${limit}`);
-  return r.rows.map((x) => x.id);
 }

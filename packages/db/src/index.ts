@@ -33,6 +33,7 @@ export * from './search';
 export * from './agents';
 export * from './agent-reads';
 export * from './agent-spawn';
+export * from './agent-transcript';
 export * from './catalog';
 export * from './catalog-terms';
 export * from './monitors';

@@ -17,8 +17,8 @@ import { KEEPS_NOTHING_SQL } from './schema/scrapes';
  *   (`markJobDelivered`) — or `resultTtlMs` after it ended if they never are.
  * Whatever the request asked, the results of a crawl, batch scrape, extract or agent job are kept
  * until its `expiresAt` (24 hours after it ended, Firecrawl's retention for them): then the job goes
- * whole (`deleteExpiredCrawls`, `deleteExpiredExtracts`, `deleteExpiredAgents`), and its status
- * endpoints answer as for an unknown id. Its ledger entries stay.
+ * whole (`deleteExpiredCrawls`, `deleteExpiredExtracts`; agent jobs through the job kernel's
+ * `deleteExpiredJobs`), and its status endpoints answer as for an unknown id. Its ledger entries stay.
  */
 
 /** Deletes the data of the ended ZDR jobs that `cond` selects (a condition on crawl_jobs), in one statement; returns how many jobs. */
@@ -66,8 +66,6 @@ interface ExpiredJobs {
    * worker sweeping at the same time takes other jobs instead of waiting on these.
    */
   pick: SQL;
-  /** `SELECT id …` of the ids whose events go, over `x` (the picked jobs); default the jobs themselves. */
-  eventsOf?: SQL;
   /** The DELETEs of the jobs' rows over `x`, in order; the last one returns one row per job deleted. */
   deletes: SQL[];
 }
@@ -81,9 +79,9 @@ interface ExpiredJobs {
 async function deleteJobs(db: Db, o: ExpiredJobs): Promise<number> {
   const steps = o.deletes.map((d, i) => sql`, ${sql.raw(`d${i}`)} AS (${d})`);
   const r = await db.execute<{ n: number }>(sql`
-    WITH x AS MATERIALIZED (${o.pick}), e AS (${o.eventsOf ?? sql`SELECT id FROM x`})
-    , events AS (DELETE FROM job_events WHERE job_id IN (SELECT id FROM e))
-    , heads AS (DELETE FROM job_event_heads WHERE job_id IN (SELECT id FROM e))
+    WITH x AS MATERIALIZED (${o.pick})
+    , events AS (DELETE FROM job_events WHERE job_id IN (SELECT id FROM x))
+    , heads AS (DELETE FROM job_event_heads WHERE job_id IN (SELECT id FROM x))
     ${sql.join(steps, sql``)}
     SELECT count(*)::int AS n FROM ${sql.raw(`d${o.deletes.length - 1}`)}`);
   return Number(r.rows[0]?.n ?? 0);
@@ -127,28 +125,6 @@ export async function deleteExpiredCrawls(db: Db, limit = JOBS_PER_SWEEP): Promi
   });
 }
 
-/**
- * Deletes ended agent jobs whose results expired: the root run and its sub-agents (their
- * transcripts and snapshots cascade) and every run's trace events. A thread goes whole, once its
- * last turn expired: a follow-up turn is told the earlier turns (threadHistory), so none of them
- * goes while the thread can still be continued. A running (or cancelling) job is never taken.
- */
-export async function deleteExpiredAgents(db: Db, limit = JOBS_PER_SWEEP): Promise<number> {
-  return deleteJobs(db, {
-    pick: sql`
-      SELECT id FROM agent_runs r
-      WHERE parent_id IS NULL AND state NOT IN ('running', 'cancelling') AND expires_at < now()
-        AND NOT EXISTS (
-          SELECT 1 FROM agent_runs t WHERE t.thread_id = r.thread_id AND t.parent_id IS NULL AND (t.expires_at >= now() OR t.state IN ('running', 'cancelling')))
-      ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
-    eventsOf: sql`SELECT id FROM agent_runs WHERE root_id IN (SELECT id FROM x)`,
-    deletes: [
-      sql`DELETE FROM agent_runs WHERE root_id IN (SELECT id FROM x) AND parent_id IS NOT NULL`,
-      sql`DELETE FROM agent_runs WHERE id IN (SELECT id FROM x) RETURNING 1`,
-    ],
-  });
-}
-
 export interface RetentionSweep {
   /** How long an ended ZDR job's results wait to be read before they are deleted anyway (WDS_ZDR_RESULT_TTL_MS). */
   resultTtlMs: number;
@@ -166,7 +142,6 @@ export interface RetentionSwept {
   extracts: number;
   /** Crawls and batch scrapes. */
   crawls: number;
-  agents: number;
 }
 
 /**
@@ -188,6 +163,5 @@ export async function sweepRetention(db: Db, o: RetentionSweep): Promise<Retenti
   );
   const extracts = await deleteExpiredExtracts(db);
   const crawls = await deleteExpiredCrawls(db);
-  const agents = await deleteExpiredAgents(db);
-  return { scrapes: scrapes.rowCount ?? 0, parses: expired.parse ?? 0, expired, jobs, extracts, crawls, agents };
+  return { scrapes: scrapes.rowCount ?? 0, parses: expired.parse ?? 0, expired, jobs, extracts, crawls };
 }

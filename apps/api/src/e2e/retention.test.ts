@@ -185,8 +185,12 @@ describe('agent jobs', () => {
     const before = Object.fromEntries(await Promise.all([old, fresh, turn1.id, turn2].map(async (id) => [id, await agentRows(id)])));
     assert.ok(before[old].runs === 1 && before[old].messages > 0 && before[old].snapshots > 0 && before[old].events > 0 && before[old].ledger > 0, JSON.stringify(before[old]));
 
-    // The old job and the first turn of the thread expired (its second turn not), the running one too.
-    await q(`UPDATE agent_runs SET expires_at = now() - interval '1 second' WHERE id = ANY($1::uuid[])`, [[old, turn1.id, running]]);
+    // A thread's turns expire together, 24 h after its last turn ended: its first turn stays while it can be continued.
+    const expiry = async (id: string) => (await q<{ e: Date | null }>(`SELECT expires_at AS e FROM jobs WHERE id = $1`, [id]))[0]!.e;
+    assert.ok(await expiry(turn2));
+    assert.equal((await expiry(turn1.id))?.getTime(), (await expiry(turn2))?.getTime(), "the first turn expires with the thread's last");
+    // The old job expired, the running one's time too (a running job is never taken, whatever its expiry).
+    await q(`UPDATE jobs SET expires_at = now() - interval '1 second' WHERE id = ANY($1::uuid[])`, [[old, running]]);
     await until(async () => ((await agentRows(old)).runs === 0 ? true : null), 'the sweep to delete the expired agent job', WAIT);
     assert.deepEqual(await agentRows(old), { runs: 0, messages: 0, snapshots: 0, events: 0, ledger: before[old].ledger }, 'its rows went with it; its bill stays');
     for (const path of ['/v2/agent/{id}', '/v2/agent/{id}/trace']) assert.deepEqual(await answer(path, old), await unknownAnswer(path));
@@ -194,8 +198,8 @@ describe('agent jobs', () => {
     assert.deepEqual(await agentRows(fresh), before[fresh]);
     assert.equal((await fc.getAgentStatus(running)).status, 'processing', 'a running job is never taken');
 
-    // The thread's last turn expires: the whole thread goes, and is then unknown.
-    await q(`UPDATE agent_runs SET expires_at = now() - interval '1 second' WHERE id = $1`, [turn2]);
+    // The thread's time comes: the whole thread goes, and is then unknown.
+    await q(`UPDATE jobs SET expires_at = now() - interval '1 second' WHERE id = ANY($1::uuid[])`, [[turn1.id, turn2]]);
     await until(async () => ((await agentRows(turn1.id)).runs + (await agentRows(turn2)).runs === 0 ? true : null), 'the sweep to delete the expired thread', WAIT);
     assert.deepEqual(await answer('/v2/agent/threads/{id}', turn1.threadId!), await unknownAnswer('/v2/agent/threads/{id}'));
 

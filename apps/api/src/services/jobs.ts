@@ -1,6 +1,7 @@
 import type { Workflow } from '@temporalio/client';
 import { endJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
+import type { FailureRecord } from '@wds/workflows/common';
 import type { WorkflowJobSpec } from '@wds/workflows/jobs';
 import type { ApiDeps } from '../deps';
 
@@ -20,6 +21,11 @@ export interface JobStart<W extends Workflow> {
   args: Parameters<W>;
   /** Ends a run nobody works on (no worker) instead of leaving it open: request-scoped kinds. */
   executionTimeoutMs?: number;
+  /**
+   * How the job is failed when its start is refused, for a kind whose end is more than its row
+   * (an agent turn also sets its thread's expiry); default endJob with `error`.
+   */
+  fail?: (error: FailureRecord) => Promise<unknown>;
 }
 
 /** Starts the job's workflow; `running` only for specs that refuse to join an open run (catalog). */
@@ -29,12 +35,8 @@ export async function startJob<W extends Workflow>(deps: ApiDeps, spec: Workflow
     return await deps.workflows.start(spec, { key, args: o.args, executionTimeoutMs: o.executionTimeoutMs });
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
-    await endJob(deps.db, o.jobId, {
-      status: 'failed',
-      error: { kind: 'SERVICE_UNAVAILABLE', message: `The job could not be started: ${reason}` },
-      keptMs: spec.resultsKeptMs,
-      releaseKey: true,
-    });
+    const error = { kind: 'SERVICE_UNAVAILABLE', message: `The job could not be started: ${reason}` };
+    await (o.fail ? o.fail(error) : endJob(deps.db, o.jobId, { status: 'failed', error, keptMs: spec.resultsKeptMs, releaseKey: true }));
     void deps.workflows.cancel(spec, key).catch(() => {});
     throw new WdsError('SERVICE_UNAVAILABLE', {
       message: `Service Unavailable: the ${spec.noun} could not be started (the workflow service did not accept it); nothing will run. Retry later.`,

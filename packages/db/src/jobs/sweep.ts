@@ -43,9 +43,11 @@ export async function deleteExpiredJobs(db: Db, limit = JOBS_PER_SWEEP): Promise
         WHERE expires_at < now() AND (status IN ('completed', 'failed', 'cancelled') OR zero_data_retention)
         ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
       RETURNING id, kind)
-    -- Until every kind's events reference jobs (then they cascade): events and heads of the jobs deleted.
-    , events AS (DELETE FROM job_events WHERE job_id IN (SELECT id FROM gone))
-    , heads AS (DELETE FROM job_event_heads WHERE job_id IN (SELECT id FROM gone))
+    -- Until every kind's events reference jobs (then they cascade): events and heads of the jobs deleted and
+    -- of the jobs that go with them (a root agent's sub-agents; every CTE reads the rows as they were before).
+    , ids AS (SELECT id FROM gone UNION ALL SELECT c.id FROM jobs c WHERE c.parent_id IN (SELECT id FROM gone))
+    , events AS (DELETE FROM job_events WHERE job_id IN (SELECT id FROM ids))
+    , heads AS (DELETE FROM job_event_heads WHERE job_id IN (SELECT id FROM ids))
     SELECT kind, count(*)::int AS n FROM gone GROUP BY kind`);
   return Object.fromEntries(r.rows.map((x) => [x.kind, Number(x.n)]));
 }

@@ -1,48 +1,32 @@
-import { sql } from 'drizzle-orm';
 import { bigserial, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { teams } from './teams';
+import { jobs } from './jobs';
 
 /**
- * Agent jobs (POST /v2/agent). One row per agent run: the job a client started (a root:
- * root_id = id, parent_id null) and every sub-agent it spawned (root_id = the job, parent_id =
- * its spawner). The public status folds `state` (running, cancelling, succeeded, cancelled,
- * credit_limit_reached, refused, parent_finished, internal) into processing / completed / failed.
- * Threads: every root belongs to one (thread_id, thread_turn); a follow-up turn names the thread.
+ * Agent jobs (POST /v2/agent): every run is a `jobs` row of kind `agent` (status, outcome, options,
+ * error, credits, times, expiry) and this extension. A root is the job a client started (root_id =
+ * id, parent_id null); a sub-agent is a run it spawned (root_id = the job, parent_id = its spawner;
+ * its job row's parent_id is the root, so it goes with it). Threads: every root belongs to one
+ * (thread_id, thread_turn); a follow-up turn names the thread. The run's state word (running,
+ * cancelling, succeeded, cancelled, credit_limit_reached, refused, parent_finished, internal) is its
+ * job's status and outcome (workflows/src/agent/spec.ts agentState).
  */
 export const agentRuns = pgTable(
   'agent_runs',
   {
-    id: uuid('id').primaryKey(),
-    teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    id: uuid('id').primaryKey().references(() => jobs.id, { onDelete: 'cascade' }),
     rootId: uuid('root_id').notNull(),
     parentId: uuid('parent_id'),
     threadId: uuid('thread_id').notNull(),
     threadTurn: integer('thread_turn').notNull().default(1),
     /** The trace's agent name (`orchestrator`, `subagent-1`, …). */
     name: text('name').notNull().default('orchestrator'),
-    status: text('status').$type<'processing' | 'completed' | 'failed'>().notNull().default('processing'),
-    state: text('state').notNull().default('running'),
-    /** The request with its defaults (AgentRunOptions); a sub-agent's holds its own prompt and URLs. */
-    options: jsonb('options').notNull(),
     data: jsonb('data'),
     /** Chat-mode answer, or the final message the model gave with its data. */
     message: text('message'),
-    error: text('error'),
-    /** Final credits billed (0 for a failed run); live values are summed from agent_messages. */
-    creditsUsed: integer('credits_used').notNull().default(0),
     /** Model steps taken so far. */
     steps: integer('steps').notNull().default(0),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    finishedAt: timestamp('finished_at', { withTimezone: true }),
-    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull().default(sql`now() + interval '24 hours'`),
   },
-  (t) => [
-    index('agent_runs_team_created_idx').on(t.teamId, t.createdAt).where(sql`${t.parentId} IS NULL`),
-    index('agent_runs_root_idx').on(t.rootId),
-    index('agent_runs_thread_idx').on(t.threadId, t.threadTurn),
-    // The retention sweep's scan for expired agent jobs, oldest first (retention.ts deleteExpiredAgents).
-    index('agent_runs_expires_idx').on(t.expiresAt).where(sql`${t.parentId} IS NULL`),
-  ],
+  (t) => [index('agent_runs_root_idx').on(t.rootId), index('agent_runs_thread_idx').on(t.threadId, t.threadTurn)],
 );
 
 /**

@@ -1,5 +1,5 @@
 import { agentResultsServed, type AgentRequest, type AgentRunExchange, type AgentRunOptions } from '@wds/contracts';
-import { agentCatalogCalls, agentSkippedProviders, stableUuid, type AgentRunRow, type AgentSkippedProviderRow, type Db } from '@wds/db';
+import { agentCatalogCalls, agentSkippedProviders, stableUuid, type AgentRun, type AgentSkippedProviderRow, type Db } from '@wds/db';
 import { WdsError } from '@wds/errors';
 
 /**
@@ -29,13 +29,13 @@ function skippedOf(s: Skipped, served: boolean) {
 }
 
 /** The providers a run's turn ended on (its own `ask` offer); empty when no offer ended it. */
-async function offered(db: Db, r: AgentRunRow): Promise<Skipped[]> {
+async function offered(db: Db, r: AgentRun): Promise<Skipped[]> {
   if (r.state !== 'succeeded') return [];
   return (await agentSkippedProviders(db, r.rootId)).filter((x) => x.offered && x.runId === r.id).map((x) => x.skipped as Skipped);
 }
 
 /** The SDK's PendingTermsApproval of a finished turn, resolved by a later turn's approve/decline; null without an offer. */
-export async function pendingApprovalOf(db: Db, r: AgentRunRow, laterTurns: AgentRunRow[]) {
+export async function pendingApprovalOf(db: Db, r: AgentRun, laterTurns: AgentRun[]) {
   const providers = await offered(db, r);
   if (!providers.length) return null;
   const id = termsApprovalId(r.id);
@@ -52,7 +52,7 @@ export async function pendingApprovalOf(db: Db, r: AgentRunRow, laterTurns: Agen
 }
 
 /** The SDK's AgentExchangeSummary: paid calls and credits (0 once a failed run is unbilled), the terms fields. */
-export async function exchangeSummary(db: Db, r: AgentRunRow, x: AgentRunExchange, st: string) {
+export async function exchangeSummary(db: Db, r: AgentRun, x: AgentRunExchange, st: string) {
   const [calls, skipped] = await Promise.all([agentCatalogCalls(db, r.rootId), agentSkippedProviders(db, r.rootId)]);
   const offer = r.state === 'succeeded' ? skipped.filter((s) => s.offered && s.runId === r.id).map((s) => s.skipped as Skipped) : [];
   return {
@@ -85,7 +85,7 @@ export async function exchangeSummary(db: Db, r: AgentRunRow, x: AgentRunExchang
  * answer is kept with the new run (its agent is told; the old turn's resolution reads it).
  * `callIds` and `always` are ignored on a terms offer, as the SDK documents.
  */
-export async function termsAnswer(db: Db, x: AgentRequest['exchange'], prev: AgentRunRow | undefined): Promise<AgentRunExchange['termsAnswer']> {
+export async function termsAnswer(db: Db, x: AgentRequest['exchange'], prev: AgentRun | undefined): Promise<AgentRunExchange['termsAnswer']> {
   const answer = x?.approve ? { key: 'approve', approvalId: x.approve.approvalId, approved: true } : x?.decline ? { key: 'decline', approvalId: x.decline.approvalId, approved: false } : null;
   if (!answer) return undefined;
   const providers = prev && termsApprovalId(prev.id) === answer.approvalId ? await offered(db, prev) : [];

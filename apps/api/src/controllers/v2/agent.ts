@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { agentRequestSchema, agentResultsServed, agentRunOptions, publicAgentStatus, withheldAgentEvent, type AgentRequest, type AgentRunOptions, type AgentState } from '@wds/contracts';
+import { agentRequestSchema, agentResultsServed, agentRunOptions, withheldAgentEvent, type AgentRequest, type AgentRunOptions } from '@wds/contracts';
 import {
   agentTraceEvents,
   appendJobEvent,
@@ -14,15 +14,18 @@ import {
   requestAgentCancel,
   stableUuid,
   teamThreadRuns,
-  type AgentRunRow,
+  type AgentRun,
 } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { compileUserSchema } from '@wds/llm';
 import type { AgentPlan } from '@wds/workflows/agent';
+import { agentJob } from '@wds/workflows/job-specs';
+import { isLive as isLiveStatus } from '@wds/workflows/jobs';
 import type { ApiDeps } from '../../deps';
 import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import type { TeamLimitsReader } from '../../middleware/limits';
+import { cancelJob, startJob } from '../../services/jobs';
 import { agentMaxCreditsWithin } from '../../services/team-caps';
 import { baseUrl } from '../../services/base-url';
 import { validateBody } from './validate';
@@ -82,7 +85,7 @@ function start(deps: ApiDeps, cfg: AgentConfig, limitsOf: TeamLimitsReader) {
     noteLogIds(req, { jobId: id });
     let threadId: string = id;
     let threadTurn = 1;
-    let prev: AgentRunRow | undefined;
+    let prev: AgentRun | undefined;
     if (body.threadId) {
       const next = await nextThreadTurn(deps.db, req.auth.teamId, body.threadId);
       if (!next) throw new WdsError('NOT_FOUND', { message: 'Agent thread not found' });
@@ -99,19 +102,17 @@ function start(deps: ApiDeps, cfg: AgentConfig, limitsOf: TeamLimitsReader) {
     const answer = await termsAnswer(deps.db, body.exchange, prev);
     if (answer && options.exchange) options.exchange.termsAnswer = answer;
     await insertAgentRun(deps.db, { id, teamId: req.auth.teamId, rootId: id, threadId, threadTurn, options });
-    try {
-      await deps.starters.startAgent({ runId: id, plan: cfg.plan });
-    } catch (e) {
-      // Nothing will ever run it: the run is failed at once (unbilled), and a start that got through anyway finds it ended.
-      await finishAgentRunRow(deps.db, id, { state: 'internal', error: 'The agent could not be started (the workflow service did not accept it).', creditsUsed: 0 });
-      void deps.starters.cancelAgent({ runId: id }).catch(() => {});
-      throw new WdsError('SERVICE_UNAVAILABLE', { message: 'Service Unavailable: the agent could not be started (the workflow service did not accept it); nothing will run. Retry later.', cause: e });
-    }
+    await startJob(deps, agentJob, {
+      jobId: id,
+      args: [{ runId: id, rootId: id, plan: cfg.plan }],
+      // Nothing will ever run it: the turn is failed at once (unbilled), its thread's expiry set again.
+      fail: () => finishAgentRunRow(deps.db, id, { state: 'internal', error: 'The agent could not be started (the workflow service did not accept it).', creditsUsed: 0, root: true }),
+    });
     return reply.send({ success: true, id, threadId, threadTurn });
   };
 }
 
-async function teamAgent(deps: ApiDeps, req: IdReq): Promise<AgentRunRow> {
+async function teamAgent(deps: ApiDeps, req: IdReq): Promise<AgentRun> {
   requireScope(req, 'agent');
   const { id } = req.params;
   if (!UUID.test(id)) throw new WdsError('BAD_REQUEST', { message: 'Invalid job ID format. Job ID must be a valid UUID.' });
@@ -120,10 +121,13 @@ async function teamAgent(deps: ApiDeps, req: IdReq): Promise<AgentRunRow> {
   return row;
 }
 
-const isLive = (r: AgentRunRow) => r.state === 'running' || r.state === 'cancelling';
+const isLive = (r: AgentRun) => isLiveStatus(r.status);
+
+/** While a turn of its thread runs, a run has no expiry of its own: it reads as 24 hours after its end (or start). */
+const expiresAtOf = (r: AgentRun) => r.expiresAt ?? new Date((r.finishedAt ?? r.createdAt).getTime() + agentJob.resultsKeptMs!);
 
 /** creditsUsed: an ended job's bill; a running job's credits reserved and charged so far (live; upstream shows 0 until the end). */
-async function creditsOf(deps: ApiDeps, r: AgentRunRow): Promise<number> {
+async function creditsOf(deps: ApiDeps, r: AgentRun): Promise<number> {
   if (!isLive(r)) return r.creditsUsed;
   const b = await jobCreditBalance(deps.db, r.id);
   return b.used + b.reserved;
@@ -133,7 +137,7 @@ function status(deps: ApiDeps) {
   return async (req: IdReq, reply: FastifyReply) => {
     const r = await teamAgent(deps, req);
     const o = r.options as AgentRunOptions;
-    const st = publicAgentStatus(r.state as AgentState);
+    const st = agentJob.publicStatus(r);
     return reply.send({
       success: true,
       status: st,
@@ -145,7 +149,7 @@ function status(deps: ApiDeps) {
       ...(o.effort ? { effort: o.effort } : {}),
       mode: o.mode,
       creditsUsed: await creditsOf(deps, r),
-      expiresAt: r.expiresAt.toISOString(),
+      expiresAt: expiresAtOf(r).toISOString(),
       threadId: r.threadId,
       threadTurn: r.threadTurn,
       steps: r.steps,
@@ -174,7 +178,7 @@ function checkApprovals(x: AgentRequest['exchange']) {
 }
 
 /** `pendingApproval` of a run's status: its terms offer, resolved by a later turn of its thread. */
-async function pendingOf(deps: ApiDeps, r: AgentRunRow): Promise<{ pendingApproval?: unknown }> {
+async function pendingOf(deps: ApiDeps, r: AgentRun): Promise<{ pendingApproval?: unknown }> {
   if (r.parentId || r.state !== 'succeeded') return {};
   const later = (await teamThreadRuns(deps.db, r.teamId, r.threadId)).filter((t) => t.threadTurn > r.threadTurn);
   const p = await pendingApprovalOf(deps.db, r, later);
@@ -205,7 +209,7 @@ function list(deps: ApiDeps, cfg: AgentConfig) {
           origin: o.origin ?? 'api',
           ...(o.integration ? { integration: o.integration } : {}),
           settings: { hidden: false, starred: false },
-          status: publicAgentStatus(r.state as AgentState),
+          status: agentJob.publicStatus(r),
           options: { ...(o.urls ? { urls: o.urls } : {}), prompt: o.prompt, ...(o.schema ? { schema: o.schema } : {}), model: o.model, ...(o.effort ? { effort: o.effort } : {}) },
         };
       }),
@@ -227,7 +231,7 @@ function cancel(deps: ApiDeps) {
       key: 'run.cancel_requested',
       payload: { eventId: stableUuid('agent-event', r.id, 'run.cancel_requested'), reason: 'user' },
     });
-    await deps.starters.cancelAgent({ runId: r.id });
+    await cancelJob(deps, agentJob, r.id);
     return reply.send({ success: true });
   };
 }
