@@ -6,7 +6,8 @@
  */
 import { defineSignal } from '@temporalio/workflow';
 
-export { DEFAULT_AGENT_PLAN, MAX_SUBAGENTS, toolQueue } from './decide';
+/** Sub-agents one job's orchestrator may spawn; sub-agents spawn none (one level keeps the tree and its bill legible). */
+export const MAX_SUBAGENTS = 5;
 
 /** How a run is bounded, decided by the API from its env; fixed for the job's life. */
 export interface AgentPlan {
@@ -16,7 +17,7 @@ export interface AgentPlan {
   maxSteps: number;
 }
 
-/** Carried across continue-as-new: counters and sub-agent ids (at most MAX_SUBAGENTS of ./decide). */
+/** Carried across continue-as-new: counters and sub-agent ids (at most MAX_SUBAGENTS). */
 export interface AgentProgress {
   /** Model steps done. */
   step: number;

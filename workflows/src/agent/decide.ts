@@ -17,8 +17,6 @@ export function toolQueue(name: string): ToolQueue {
 /** Defaults the API may override from its env (WDS_AGENT_*). */
 export const DEFAULT_AGENT_PLAN: AgentPlan = { stepsPerRun: 200, maxSteps: 1_000 };
 
-/** Sub-agents one job's orchestrator may spawn; sub-agents spawn none (one level keeps the tree and its bill legible). */
-export const MAX_SUBAGENTS = 5;
 
 export const newProgress = (): AgentProgress => ({ step: 0, runs: 0, repairs: 0, children: [], finished: [] });
 
