@@ -1,5 +1,6 @@
 import { ConfigError, envInt, envStr, exitOnConfigError, loadEnv, z } from '@wds/config';
 import { commonEnvShape } from '@wds/config/common';
+import { DEFAULT_SCRAPE_DISPATCH, SCRAPE_DISPATCHES } from '@wds/workflows/scrape';
 
 /** The API's settings (`npm run api`); docs/configuration.md is generated from this shape. */
 export const apiEnvShape = {
@@ -111,9 +112,11 @@ export const apiEnvShape = {
    * dies stops renewing: after the 10 s lease another worker retries the scrape (3 attempts, as the
    * workflow's retry policy). `queue`: every scrape is a workflow whose fetch is an activity on
    * `wds-fetch`; `local`: a local activity of the control worker that runs the workflow. Measurements
-   * behind the default: `bench/README.md` (scrape).
+   * behind the default: `bench/README.md` (scrape). The values and default are the scrape contract's
+   * (SCRAPE_DISPATCHES in @wds/workflows/scrape), the one place that decides them.
+   * @values one of `direct`, `queue`, `local`
    */
-  WDS_SCRAPE_FETCH: z.enum(['direct', 'queue', 'local']).default('direct'),
+  WDS_SCRAPE_FETCH: z.enum(SCRAPE_DISPATCHES).default(DEFAULT_SCRAPE_DISPATCH),
   /** Hours after a scrape during which `POST /v2/scrape/{id}/interact` may replay it; later 410 `SCRAPE_EXPIRED`. */
   WDS_INTERACT_WINDOW_HOURS: envInt(24, 1, 24 * 365),
   /**

@@ -28,8 +28,7 @@ if (env.WDS_API_KEY) {
   const teamId = await ensureTeam(dbh.db, env.WDS_DEFAULT_TEAM);
   await createKey(dbh.db, teamId, { key: env.WDS_API_KEY, name: 'WDS_API_KEY' });
 }
-// Scrapes that go to a workflow fetch on wds-fetch unless `local` says otherwise.
-const { client, connection, workflows, starters } = await connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, { scrapeFetch: env.WDS_SCRAPE_FETCH === 'local' ? 'local' : 'queue' });
+const { client, connection, workflows, starters } = await connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, { scrapeDispatch: env.WDS_SCRAPE_FETCH });
 const scrapeDone = listenForScrapeDone(env.DATABASE_URL);
 // Files written by browser workers into the same directory (shared volume on a fleet).
 const dataDir = resolve(env.WDS_DATA_DIR);

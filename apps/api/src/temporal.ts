@@ -20,9 +20,9 @@ import { interactUpdate, stopInteractUpdate, type InteractCallInput, type Intera
 import type { MonitorRunInput } from '@wds/workflows/monitor';
 import type { CatalogWorkflowResult } from '@wds/workflows/catalog';
 import type { CrawlPlan } from '@wds/workflows/crawl';
-import { batchJob, catalogJob, crawlJob, extractJob, interactJob, monitorRunJob, scrapeJob } from '@wds/workflows/job-specs';
+import { batchJob, catalogJob, crawlJob, extractJob, interactJob, monitorRunJob } from '@wds/workflows/job-specs';
 import type { WorkflowJobSpec } from '@wds/workflows/jobs';
-import type { ScrapeWorkflowResult } from '@wds/workflows/scrape';
+import { workflowFetchOf, type ScrapeDispatch } from '@wds/workflows/scrape';
 import type { interactWorkflow } from '@wds/workflows';
 
 /**
@@ -60,7 +60,6 @@ export interface JobWorkflows {
  * and interact's update-with-start.
  */
 export interface Starters {
-  runScrape(input: { jobId: string; timeoutMs: number }): Promise<ScrapeWorkflowResult>;
   /** Starts a crawl or batch job; a repeated start of the same job id is a no-op. Fails after START_DEADLINE_MS when Temporal does not answer. */
   startCrawl(input: { jobId: string; kind: 'crawl' | 'batch'; plan: CrawlPlan }): Promise<void>;
   cancelCrawl(input: { jobId: string; kind: 'crawl' | 'batch' }): Promise<void>;
@@ -93,7 +92,7 @@ const REUSE = { REJECT_DUPLICATE: WorkflowIdReusePolicy.REJECT_DUPLICATE, ALLOW_
 export async function connectTemporal(
   address: string,
   namespace: string,
-  opts: { scrapeFetch?: 'queue' | 'local' } = {},
+  opts: { scrapeDispatch: ScrapeDispatch },
 ): Promise<{ client: Client; connection: Connection; workflows: JobWorkflows; starters: Starters }> {
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace });
@@ -146,10 +145,6 @@ export async function connectTemporal(
   };
 
   const starters: Starters = {
-    async runScrape({ jobId, timeoutMs }) {
-      await workflows.start(scrapeJob, { key: jobId, args: [{ jobId, timeoutMs, fetch: opts.scrapeFetch }], executionTimeoutMs: timeoutMs + 30_000 });
-      return workflows.result(scrapeJob, { key: jobId, budgetMs: timeoutMs + 5_000 });
-    },
     async startCrawl({ jobId, kind, plan }) {
       await workflows.start(kind === 'crawl' ? crawlJob : batchJob, { key: jobId, args: [{ jobId, kind, plan }] });
     },
@@ -158,7 +153,7 @@ export async function connectTemporal(
     },
     cancelCrawl: ({ jobId, kind }) => workflows.cancel(kind === 'crawl' ? crawlJob : batchJob, jobId),
     startCatalog: ({ teamId, requestId, id, timeoutMs }) =>
-      workflows.start(catalogJob, { key: catalogKey(teamId, requestId), args: [{ id, timeoutMs, scrapeFetch: opts.scrapeFetch }] }),
+      workflows.start(catalogJob, { key: catalogKey(teamId, requestId), args: [{ id, timeoutMs, scrapeFetch: workflowFetchOf(opts.scrapeDispatch) }] }),
     async awaitCatalog({ teamId, requestId, budgetMs }) {
       const handle = client.workflow.getHandle(catalogJob.workflowId(catalogKey(teamId, requestId)));
       let timer: NodeJS.Timeout | undefined;

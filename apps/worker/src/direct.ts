@@ -2,8 +2,9 @@ import { Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client
 import type { NativeConnection } from '@temporalio/worker';
 import { startDirectScrapes, type DirectScrapes, type ScrapeActivityDeps } from '@wds/activities';
 import type { Logger } from '@wds/log';
-import { TaskQueues, workflowIds } from '@wds/workflows/common';
+import { scrapeJob } from '@wds/workflows/job-specs';
 import type { ScrapeWorkflowInput } from '@wds/workflows/scrape';
+import type { scrapeWorkflow } from '@wds/workflows';
 
 /**
  * Fetch workers run directly dispatched scrapes (WDS_SCRAPE_FETCH=direct on the API) beside their
@@ -19,9 +20,10 @@ export function serveDirectScrapes(o: { deps: ScrapeActivityDeps; databaseUrl: s
     async handOff({ jobId, timeoutMs, deadlineMs, fetched }) {
       const input: ScrapeWorkflowInput = { jobId, timeoutMs, deadlineMs, fetched, fetch: 'queue' };
       try {
-        await client.workflow.start('scrapeWorkflow', {
-          taskQueue: TaskQueues.control,
-          workflowId: workflowIds.scrape(jobId),
+        // The scrape's JobSpec names its workflow, queue and id, as for the API's starts.
+        await client.workflow.start<typeof scrapeWorkflow>(scrapeJob.workflowType, {
+          taskQueue: scrapeJob.taskQueue,
+          workflowId: scrapeJob.workflowId(jobId),
           args: [input],
           workflowExecutionTimeout: Math.max(1_000, deadlineMs - Date.now()) + 30_000,
         });

@@ -1,6 +1,8 @@
 import { executeChild, proxyActivities } from '@temporalio/workflow';
-import { TaskQueues, workflowIds } from '../common';
+import { TaskQueues } from '../common';
 import { describeFailure } from '../failure';
+import { scrapeJob } from '../scrape/spec';
+import type { scrapeWorkflow } from '../scrape/workflow';
 import type { CatalogCallPlan, CatalogControlActivities, CatalogFetchActivities, CatalogWorkflowInput, CatalogWorkflowResult } from './contracts';
 
 /**
@@ -46,9 +48,9 @@ export async function catalogWorkflow(input: CatalogWorkflowInput): Promise<Cata
     if (!prepared) return;
     let error: ReturnType<typeof describeFailure> | undefined;
     try {
-      await executeChild('scrapeWorkflow', {
-        workflowId: workflowIds.scrape(prepared.jobId),
-        taskQueue: TaskQueues.control,
+      await executeChild<typeof scrapeWorkflow>(scrapeJob.workflowType, {
+        workflowId: scrapeJob.workflowId(prepared.jobId),
+        taskQueue: scrapeJob.taskQueue,
         args: [{ jobId: prepared.jobId, timeoutMs: Math.max(deadlineMs - Date.now(), 1_000), fetch: input.scrapeFetch }],
       });
     } catch (err) {

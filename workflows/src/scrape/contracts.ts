@@ -8,6 +8,27 @@ import type { BrowserNeed } from './engine';
 
 export { planEngine, requiredBrowserNeeds, preferredBrowserNeeds, type BrowserNeed, type EnginePlan } from './engine';
 
+/**
+ * Where a single scrape runs (WDS_SCRAPE_FETCH on the API), decided here only: the env default,
+ * the API's dispatch (apps/api/src/services/scrape-run.ts) and the workflow's fetch all derive from it.
+ * - `direct` (default): through Postgres to a fetch worker (@wds/db scrape-queue.ts,
+ *   activities/src/scrape/direct.ts), for requests the HTTP engine serves; no Temporal workflow
+ *   unless the page turns out to need the browser, or the request asks for model-made formats:
+ *   then the fetch worker hands the fetched page to the scrape workflow, started past its fetch
+ *   step, so the model call is still an activity on wds-llm but the fetch costs Temporal nothing.
+ *   Requests that need the browser or the media step (audio/video) from the start go to the
+ *   scrape workflow as before.
+ * - `queue` / `local`: always the scrape workflow, its fetch an activity on wds-fetch or a local
+ *   activity of the control worker.
+ * bench/README.md (scrape) has the measurements behind the default.
+ */
+export const SCRAPE_DISPATCHES = ['direct', 'queue', 'local'] as const;
+export type ScrapeDispatch = (typeof SCRAPE_DISPATCHES)[number];
+export const DEFAULT_SCRAPE_DISPATCH: ScrapeDispatch = 'direct';
+
+/** How a scrape workflow fetches under a dispatch: `local` in-process, otherwise on wds-fetch (a direct scrape handed over included). */
+export const workflowFetchOf = (dispatch: ScrapeDispatch): 'queue' | 'local' => (dispatch === 'local' ? 'local' : 'queue');
+
 export interface ScrapeWorkflowInput {
   jobId: string;
   /** The request's timeout; bounds the activity including retries. */

@@ -1,23 +1,10 @@
 import { mediaWork, type ScrapeDocument, type ScrapeUrlRequest } from '@wds/contracts';
 import { enqueueDirectScrape, failScrapeJob, insertScrapeJob, loadScrapeJob } from '@wds/db';
 import { errorFromRecord, WdsError } from '@wds/errors';
-import { preferredBrowserNeeds, requiredBrowserNeeds, type ScrapeCacheLookup } from '@wds/workflows/scrape';
+import { preferredBrowserNeeds, requiredBrowserNeeds, workflowFetchOf, type ScrapeCacheLookup, type ScrapeDispatch } from '@wds/workflows/scrape';
+import { scrapeJob } from '@wds/workflows/job-specs';
 import type { ApiDeps } from '../deps';
-
-/**
- * Where a single scrape runs (WDS_SCRAPE_FETCH):
- * - `direct` (default): through Postgres to a fetch worker (@wds/db scrape-queue.ts,
- *   activities/src/scrape/direct.ts), for requests the HTTP engine serves; no Temporal workflow
- *   unless the page turns out to need the browser, or the request asks for model-made formats:
- *   then the fetch worker hands the fetched page to the scrape workflow, started past its fetch
- *   step, so the model call is still an activity on wds-llm but the fetch costs Temporal nothing.
- *   Requests that need the browser or the media step (audio/video) from the start go to the
- *   scrape workflow as before.
- * - `queue` / `local`: always the scrape workflow, its fetch an activity on wds-fetch or a local
- *   activity of the control worker.
- * bench/README.md (scrape) has the measurements behind the default.
- */
-export type ScrapeDispatch = 'direct' | 'queue' | 'local';
+import { runJob } from './jobs';
 
 /** How long the API waits beyond the request's timeout for the scrape's end (its attempts share the timeout). */
 const GRACE_MS = 5_000;
@@ -51,7 +38,14 @@ export async function runScrapeJob(deps: ApiDeps, run: ScrapeRun, dispatch: Scra
     await insertScrapeJob(deps.db, run);
     // Registered before the start, so the announcement cannot come first. Whichever comes first
     // answers: the row's end, or the workflow's result.
-    const result = deps.starters.runScrape({ jobId: run.id, timeoutMs });
+    const result = runJob(deps, scrapeJob, {
+      jobId: run.id,
+      args: [{ jobId: run.id, timeoutMs, fetch: workflowFetchOf(dispatch) }],
+      timeoutMs,
+      graceMs: GRACE_MS,
+      // The scrape's row is its own table's (not yet a jobs row): a refused start fails it there.
+      fail: (error) => failScrapeJob(deps.db, run.id, error),
+    });
     await (waiting ? Promise.race([result, waiting.stored]) : result);
     const ended = await endOf(deps, run.id);
     if (ended) return ended;

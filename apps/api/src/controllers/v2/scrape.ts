@@ -60,7 +60,7 @@ export function scrapeController(deps: ApiDeps) {
     const options = cached?.worker ? { ...o, cacheLookup: cached.worker } : o;
     let document: ScrapeDocument;
     try {
-      document = await runScrapeJob(deps, { id: scrapeId, teamId: req.auth.teamId, url: keepNothing ? null : o.url, options }, deps.scrapeDispatch ?? 'queue');
+      document = await runScrapeJob(deps, { id: scrapeId, teamId: req.auth.teamId, url: keepNothing ? null : o.url, options }, deps.scrapeDispatch);
     } finally {
       // Zero data retention and lockdown (here only through a cached PDF) leave nothing behind, even on failure.
       if (keepNothing) await deleteScrapeJob(deps.db, scrapeId);
