@@ -252,9 +252,9 @@ async function depthTimeline(databaseUrl: string, jobId: string) {
     const r = await c.query(`SELECT u.depth, count(*)::int AS pages,
         round(extract(epoch FROM min(u.done_at) - j.created_at)::numeric, 3)::float8 AS first,
         round(extract(epoch FROM max(u.done_at) - j.created_at)::numeric, 3)::float8 AS last
-      FROM crawl_urls u JOIN crawl_jobs j ON j.id = u.job_id WHERE u.job_id = $1 AND u.done_at IS NOT NULL GROUP BY u.depth, j.created_at ORDER BY u.depth`, [jobId]);
+      FROM crawl_urls u JOIN jobs j ON j.id = u.job_id WHERE u.job_id = $1 AND u.done_at IS NOT NULL GROUP BY u.depth, j.created_at ORDER BY u.depth`, [jobId]);
     // When the stack's Postgres connections were opened, relative to the job (a new backend also starts with cold catalog caches).
-    const b = await c.query(`SELECT round(extract(epoch FROM a.backend_start - j.created_at)::numeric, 2)::float8 AS t FROM pg_stat_activity a, crawl_jobs j
+    const b = await c.query(`SELECT round(extract(epoch FROM a.backend_start - j.created_at)::numeric, 2)::float8 AS t FROM pg_stat_activity a, jobs j
       WHERE j.id = $1 AND a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.backend_type = 'client backend' ORDER BY 1`, [jobId]);
     return [...r.rows.map((x) => `${x.depth}: ${x.pages} pages ${x.first}–${x.last} s`), `connections opened at: ${b.rows.map((x) => x.t).join(' ')}`];
   } finally {

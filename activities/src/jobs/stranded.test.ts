@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import {
-  agentTraceEvents, connectDb, ensureTeam, insertAgentRun, insertJob, insertSubagentRun, jobCreditBalance, loadAgentRun, loadJob, migrateDb, requestAgentCancel, reserveCredits, setJobWorkflow,
-  type DbHandle,
+  agentTraceEvents, connectDb, ensureTeam, findJobByIdempotencyKey, insertAgentRun, insertCrawlJob, insertJob, insertSubagentRun, jobCreditBalance, jobEventsAfter, loadAgentRun,
+  loadCrawlJob, loadJob, markJobCancelled, migrateDb, requestAgentCancel, reserveCredits, setJobWorkflow, type DbHandle,
 } from '@wds/db';
 import { namespaceFor, stackDatabase, testInfra, until } from '@wds/test-utils';
 import { agentJob } from '@wds/workflows/job-specs';
@@ -59,6 +59,33 @@ test('jobs no workflow runs end (failed, or cancelled when asked to stop); runni
   } finally {
     await sweeper.stop();
     await client.workflow.getHandle(`map-${open}`).terminate().catch(() => {});
+  }
+});
+
+test("crawls and batches no workflow runs end through the crawl's own end: counters, key released, the failed event; a cancel ends cancelled", async () => {
+  const [never, cancelled] = [randomUUID(), randomUUID()];
+  const seeds = ['a', 'b'].map((k) => ({ url: `http://a.test/${k}`, key: k, depth: 0, external: false }));
+  await insertCrawlJob(h.db, { id: never, teamId, kind: 'batch', url: null, options: { webhook: { url: 'http://hook.test/' } }, pageLimit: 2, zeroDataRetention: false, idempotencyKey: `k-${never}` }, seeds);
+  await insertCrawlJob(h.db, { id: cancelled, teamId, kind: 'crawl', url: 'http://a.test/', options: { scrapeOptions: {} }, pageLimit: 2, zeroDataRetention: false }, seeds);
+  await h.pool.query(`INSERT INTO crawl_documents (job_id, url_key, document, credits) VALUES ($1, 'a', '{}', 1)`, [never]);
+  assert.equal(await markJobCancelled(h.db, cancelled), true);
+  await h.pool.query(`UPDATE jobs SET created_at = now() - interval '1 hour' WHERE id = ANY($1)`, [[never, cancelled]]);
+  const sweeper = startJobSweeper({ db: h.db, temporal: connection, namespace, graceMs: 60_000, everyMs: 200 });
+  try {
+    await until(async () => (await loadJob(h.db, never))?.status === 'failed' && (await loadJob(h.db, cancelled))?.status === 'cancelled', 'the stranded crawl and batch to end', { timeoutMs: 20_000 });
+    const batch = (await loadCrawlJob(h.db, never))!;
+    assert.deepEqual([batch.status, batch.completed, batch.creditsUsed], ['failed', 1, 1], 'its final counters, as its workflow would have written them');
+    assert.match(batch.error ?? '', /workflow was never started/);
+    assert.ok(batch.completedAt && batch.expiresAt.getTime() > Date.now() + 23 * 3_600_000, 'kept 24 h from its end');
+    assert.equal(await findJobByIdempotencyKey(h.db, teamId, `k-${never}`), null, 'its key is released: a retry starts afresh');
+    assert.deepEqual((await jobEventsAfter(h.db, never)).map((e) => e.type), ['failed'], 'the failure is announced to its webhook');
+    const crawl = (await loadCrawlJob(h.db, cancelled))!;
+    assert.deepEqual([crawl.status, crawl.error], ['cancelled', null]);
+    assert.deepEqual((await jobEventsAfter(h.db, cancelled)).length, 0, 'a cancelled job announces nothing');
+    const urls = (await h.pool.query(`SELECT DISTINCT status FROM crawl_urls WHERE job_id = $1`, [cancelled])).rows.map((r) => r.status);
+    assert.deepEqual(urls, ['cancelled']);
+  } finally {
+    await sweeper.stop();
   }
 });
 

@@ -2,6 +2,7 @@ import { endJob, liveJobsOlderThan, type Db, type LiveJob } from '@wds/db';
 import { JOB_SPECS } from '@wds/workflows/job-specs';
 import type { JobKind } from '@wds/workflows/jobs';
 import { finishAgentRun } from '../agent/control';
+import { endStrandedCrawl } from '../crawl/stranded';
 import { startSweepLoop, workflowState, type StrandedSweeperOptions } from '../stranded/sweep';
 
 /** A job seen running under its workflow is looked at again only after this long. */
@@ -31,8 +32,12 @@ export async function endStrandedJob(db: Db, job: LiveJob, reason: string): Prom
  *   `cancelled`). Sub-agents are judged too, once their workflow recorded its id (startAgentRun): a
  *   child workflow terminated or timed out would otherwise stay `running` and keep its parent
  *   waiting in `wait_subagents` for ever (the parent finds it ended in Postgres).
+ * - crawl, batch: the workflow's own end (finishJob: final counters, model-step drafts dropped, the
+ *   idempotency key released) and the `failed` webhook event (crawl/stranded.ts).
  */
 export const STRANDED_HANDLERS: Partial<Record<JobKind, StrandedHandler>> = {
+  crawl: endStrandedCrawl,
+  batch: endStrandedCrawl,
   agent: async (db, job, reason) => (await finishAgentRun(db, { runId: job.id, state: 'internal', message: reason, retryable: true })).wrote,
 };
 

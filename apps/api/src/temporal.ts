@@ -20,7 +20,7 @@ import { interactUpdate, stopInteractUpdate, type InteractCallInput, type Intera
 import type { MonitorRunInput } from '@wds/workflows/monitor';
 import type { CatalogWorkflowResult } from '@wds/workflows/catalog';
 import type { CrawlPlan } from '@wds/workflows/crawl';
-import { batchJob, catalogJob, crawlJob, extractJob, interactJob, monitorRunJob } from '@wds/workflows/job-specs';
+import { catalogJob, extractJob, interactJob, monitorRunJob } from '@wds/workflows/job-specs';
 import type { WorkflowJobSpec } from '@wds/workflows/jobs';
 import { workflowFetchOf, type ScrapeDispatch } from '@wds/workflows/scrape';
 import type { interactWorkflow } from '@wds/workflows';
@@ -60,10 +60,7 @@ export interface JobWorkflows {
  * and interact's update-with-start.
  */
 export interface Starters {
-  /** Starts a crawl or batch job; a repeated start of the same job id is a no-op. Fails after START_DEADLINE_MS when Temporal does not answer. */
-  startCrawl(input: { jobId: string; kind: 'crawl' | 'batch'; plan: CrawlPlan }): Promise<void>;
-  cancelCrawl(input: { jobId: string; kind: 'crawl' | 'batch' }): Promise<void>;
-  /** Starts an extract job (idempotent per job id, like startCrawl); fails after START_DEADLINE_MS. */
+  /** Starts an extract job (idempotent per job id); fails after START_DEADLINE_MS. */
   startExtract(input: { jobId: string; plan: CrawlPlan; deadlineMs: number }): Promise<void>;
   /**
    * Catalog mode: starts the request's workflow (id from team and x-request-id); `running` when a
@@ -145,13 +142,9 @@ export async function connectTemporal(
   };
 
   const starters: Starters = {
-    async startCrawl({ jobId, kind, plan }) {
-      await workflows.start(kind === 'crawl' ? crawlJob : batchJob, { key: jobId, args: [{ jobId, kind, plan }] });
-    },
     async startExtract({ jobId, plan, deadlineMs }) {
       await workflows.start(extractJob, { key: jobId, args: [{ jobId, plan, deadlineMs }] });
     },
-    cancelCrawl: ({ jobId, kind }) => workflows.cancel(kind === 'crawl' ? crawlJob : batchJob, jobId),
     startCatalog: ({ teamId, requestId, id, timeoutMs }) =>
       workflows.start(catalogJob, { key: catalogKey(teamId, requestId), args: [{ id, timeoutMs, scrapeFetch: workflowFetchOf(opts.scrapeDispatch) }] }),
     async awaitCatalog({ teamId, requestId, budgetMs }) {

@@ -157,7 +157,7 @@ const AUTHED = [401, 403, 429, 500];
 const JSON_BODY = [400, 413, 415];
 /** What a job that ran on a worker can fail with (activity errors crossing Temporal keep their status). */
 const JOB_FAILURES = [404, 408, 409, 422, 502, 503, 504];
-/** Crawl and batch jobs whose workflow Temporal did not accept are failed at once (apps/api/src/services/job-start.ts). */
+/** Crawl and batch jobs whose workflow Temporal did not accept are failed at once (apps/api/src/services/jobs.ts startJob). */
 const JOB_NOT_STARTED = 503;
 
 const uuidParam = (what: string) => ({ id: { description: `The ${what}'s id.`, schema: { type: 'string', format: 'uuid' } } });

@@ -1,19 +1,25 @@
-import { and, asc, eq, inArray, notExists, sql } from 'drizzle-orm';
-import type { Db } from './client';
-import { crawlDocuments, crawlJobs, crawlLlmPages, crawlUrls, monitorCheckTargets } from './schema/index';
+import { sql, type SQL } from 'drizzle-orm';
+import { batchJob, crawlJob } from '@wds/workflows/job-specs';
+import { crawlWords, type JobStatus } from '@wds/workflows/jobs';
+import { inTransaction, type Db } from './client';
 import { frontierInsert, UNFINISHED_URL, type FrontierEntry } from './frontier';
-import { EXPIRES_FROM_NOW, RESULTS_KEPT } from './retention';
+import { endJobSql, insertJobSql } from './jobs/index';
 
 /**
- * Crawl and batch jobs as a whole: creating one with its seeds, reading it, its live counters, and
+ * Crawl and batch jobs as a whole: the kernel's `jobs` row with its frontier extension
+ * (schema/crawls.ts crawl_jobs): creating one with its seeds, reading it, its live counters, and
  * ending it (completed, failed, cancelled, or failed as stranded). Pages are in frontier.ts (which
  * URLs to fetch), crawl-pages.ts (storing a fetched page) and crawl-documents.ts (reading results).
  */
 
+export type CrawlKind = 'crawl' | 'batch';
+/** The status words of crawl_jobs before the kernel, still the ones on the wire and the workers' (crawlWords). */
+export type CrawlStatus = 'scraping' | 'completed' | 'failed' | 'cancelled';
+
 export interface NewCrawlJob {
   id: string;
   teamId: string;
-  kind: 'crawl' | 'batch';
+  kind: CrawlKind;
   url: string | null;
   options: unknown;
   pageLimit: number;
@@ -21,71 +27,116 @@ export interface NewCrawlJob {
   idempotencyKey?: string | null;
 }
 
+const SPECS = { crawl: crawlJob, batch: batchJob } as const;
+
+/**
+ * The job row (running: its workflow is started next, and judged by the stranded-job sweeper from
+ * then on) and its extension, in one statement.
+ */
+function insertSql(job: NewCrawlJob): SQL {
+  const row = insertJobSql({
+    id: job.id, teamId: job.teamId, kind: job.kind, status: 'running', options: job.options,
+    zeroDataRetention: job.zeroDataRetention, idempotencyKey: job.idempotencyKey ?? null, workflowId: SPECS[job.kind].workflowId(job.id),
+  });
+  return sql`WITH j AS (${row}) INSERT INTO crawl_jobs (id, url, page_limit) SELECT id, ${job.url}, ${job.pageLimit}::int FROM j`;
+}
+
 /**
  * Inserts a job and its seed URLs (a batch's list) in one transaction, so a job never exists
  * without its frontier. Its workflow is started after the commit; a job whose start never
- * happens is failed by the API (start refused) or by the workers' sweeper (API died first).
+ * happens is failed by the API (start refused) or by the workers' stranded-job sweeper (API died first).
+ * Returns the id of the job now holding the request: its own, or the twin's that took its
+ * idempotency key first (two requests racing with one key: both answer with one job).
  */
-export async function insertCrawlJob(db: Db, job: NewCrawlJob, seeds: FrontierEntry[] = []) {
-  await db.transaction(async (tx) => {
-    await tx.insert(crawlJobs).values(job);
-    if (seeds.length) await tx.execute(frontierInsert(job.id, seeds));
-  });
-}
-
-/** Inserts a job unless it exists (a monitor crawl target's job, created again by a retried activity). */
-export async function ensureCrawlJob(db: Db, job: NewCrawlJob): Promise<void> {
-  await db.insert(crawlJobs).values(job).onConflictDoNothing();
+export async function insertCrawlJob(db: Db, job: NewCrawlJob, seeds: FrontierEntry[] = []): Promise<string> {
+  try {
+    await inTransaction(db, async (tx) => {
+      await tx.execute(insertSql(job));
+      if (seeds.length) await tx.execute(frontierInsert(job.id, seeds));
+    });
+    return job.id;
+  } catch (e) {
+    const twin = job.idempotencyKey && (e as { cause?: { constraint?: string } }).cause?.constraint === 'jobs_idempotency_idx'
+      ? await findJobByIdempotencyKey(db, job.teamId, job.idempotencyKey)
+      : null;
+    if (!twin) throw e;
+    return twin;
+  }
 }
 
 /**
- * Fails a job whose workflow is not running it: its start failed, the API died before starting
- * it, or the workflow ended without ending the job. Its idempotency key is released, so a retried
- * request starts a fresh job. False when the job had already ended.
+ * Inserts a job unless it exists (a monitor crawl target's job, created again by a retried
+ * activity; two attempts never run at once, and a racing twin would fail on the key and retry).
  */
-export async function failStrandedJob(db: Db, jobId: string, error: string): Promise<boolean> {
-  const rows = await db
-    .update(crawlJobs)
-    .set({ status: 'failed', error, completedAt: new Date(), expiresAt: EXPIRES_FROM_NOW, idempotencyKey: null })
-    .where(and(eq(crawlJobs.id, jobId), eq(crawlJobs.status, 'scraping')))
-    .returning({ id: crawlJobs.id });
-  return rows.length > 0;
+export async function ensureCrawlJob(db: Db, job: NewCrawlJob): Promise<void> {
+  await inTransaction(db, async (tx) => {
+    if (!(await tx.execute(sql`SELECT 1 FROM jobs WHERE id = ${job.id}`)).rows.length) await tx.execute(insertSql(job));
+  });
 }
 
-/** Running jobs created more than `minAgeMs` ago, oldest first (candidates for the stranded-job sweep). */
-export async function runningJobsOlderThan(db: Db, minAgeMs: number, limit: number): Promise<{ id: string; kind: 'crawl' | 'batch' | 'extract' }[]> {
-  return db
-    .select({ id: crawlJobs.id, kind: crawlJobs.kind })
-    .from(crawlJobs)
-    .where(and(eq(crawlJobs.status, 'scraping'), sql`${crawlJobs.createdAt} < now() - make_interval(secs => ${minAgeMs / 1000})`))
-    .orderBy(asc(crawlJobs.createdAt))
-    .limit(limit);
+/** The running batch a team's idempotency key names, if any (its key is released when it failed to start). */
+export async function findJobByIdempotencyKey(db: Db, teamId: string, key: string): Promise<string | null> {
+  const r = await db.execute<{ id: string }>(sql`SELECT id FROM jobs WHERE team_id = ${teamId} AND kind = 'batch' AND idempotency_key = ${key}`);
+  return r.rows[0]?.id ?? null;
 }
 
-export async function findJobByIdempotencyKey(db: Db, teamId: string, key: string) {
-  const [row] = await db
-    .select({ id: crawlJobs.id })
-    .from(crawlJobs)
-    .where(and(eq(crawlJobs.teamId, teamId), eq(crawlJobs.idempotencyKey, key)));
-  return row?.id ?? null;
+/** A crawl or batch job as its readers knew it before the kernel (the wire's words and fields). */
+export interface CrawlJobRow {
+  id: string;
+  teamId: string;
+  kind: CrawlKind | 'extract';
+  url: string | null;
+  options: unknown;
+  /** The public word (crawlWords): `scraping` while live, `cancelled` from the moment a cancel is asked. */
+  status: CrawlStatus;
+  /** The kernel's status (`cancelling` while a cancelled job's workflow still stops it). */
+  jobStatus: JobStatus;
+  pageLimit: number;
+  enqueued: number;
+  completed: number;
+  failed: number;
+  creditsUsed: number;
+  /** The failure's message (the kernel keeps a FailureRecord). */
+  error: string | null;
+  zeroDataRetention: boolean;
+  deliveredAt: Date | null;
+  createdAt: Date;
+  /** When the job ended (its kernel row's finished_at). */
+  completedAt: Date | null;
+  /** When its results go: 24 hours after it ended; while it runs, 24 hours after it started (as Firecrawl answers). */
+  expiresAt: Date;
 }
 
-export async function loadCrawlJob(db: Db, id: string) {
-  const [row] = await db.select().from(crawlJobs).where(eq(crawlJobs.id, id));
-  return row ?? null;
+const ROW = sql`j.id, j.team_id AS "teamId", j.kind, c.url, j.options, j.status AS "jobStatus", c.page_limit AS "pageLimit", c.enqueued,
+  c.completed, c.failed, j.credits_used AS "creditsUsed", j.error ->> 'message' AS error, j.zero_data_retention AS "zeroDataRetention",
+  c.delivered_at AS "deliveredAt", j.created_at AS "createdAt", j.finished_at AS "completedAt",
+  coalesce(j.expires_at, coalesce(j.finished_at, j.created_at) + interval '24 hours') AS "expiresAt"`;
+
+type RawRow = Omit<CrawlJobRow, 'status'>;
+function rowOf(r: RawRow): CrawlJobRow {
+  const date = (v: Date | string | null) => (v == null ? null : new Date(v));
+  return {
+    ...r, status: crawlWords({ status: r.jobStatus, outcome: null }) as CrawlStatus,
+    deliveredAt: date(r.deliveredAt), createdAt: date(r.createdAt)!, completedAt: date(r.completedAt), expiresAt: date(r.expiresAt)!,
+  };
 }
 
-export async function loadTeamCrawlJob(db: Db, teamId: string, id: string, kind: 'crawl' | 'batch') {
-  const [row] = await db
-    .select()
-    .from(crawlJobs)
-    .where(and(eq(crawlJobs.id, id), eq(crawlJobs.teamId, teamId), eq(crawlJobs.kind, kind)));
-  return row ?? null;
+/** A frontier job by id (crawl, batch, or an extract's fetch phase): the job and its extension by primary key. */
+export async function loadCrawlJob(db: Db, id: string): Promise<CrawlJobRow | null> {
+  const r = await db.execute<RawRow>(sql`SELECT ${ROW} FROM jobs j JOIN crawl_jobs c ON c.id = j.id WHERE j.id = ${id}`);
+  return r.rows[0] ? rowOf(r.rows[0]) : null;
 }
 
-export async function jobStatus(db: Db, id: string) {
-  const [row] = await db.select({ status: crawlJobs.status }).from(crawlJobs).where(eq(crawlJobs.id, id));
-  return row?.status ?? null;
+/** A team's crawl or batch (another team's id, or another kind's, reads as missing). */
+export async function loadTeamCrawlJob(db: Db, teamId: string, id: string, kind: CrawlKind): Promise<CrawlJobRow | null> {
+  const r = await db.execute<RawRow>(sql`SELECT ${ROW} FROM jobs j JOIN crawl_jobs c ON c.id = j.id WHERE j.id = ${id} AND j.team_id = ${teamId} AND j.kind = ${kind}`);
+  return r.rows[0] ? rowOf(r.rows[0]) : null;
+}
+
+/** The job's public status word (`scraping` while its frontier takes work), null when it is gone. */
+export async function jobStatus(db: Db, id: string): Promise<CrawlStatus | null> {
+  const r = await db.execute<{ status: JobStatus }>(sql`SELECT status FROM jobs WHERE id = ${id}`);
+  return r.rows[0] ? (crawlWords({ status: r.rows[0].status, outcome: null }) as CrawlStatus) : null;
 }
 
 /** Counters of a running job, counted from its frontier and documents. */
@@ -101,49 +152,62 @@ export async function liveCounters(db: Db, jobId: string): Promise<{ total: numb
   return { total: Math.max(r.total, r.completed), completed: r.completed, failed: r.failed, creditsUsed: r.credits };
 }
 
-/** Ends a job unless it already ended (a cancel written by the API wins over a late completion). */
-export async function finishJob(db: Db, jobId: string, status: 'completed' | 'failed' | 'cancelled', error?: string): Promise<{ status: string; changed: boolean }> {
+export interface FinishedJob {
+  status: CrawlStatus;
+  /** This call ended a job nobody had asked to cancel (false: it had ended, or was being cancelled). */
+  changed: boolean;
+  /** This call wrote the job's end (a cancelled job's too). */
+  ended: boolean;
+}
+
+/**
+ * Ends a job unless it already ended, with its final counters: a cancel asked by the API wins over
+ * a late completion or failure (the job is `cancelling`, and ends `cancelled`). Its results expire
+ * 24 hours after the end (an extract's fetch phase: with its extract); a monitor crawl whose check
+ * has not collected its pages yet is held until it has (monitor-targets.ts). `releaseKey`: a job
+ * that never ran (its start was refused or it was stranded) frees its idempotency key.
+ */
+export async function finishJob(db: Db, jobId: string, outcome: 'completed' | 'failed' | 'cancelled', error?: string, o: { releaseKey?: boolean } = {}): Promise<FinishedJob> {
   const c = await liveCounters(db, jobId);
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(crawlJobs)
-      .set({ status, error: error ?? null, completedAt: new Date(), expiresAt: EXPIRES_FROM_NOW, completed: c.completed, failed: c.failed, creditsUsed: c.creditsUsed })
-      .where(and(eq(crawlJobs.id, jobId), eq(crawlJobs.status, 'scraping')))
-      .returning({ status: crawlJobs.status });
-    const final = row?.status ?? (await tx.select({ s: crawlJobs.status }).from(crawlJobs).where(eq(crawlJobs.id, jobId)))[0]?.s ?? status;
+  return inTransaction(db, async (tx) => {
+    const [job] = (await tx.execute<{ kind: string; status: JobStatus }>(sql`SELECT kind, status FROM jobs WHERE id = ${jobId} FOR NO KEY UPDATE`)).rows;
+    if (!job) return { status: outcome, changed: false, ended: false };
+    const status = job.status === 'cancelling' ? 'cancelled' : outcome;
+    const keptMs = job.kind === 'extract' ? null : crawlJob.resultsKeptMs;
+    const ended = await tx.execute(endJobSql(jobId, {
+      status, error: status === 'failed' ? { kind: 'INTERNAL', message: error ?? 'The job failed' } : null,
+      creditsUsed: c.creditsUsed, keptMs, releaseKey: o.releaseKey,
+    }));
+    const changed = (ended.rowCount ?? 0) > 0;
+    const final = changed ? status : (crawlWords({ status: job.status, outcome: null }) as CrawlStatus);
+    if (changed) {
+      await tx.execute(sql`UPDATE crawl_jobs SET completed = ${c.completed}, failed = ${c.failed} WHERE id = ${jobId}`);
+      await tx.execute(sql`UPDATE jobs SET expires_at = NULL WHERE id = ${jobId}
+        AND EXISTS (SELECT 1 FROM monitor_check_targets WHERE job_id = ${jobId} AND status = 'pending')`);
+    }
     if (final === 'cancelled') {
-      await tx
-        .update(crawlUrls)
-        .set({ status: 'cancelled', leaseOwner: null, leaseUntil: null })
-        .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, [...UNFINISHED_URL, 'llm'])));
+      await tx.execute(sql`UPDATE crawl_urls SET status = 'cancelled', lease_owner = NULL, lease_until = NULL
+        WHERE job_id = ${jobId} AND status = ANY(${sql.param([...UNFINISHED_URL, 'llm'])}::text[])`);
     }
     // Pages still waiting for their model step are never shown once the job has ended (a
     // completed job has none: its workflow waits for them).
-    if (final !== 'scraping') await tx.delete(crawlLlmPages).where(eq(crawlLlmPages.jobId, jobId));
-    // A job the API cancelled: its final counters are written now, once the work has stopped.
-    // Its results expire 24 hours after that end (a retried call keeps the first end's).
-    if (!row) {
-      await tx
-        .update(crawlJobs)
-        .set({
-          completedAt: sql`coalesce(${crawlJobs.completedAt}, now())`,
-          expiresAt: sql`coalesce(${crawlJobs.completedAt}, now()) + ${RESULTS_KEPT}`,
-          completed: c.completed, failed: c.failed, creditsUsed: c.creditsUsed,
-        })
-        .where(eq(crawlJobs.id, jobId));
-    }
-    return { status: final, changed: !!row };
+    if (final !== 'scraping') await tx.execute(sql`DELETE FROM crawl_llm_pages WHERE job_id = ${jobId}`);
+    // "changed" as before the kernel: this call ended a job nobody had cancelled.
+    return { status: final, changed: changed && job.status !== 'cancelling', ended: changed };
   });
 }
 
-/** Marks a job cancelled (the API does this before cancelling the workflow). False when it had already ended. */
+/**
+ * The UPDATE releasing the expiry of ended monitor crawls whose check has now collected them (held
+ * by finishJob while it had not): 24 hours from their end, as any crawl's. `jobIds`: a subquery.
+ */
+export const releaseCollectedCrawls = (jobIds: SQL): SQL =>
+  sql`UPDATE jobs SET expires_at = finished_at + interval '24 hours' WHERE id IN (${jobIds}) AND expires_at IS NULL AND finished_at IS NOT NULL AND kind = 'crawl'`;
+
+/** Asks a job to stop (the API does this before cancelling the workflow): `cancelling`, `cancelled` on the wire. False when it had already ended. */
 export async function markJobCancelled(db: Db, jobId: string): Promise<boolean> {
-  const rows = await db
-    .update(crawlJobs)
-    .set({ status: 'cancelled' })
-    .where(and(eq(crawlJobs.id, jobId), eq(crawlJobs.status, 'scraping')))
-    .returning({ id: crawlJobs.id });
-  return rows.length > 0;
+  const r = await db.execute(sql`UPDATE jobs SET status = 'cancelling' WHERE id = ${jobId} AND status IN ('queued', 'running')`);
+  return (r.rowCount ?? 0) > 0;
 }
 
 /**
@@ -153,11 +217,11 @@ export async function markJobCancelled(db: Db, jobId: string): Promise<boolean> 
  * answers for it). Its check target row exists before the job does (the claim picks the id), so
  * such a crawl never shows here, not even for a moment.
  */
-export async function activeCrawls(db: Db, teamId: string) {
-  const byMonitor = db.select({ one: sql`1` }).from(monitorCheckTargets).where(eq(monitorCheckTargets.jobId, crawlJobs.id));
-  return db
-    .select({ id: crawlJobs.id, teamId: crawlJobs.teamId, url: crawlJobs.url, options: crawlJobs.options })
-    .from(crawlJobs)
-    .where(and(eq(crawlJobs.teamId, teamId), eq(crawlJobs.kind, 'crawl'), eq(crawlJobs.status, 'scraping'), notExists(byMonitor)))
-    .orderBy(asc(crawlJobs.createdAt));
+export async function activeCrawls(db: Db, teamId: string): Promise<{ id: string; teamId: string; url: string | null; options: unknown }[]> {
+  const r = await db.execute<{ id: string; teamId: string; url: string | null; options: unknown }>(sql`
+    SELECT j.id, j.team_id AS "teamId", c.url, j.options FROM jobs j JOIN crawl_jobs c ON c.id = j.id
+    WHERE j.team_id = ${teamId} AND j.kind = 'crawl' AND j.status IN ('queued', 'running')
+      AND NOT EXISTS (SELECT 1 FROM monitor_check_targets t WHERE t.job_id = j.id)
+    ORDER BY j.created_at`);
+  return r.rows;
 }

@@ -147,10 +147,10 @@ test('an LLM claim leases at most n pages whatever plan Postgres picks (statisti
 
 test('a page the model step finishes is indexed for search like a fetched page; a zero-data-retention job\'s is not', async () => {
   const indexed = async (teamOf: string, url: string) =>
-    Number((await h.db.execute<{ n: string }>(sql`SELECT count(*) AS n FROM search_pages p JOIN crawl_jobs j ON j.team_id = p.team_id WHERE j.id = ${teamOf} AND p.url = ${url}`)).rows[0]!.n);
+    Number((await h.db.execute<{ n: string }>(sql`SELECT count(*) AS n FROM search_pages p JOIN jobs j ON j.team_id = p.team_id WHERE j.id = ${teamOf} AND p.url = ${url}`)).rows[0]!.n);
   for (const zdr of [false, true]) {
     const id = await jobWithPending(1);
-    if (zdr) await h.db.execute(sql`UPDATE crawl_jobs SET zero_data_retention = true WHERE id = ${id}`);
+    if (zdr) await h.db.execute(sql`UPDATE jobs SET zero_data_retention = true WHERE id = ${id}`);
     const [p] = await claimLlmPages(h.db, id, 'llm-index', 1, 60_000, { retakeOwn: true });
     const url = `http://a.test/indexed-${id}`;
     assert.ok(await finishLlmPage(h.db, id, p!.key, { body: { markdown: '# Kettle\n\nA blue kettle.', metadata: { sourceURL: url, statusCode: 200 } }, credits: 5 }));

@@ -72,7 +72,7 @@ export const KEEPS_NO_DATA = sql.raw(`(zero_data_retention OR coalesce((options 
  * other teams (not when they were fetched with the team's headers, profile or actions).
  */
 export const pageJobCte = (jobId: SQL) =>
-  sql`job AS (SELECT team_id, kind, ${KEEPS_NO_DATA} AS keeps_no_data, ${sharedIndexAllows(sql`options`)} AS shareable FROM crawl_jobs WHERE id = ${jobId})`;
+  sql`job AS (SELECT team_id, kind, ${KEEPS_NO_DATA} AS keeps_no_data, ${sharedIndexAllows(sql`options`)} AS shareable FROM jobs WHERE id = ${jobId})`;
 
 /**
  * Ends a scraped page in one statement, so it is atomic without a transaction and costs one
@@ -122,7 +122,7 @@ async function storePage(db: Db, jobId: string, key: string, page: FinishedPage,
       INSERT INTO crawl_llm_pages (job_id, url_key, document, credits)
       SELECT ${jobId}::uuid, ${key}::text, ${pending ? body : null}::jsonb, ${d?.credits ?? 0}::int
       WHERE ${pending}::bool AND NOT EXISTS (SELECT 1 FROM crawl_documents WHERE job_id = ${jobId}::uuid AND url_key = ${key}::text)
-        AND EXISTS (SELECT 1 FROM crawl_jobs WHERE id = ${jobId} AND status = 'scraping')
+        AND EXISTS (SELECT 1 FROM jobs WHERE id = ${jobId} AND status IN ('queued', 'running'))
       ON CONFLICT DO NOTHING
       RETURNING 1
     ), done AS (

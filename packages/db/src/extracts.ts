@@ -4,13 +4,13 @@ import { enqueueUrls, type FrontierEntry } from './frontier';
 import { crawlParamsJob } from '@wds/workflows/job-specs';
 import type { JobStatus } from '@wds/workflows/jobs';
 import { endJobSql, insertJobSql } from './jobs/index';
-import { crawlJobs, extractJobs, extractPages } from './schema/index';
+import { extractJobs, extractPages } from './schema/index';
 import { EXPIRES_FROM_NOW } from './retention';
 import { storable, storableText } from './text';
 
 /**
- * Extract jobs (schema/extracts.ts): the job row, its frontier row (crawl_jobs, kind
- * `extract`, same id) and the per-page model results. Every write a worker makes is
+ * Extract jobs (schema/extracts.ts): the job row, its frontier job (a `jobs` row of kind
+ * `extract` with its crawl_jobs extension, same id) and the per-page model results. Every write a worker makes is
  * idempotent: a page result is keyed by its document, the job ends once.
  */
 
@@ -35,7 +35,10 @@ export interface NewExtractJob {
 export async function insertExtractJob(db: Db, job: NewExtractJob): Promise<void> {
   await inTransaction(db, async (tx) => {
     await tx.insert(extractJobs).values({ id: job.id, teamId: job.teamId, options: job.options });
-    await tx.insert(crawlJobs).values({ id: job.id, teamId: job.teamId, kind: 'extract', url: null, options: { scrapeOptions: job.pageOptions }, pageLimit: job.pageLimit, zeroDataRetention: false });
+    // Its fetch phase is a frontier job of kind `extract` (the kernel's row, running until the pages are
+    // fetched; no workflow id: the extract's own sweep judges it) with its crawl_jobs extension.
+    const frontier = insertJobSql({ id: job.id, teamId: job.teamId, kind: 'extract', status: 'running', options: { scrapeOptions: job.pageOptions } });
+    await tx.execute(sql`WITH j AS (${frontier}) INSERT INTO crawl_jobs (id, url, page_limit) SELECT id, NULL, ${job.pageLimit}::int FROM j`);
     if (job.seeds.length) await enqueueUrls(tx, job.id, job.seeds);
   });
 }
@@ -148,10 +151,7 @@ export async function endExtractJob(db: Db, id: string, status: 'failed' | 'canc
       .set({ status, error: error === null ? null : storableText(error), ...totals, completedAt: new Date(), expiresAt: EXPIRES_FROM_NOW })
       .where(and(eq(extractJobs.id, id), eq(extractJobs.status, 'processing')))
       .returning({ id: extractJobs.id });
-    await tx
-      .update(crawlJobs)
-      .set({ status, error, completedAt: new Date() })
-      .where(and(eq(crawlJobs.id, id), eq(crawlJobs.status, 'scraping')));
+    await tx.execute(endJobSql(id, { status, error: error === null ? null : { kind: 'INTERNAL', message: error }, keptMs: null }));
     return rows.length > 0;
   });
 }
@@ -164,16 +164,14 @@ export async function extractTokensUsed(db: Db, jobId: string): Promise<number> 
 }
 
 /**
- * Extract jobs still processing past their fetch phase (their frontier row has ended), created
- * more than `minAgeMs` ago: candidates for the stranded-job sweep, which fails those no workflow
- * runs any more (the frontier row is swept as a crawl's while the pages are fetched).
+ * Extract jobs still processing (fetching or past it), created more than `minAgeMs` ago, oldest
+ * first: candidates for the extract's stranded-job sweep, which fails those no workflow runs.
  */
-export async function extractsPastFetchOlderThan(db: Db, minAgeMs: number, limit: number): Promise<{ id: string; kind: 'extract' }[]> {
+export async function processingExtractsOlderThan(db: Db, minAgeMs: number, limit: number): Promise<string[]> {
   const r = await db.execute<{ id: string }>(sql`
-    SELECT e.id FROM extract_jobs e JOIN crawl_jobs c ON c.id = e.id
-    WHERE e.status = 'processing' AND c.status <> 'scraping' AND e.created_at < now() - make_interval(secs => ${minAgeMs / 1000})
-    ORDER BY e.created_at LIMIT ${limit}`);
-  return r.rows.map((x) => ({ id: x.id, kind: 'extract' as const }));
+    SELECT id FROM extract_jobs WHERE status = 'processing' AND created_at < now() - make_interval(secs => ${minAgeMs / 1000})
+    ORDER BY created_at LIMIT ${limit}`);
+  return r.rows.map((x) => x.id);
 }
 
 // ---- crawl params from a prompt ----

@@ -77,7 +77,7 @@ export async function pruneRateWindows(db: Db): Promise<void> {
 export async function teamQueue(db: Db, teamId: string): Promise<{ active: number; activeScrapes: number; mostRecentSuccess: Date | null }> {
   const r = await db.execute<{ scrapes: string; crawls: string; parses: string; recent: Date | string | null }>(sql`
     SELECT (SELECT count(*) FROM scrape_jobs WHERE team_id = ${teamId} AND status = 'pending') AS scrapes,
-           (SELECT count(*) FROM crawl_jobs WHERE team_id = ${teamId} AND status = 'scraping') AS crawls,
+           (SELECT count(*) FROM jobs WHERE team_id = ${teamId} AND kind IN ('crawl', 'batch', 'extract') AND status IN ('queued', 'running')) AS crawls,
            (SELECT count(*) FROM jobs WHERE team_id = ${teamId} AND kind = 'parse' AND status IN ('queued', 'running', 'cancelling')) AS parses,
            (SELECT max(completed_at) FROM scrape_jobs WHERE team_id = ${teamId} AND status = 'completed') AS recent`);
   const row = r.rows[0]!;

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from './client';
+import { releaseCollectedCrawls } from './crawl-jobs';
 import { endFinishedChecks, type EndedCheck } from './monitor-pages';
 
 /**
@@ -54,7 +55,8 @@ async function failWhatWaits(db: Db, runId: string, error: string): Promise<void
     WITH lost AS (
       UPDATE monitor_check_targets t SET status = 'collected', result = jsonb_build_object('targetId', t.target_id, 'type', t.type, 'error', ${message}::text)
       WHERE t.run_id = ${runId} AND t.status = 'pending'
-      RETURNING t.check_id, t.target_id, t.type
+      RETURNING t.check_id, t.target_id, t.type, t.job_id
+    ), released AS (${releaseCollectedCrawls(sql`SELECT job_id FROM lost`)}
     ), pages AS (
       INSERT INTO monitor_check_pages (check_id, target_id, url_key, url, run_id, status, error)
       SELECT l.check_id, l.target_id, 'target:' || l.target_id, coalesce(tg->>'url', 'search: ' || (tg->'queries'->>0), l.target_id), ${runId}::uuid, 'error', ${message}

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from './client';
+import { releaseCollectedCrawls } from './crawl-jobs';
 
 /**
  * Crawl and search targets of monitor checks (schema/monitors.ts monitor_check_targets): what a
@@ -42,7 +43,8 @@ export async function collectTarget(db: Db, t: { checkId: string; targetId: stri
   const r = await db.execute<{ n: number }>(sql`
     WITH done AS (
       UPDATE monitor_check_targets SET status = 'collected', result = ${JSON.stringify(t.result)}::jsonb
-      WHERE check_id = ${t.checkId} AND target_id = ${t.targetId} AND status = 'pending' RETURNING check_id
+      WHERE check_id = ${t.checkId} AND target_id = ${t.targetId} AND status = 'pending' RETURNING check_id, job_id
+    ), released AS (${releaseCollectedCrawls(sql`SELECT job_id FROM done`)}
     ), counted AS (
       UPDATE monitor_checks c SET pending_targets = greatest(0, c.pending_targets - 1), target_credits = c.target_credits + ${t.credits ?? 0}
       FROM done WHERE c.id = done.check_id

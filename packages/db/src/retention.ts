@@ -17,25 +17,34 @@ import { KEEPS_NOTHING_SQL } from './schema/scrapes';
  *   (`markJobDelivered`) — or `resultTtlMs` after it ended if they never are.
  * Whatever the request asked, the results of a crawl, batch scrape, extract or agent job are kept
  * until its `expiresAt` (24 hours after it ended, Firecrawl's retention for them): then the job goes
- * whole (`deleteExpiredCrawls`, `deleteExpiredExtracts`; agent jobs through the job kernel's
- * `deleteExpiredJobs`), and its status endpoints answer as for an unknown id. Its ledger entries stay.
+ * whole (crawls, batch scrapes and agent jobs through the job kernel's `deleteExpiredJobs`, their
+ * frontier, pages and drafts cascading from the job; extracts through `deleteExpiredExtracts`), and
+ * its status endpoints answer as for an unknown id. Its ledger entries stay. A monitor crawl whose
+ * check has not collected its pages yet is held (its `expires_at` NULL until the check collects
+ * it: crawl-jobs.ts finishJob, monitor-targets.ts).
  */
 
-/** Deletes the data of the ended ZDR jobs that `cond` selects (a condition on crawl_jobs), in one statement; returns how many jobs. */
+/**
+ * Deletes the data of the ended ZDR frontier jobs that `cond` selects (a condition on `jobs j` and
+ * its `crawl_jobs c`), in one statement; returns how many jobs.
+ */
 async function purgeJobs(db: Db, cond: SQL): Promise<number> {
   const r = await db.execute<{ n: number }>(sql`
     WITH j AS (
-      SELECT id FROM crawl_jobs WHERE zero_data_retention AND status <> 'scraping' AND completed_at IS NOT NULL AND ${cond}
+      SELECT j.id FROM jobs j JOIN crawl_jobs c ON c.id = j.id
+      WHERE j.zero_data_retention AND j.status IN ('completed', 'failed', 'cancelled') AND j.finished_at IS NOT NULL AND ${cond}
     ), docs AS (DELETE FROM crawl_documents WHERE job_id IN (SELECT id FROM j)
     ), drafts AS (DELETE FROM crawl_llm_pages WHERE job_id IN (SELECT id FROM j)
     ), urls AS (DELETE FROM crawl_urls WHERE job_id IN (SELECT id FROM j)
     ), robots AS (DELETE FROM crawl_robots WHERE job_id IN (SELECT id FROM j)
     ), origins AS (DELETE FROM crawl_origin_engines WHERE job_id IN (SELECT id FROM j)
     ), events AS (DELETE FROM job_events WHERE job_id IN (SELECT id FROM j)
+    ), ext AS (UPDATE crawl_jobs SET url = NULL WHERE id IN (SELECT id FROM j) AND url IS NOT NULL
     ), job AS (
       -- The options held the URL patterns, headers and webhook; the flag stays so later writes keep nothing.
-      UPDATE crawl_jobs SET url = NULL, options = '{"zeroDataRetention": true}'::jsonb, error = CASE WHEN error IS NULL THEN NULL ELSE 'failed' END
-      WHERE id IN (SELECT id FROM j) AND (url IS NOT NULL OR options <> '{"zeroDataRetention": true}'::jsonb)
+      UPDATE jobs SET options = '{"zeroDataRetention": true}'::jsonb,
+        error = CASE WHEN error IS NULL THEN NULL ELSE jsonb_build_object('kind', error ->> 'kind', 'message', 'failed') END
+      WHERE id IN (SELECT id FROM j) AND (options <> '{"zeroDataRetention": true}'::jsonb OR error ->> 'message' <> 'failed')
     )
     SELECT count(*)::int AS n FROM j`);
   return Number(r.rows[0]?.n ?? 0);
@@ -47,8 +56,9 @@ async function purgeJobs(db: Db, cond: SQL): Promise<number> {
  * Idempotent; false when nothing was purged (not ZDR, still running, or webhooks pending).
  */
 export async function markJobDelivered(db: Db, jobId: string): Promise<boolean> {
-  await db.execute(sql`UPDATE crawl_jobs SET delivered_at = coalesce(delivered_at, now()) WHERE id = ${jobId} AND zero_data_retention AND status <> 'scraping'`);
-  const n = await purgeJobs(db, sql`id = ${jobId} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE job_id = ${jobId} AND status = 'pending')`);
+  await db.execute(sql`UPDATE crawl_jobs c SET delivered_at = coalesce(c.delivered_at, now()) FROM jobs j
+    WHERE c.id = ${jobId} AND j.id = c.id AND j.zero_data_retention AND j.status IN ('completed', 'failed', 'cancelled')`);
+  const n = await purgeJobs(db, sql`j.id = ${jobId} AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE job_id = ${jobId} AND status = 'pending')`);
   return n > 0;
 }
 
@@ -96,32 +106,9 @@ export async function deleteExpiredExtracts(db: Db, limit = JOBS_PER_SWEEP): Pro
   return deleteJobs(db, {
     pick: sql`SELECT id FROM extract_jobs WHERE status <> 'processing' AND expires_at < now() ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
     deletes: [
-      sql`DELETE FROM crawl_jobs WHERE id IN (SELECT id FROM x) AND kind = 'extract'`,
+      sql`DELETE FROM jobs WHERE id IN (SELECT id FROM x) AND kind = 'extract'`,
       sql`DELETE FROM extract_jobs WHERE id IN (SELECT id FROM x) RETURNING 1`,
     ],
-  });
-}
-
-/**
- * Deletes ended crawls and batch scrapes (also the batch behind a search with scrapeOptions, and a
- * monitor's crawl) whose results expired: the job row, and by cascade its frontier (URLs, errors),
- * pages, model-step drafts, robots.txt copies and learned origin engines; and its events. Kept:
- * - a running job, whatever its dates (its workflow still writes to it);
- * - a job that ended less than 24 hours ago even when `expires_at` passed: jobs that ended before
- *   `finishJob` moved `expires_at` to the end still carry the one set at their start;
- * - a monitor crawl whose check has not collected its pages yet (monitor_check_targets pending):
- *   the check reads them from here. Once collected, the check holds its own copy (monitor_check_pages)
- *   and change tracking its versions (page_versions), so the crawl goes like any other;
- * - what is the team's rather than the job's: its search index rows, page versions, page cache.
- */
-export async function deleteExpiredCrawls(db: Db, limit = JOBS_PER_SWEEP): Promise<number> {
-  return deleteJobs(db, {
-    pick: sql`
-      SELECT id FROM crawl_jobs j
-      WHERE kind IN ('crawl', 'batch') AND status <> 'scraping' AND expires_at < now() AND completed_at < now() - ${RESULTS_KEPT}
-        AND NOT EXISTS (SELECT 1 FROM monitor_check_targets t WHERE t.job_id = j.id AND t.status = 'pending')
-      ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
-    deletes: [sql`DELETE FROM crawl_jobs WHERE id IN (SELECT id FROM x) RETURNING 1`],
   });
 }
 
@@ -140,7 +127,7 @@ export interface RetentionSwept {
   expired: Partial<Record<JobKind, number>>;
   jobs: number;
   extracts: number;
-  /** Crawls and batch scrapes. */
+  /** Crawls and batch scrapes (of `expired`). */
   crawls: number;
 }
 
@@ -159,9 +146,8 @@ export async function sweepRetention(db: Db, o: RetentionSweep): Promise<Retenti
   const expired = await deleteExpiredJobs(db);
   const jobs = await purgeJobs(
     db,
-    sql`completed_at > now() - interval '7 days' AND (delivered_at IS NOT NULL OR completed_at < now() - make_interval(secs => ${o.resultTtlMs / 1000}))`,
+    sql`j.finished_at > now() - interval '7 days' AND (c.delivered_at IS NOT NULL OR j.finished_at < now() - make_interval(secs => ${o.resultTtlMs / 1000}))`,
   );
   const extracts = await deleteExpiredExtracts(db);
-  const crawls = await deleteExpiredCrawls(db);
-  return { scrapes: scrapes.rowCount ?? 0, parses: expired.parse ?? 0, expired, jobs, extracts, crawls };
+  return { scrapes: scrapes.rowCount ?? 0, parses: expired.parse ?? 0, expired, jobs, extracts, crawls: (expired.crawl ?? 0) + (expired.batch ?? 0) };
 }

@@ -38,7 +38,7 @@ const SOURCES: Record<string, Source> = {
     batch: (cursor, cutoff, limit) => sql`
       SELECT ARRAY[d.job_id::text, d.url_key] AS key, j.team_id, ${INDEXED(sql`d.document`)} AS document, d.created_at AS stored_at,
         ${sharedIndexAllows(sql`j.options`)} AS shareable
-      FROM crawl_documents d JOIN crawl_jobs j ON j.id = d.job_id
+      FROM crawl_documents d JOIN jobs j ON j.id = d.job_id
       WHERE d.created_at < ${cutoff.toISOString()}::timestamptz AND NOT ${KEEPS_NO_DATA}
         ${cursor ? sql`AND (d.job_id, d.url_key) > (${cursor[0]}::uuid, ${cursor[1]}::text)` : sql``}
       ORDER BY d.job_id, d.url_key LIMIT ${limit}`,

@@ -1,7 +1,7 @@
 /**
  * The extract job's contract (POST /v2/extract). The request (prompt, schema, page options)
  * lives in extract_jobs.options; the pages in the job's frontier (crawl_urls/crawl_documents,
- * a crawl_jobs row of kind `extract`); the model's per-page results in extract_pages. The
+ * a frontier job of kind `extract` with its crawl_jobs extension); the model's per-page results in extract_pages. The
  * workflow carries the job id, the frontier plan, counters and page sequence numbers.
  */
 import type { CrawlPlan, CrawlProgress, ProcessBatchInput, ProcessBatchResult } from '../crawl/contracts';

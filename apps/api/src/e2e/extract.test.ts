@@ -372,7 +372,7 @@ describe('crawl prompt', () => {
   test('model output the crawl schema refuses: one repair, then a clear 422 and no crawl', async () => {
     // A regular expression RE2 cannot compile passes the JSON Schema but not the crawl's validation.
     overrides.set('crawl', () => ({ content: { includePaths: ['^/blog/(?=x)'] } }));
-    const before = (await stack.db.pool.query("SELECT count(*)::int AS n FROM crawl_jobs WHERE kind = 'crawl'")).rows[0].n as number;
+    const before = (await stack.db.pool.query("SELECT count(*)::int AS n FROM jobs WHERE kind = 'crawl'")).rows[0].n as number;
     const r = await call(stack, 'POST', '/v2/crawl', { url: site.url('/'), prompt: 'blog posts' });
     assert.equal(r.status, 422, r.text);
     assert.equal(r.json.success, false);
@@ -380,7 +380,7 @@ describe('crawl prompt', () => {
     assert.match(r.json.error, /includePaths/);
     assert.equal(model.chatRequests().filter((x) => kindOf(x) === 'crawl').length, 2, 'the answer and one repair');
     assert.match(promptText(model.chatRequests().at(-1)!), /includePaths/, 'the repair turn named the problem');
-    const afterCount = (await stack.db.pool.query("SELECT count(*)::int AS n FROM crawl_jobs WHERE kind = 'crawl'")).rows[0].n as number;
+    const afterCount = (await stack.db.pool.query("SELECT count(*)::int AS n FROM jobs WHERE kind = 'crawl'")).rows[0].n as number;
     assert.equal(afterCount, before, 'no crawl was started with garbage options');
     const preview = await call(stack, 'POST', '/v2/crawl/params-preview', { url: site.url('/'), prompt: 'blog posts' });
     assert.equal(preview.status, 422, preview.text);

@@ -45,7 +45,7 @@ async function apiBehindProxy() {
 
 async function jobsOf(teamId: string) {
   const r = await stack.db.db.execute<{ id: string; kind: string; url: string | null; status: string; error: string | null; idempotency_key: string | null }>(
-    sql`SELECT id, kind, url, status, error, idempotency_key FROM crawl_jobs WHERE team_id = ${teamId} ORDER BY created_at`,
+    sql`SELECT j.id, j.kind, c.url, j.status, j.error ->> 'message' AS error, j.idempotency_key FROM jobs j JOIN crawl_jobs c ON c.id = j.id WHERE j.team_id = ${teamId} ORDER BY j.created_at`,
   );
   return r.rows;
 }
@@ -132,7 +132,7 @@ describe('job start', () => {
     proxy.stall();
     const pending = call({ url: api.url!, apiKey: team.apiKey }, 'POST', '/v2/crawl', { url: site.url('/a'), limit: 2 }).catch((e: Error) => e);
     const orphan = await until(async () => (await jobsOf(team.teamId)).find((r) => r.url?.endsWith('/a')), 'the crawl row', { timeoutMs: 30_000 });
-    assert.equal(orphan.status, 'scraping');
+    assert.equal(orphan.status, 'running');
     // The row is committed and the start hangs: kill the API now.
     api.child.kill('SIGKILL');
     await exitOf(api.child);

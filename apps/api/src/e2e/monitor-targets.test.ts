@@ -143,7 +143,7 @@ describe('crawl targets', () => {
     const check = await fc.runMonitor(m.id);
     const monitorCrawl = await until(async () => {
       const r = await stack.db.pool.query(
-        `SELECT t.job_id FROM monitor_check_targets t JOIN crawl_jobs j ON j.id = t.job_id WHERE t.check_id = $1 AND j.status = 'scraping'`, [check.id]);
+        `SELECT t.job_id FROM monitor_check_targets t JOIN jobs j ON j.id = t.job_id WHERE t.check_id = $1 AND j.status IN ('queued', 'running')`, [check.id]);
       return (r.rows[0]?.job_id as string | undefined) ?? null;
     }, "the monitor's crawl to start", WAIT);
     const active = await fc.getActiveCrawls();

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
+import { collectTarget } from '@wds/db';
 import { call, html, namespaceFor, startFakeOpenAI, startFixtureSite, startStack, until, type FakeChatRequest, type FakeOpenAI, type FakeReply, type FixtureSite, type Stack, FAST_MONITOR_ENV } from '@wds/test-utils';
 
 // Retention of crawl, batch-scrape and agent results (packages/db retention.ts): 24 hours after a
@@ -65,7 +66,7 @@ const q = async <T extends Record<string, unknown>>(text: string, params: unknow
 /** Every row a crawl or batch job has, by table, and its ledger entries (which must stay). */
 async function crawlRows(id: string) {
   const [r] = await q<Record<string, number>>(
-    `SELECT (SELECT count(*) FROM crawl_jobs WHERE id = $1)::int AS job, (SELECT count(*) FROM crawl_urls WHERE job_id = $1)::int AS urls,
+    `SELECT (SELECT count(*) FROM jobs WHERE id = $1)::int + (SELECT count(*) FROM crawl_jobs WHERE id = $1)::int AS job, (SELECT count(*) FROM crawl_urls WHERE job_id = $1)::int AS urls,
             (SELECT count(*) FROM crawl_documents WHERE job_id = $1)::int AS docs, (SELECT count(*) FROM job_events WHERE job_id = $1)::int AS events,
             (SELECT count(*) FROM job_event_heads WHERE job_id = $1)::int AS heads, (SELECT count(*) FROM webhook_deliveries WHERE job_id = $1)::int AS hooks,
             (SELECT count(*) FROM credit_ledger WHERE job_id = $1)::int AS ledger`,
@@ -136,20 +137,21 @@ describe('crawls and batch scrapes', () => {
     for (const id of [oldCrawl, oldBatch]) assert.ok(before[id].docs === 2 && before[id].urls === 2 && before[id].events > 0 && before[id].ledger > 0, JSON.stringify(before[id]));
     assert.equal(before[oldCrawl].hooks, 1, 'the completed webhook was delivered');
     // Results expire 24 hours after the job ended, not after it started.
-    const [moved] = await q<{ ok: boolean }>(`SELECT expires_at BETWEEN completed_at + interval '23 hours' AND completed_at + interval '25 hours' AS ok FROM crawl_jobs WHERE id = $1`, [freshCrawl]);
+    const [moved] = await q<{ ok: boolean }>(`SELECT expires_at BETWEEN finished_at + interval '23 hours' AND finished_at + interval '25 hours' AS ok FROM jobs WHERE id = $1`, [freshCrawl]);
     assert.equal(moved!.ok, true);
     const indexed = async (teamId: string) => Number((await q<{ n: string }>(`SELECT count(*) AS n FROM search_pages WHERE team_id = $1`, [teamId]))[0]!.n);
     const searchable = await indexed(stack.teamId);
     assert.ok(searchable >= 2);
 
     // One statement moves every date, so the sweep that takes the expired jobs saw the others too:
-    // expired and ended a day ago (old ones); expires_at passed but ended an hour ago (an old row whose
-    // expiry was counted from its start); expires_at passed but still running.
+    // expired and ended a day ago (old ones); expires_at passed but still running. (A row from before
+    // the job kernel whose expiry was counted from its start got its end's in the migration:
+    // packages/db crawl-migration.test.ts.)
     await q(
-      `UPDATE crawl_jobs SET expires_at = now() - interval '1 second',
-         completed_at = CASE WHEN id = ANY($1::uuid[]) THEN now() - interval '25 hours' WHEN id = $2 THEN now() - interval '1 hour' ELSE completed_at END
-       WHERE id = ANY($1::uuid[]) OR id = $2 OR id = $3`,
-      [[oldCrawl, oldBatch], lateCrawl, running],
+      `UPDATE jobs SET expires_at = now() - interval '1 second',
+         finished_at = CASE WHEN id = ANY($1::uuid[]) THEN now() - interval '25 hours' ELSE finished_at END
+       WHERE id = ANY($1::uuid[]) OR id = $2`,
+      [[oldCrawl, oldBatch], running],
     );
     await until(async () => ((await crawlRows(oldCrawl)).job + (await crawlRows(oldBatch)).job === 0 ? true : null), 'the sweep to delete the expired crawl and batch', WAIT);
 
@@ -159,8 +161,8 @@ describe('crawls and batch scrapes', () => {
     for (const path of ['/v2/crawl/{id}', '/v2/crawl/{id}/errors']) assert.deepEqual(await answer(path, oldCrawl), await unknownAnswer(path));
     for (const path of ['/v2/batch/scrape/{id}', '/v2/batch/scrape/{id}/errors']) assert.deepEqual(await answer(path, oldBatch), await unknownAnswer(path));
 
-    const [run] = await q<{ status: string }>(`SELECT status FROM crawl_jobs WHERE id = $1`, [running]);
-    assert.equal(run?.status, 'scraping', 'a running job is never taken');
+    const [run] = await q<{ status: string }>(`SELECT status FROM jobs WHERE id = $1`, [running]);
+    assert.equal(run?.status, 'running', 'a running job is never taken');
     for (const id of [freshCrawl, lateCrawl, otherCrawl]) assert.deepEqual(await crawlRows(id), before[id], 'kept whole');
     assert.equal((await fc.getCrawlStatus(lateCrawl)).data.length, 2);
     assert.equal((await otherFc.getCrawlStatus(otherCrawl)).data.length, 2);
@@ -225,14 +227,20 @@ describe('monitor crawls', () => {
     const marker = await crawlOf(fc, '/b');
     await crawlDone(marker);
 
-    // Between its crawl's end and the collection of its pages, a check's target is pending: put it
-    // back there, and expire the monitor's crawl with a plain one in the same statement.
-    await q(`UPDATE monitor_check_targets SET status = 'pending' WHERE job_id = $1`, [crawlId]);
-    await q(`UPDATE crawl_jobs SET expires_at = now() - interval '1 second', completed_at = now() - interval '25 hours' WHERE id = ANY($1::uuid[])`, [[crawlId, marker]]);
+    // Between its crawl's end and the collection of its pages, a check's target is pending and the
+    // crawl's expiry held (finishJob leaves it NULL then): put both back there, ended a day ago, and
+    // expire a plain crawl in the same statement.
+    const [target] = await q<{ check_id: string; target_id: string; result: Record<string, unknown> }>(
+      `UPDATE monitor_check_targets SET status = 'pending' WHERE job_id = $1 RETURNING check_id, target_id, result`, [crawlId]);
+    await q(
+      `UPDATE jobs SET finished_at = now() - interval '25 hours', expires_at = CASE WHEN id = $1 THEN NULL ELSE now() - interval '1 second' END WHERE id = ANY($2::uuid[])`,
+      [crawlId, [crawlId, marker]],
+    );
     await until(async () => ((await crawlRows(marker)).job === 0 ? true : null), 'the sweep to delete the plain expired crawl', WAIT);
-    assert.equal((await crawlRows(crawlId)).job, 1, 'a crawl its check still has to collect is kept');
+    assert.equal((await crawlRows(crawlId)).job, 2, 'a crawl its check still has to collect is kept');
 
-    await q(`UPDATE monitor_check_targets SET status = 'collected' WHERE job_id = $1`, [crawlId]);
+    // The check collects it: its expiry is 24 hours from its end, long passed.
+    assert.equal(await collectTarget(stack.db.db, { checkId: target!.check_id, targetId: target!.target_id, result: target!.result }), true);
     await until(async () => ((await crawlRows(crawlId)).job === 0 ? true : null), 'the sweep to delete the collected monitor crawl', WAIT);
     assert.deepEqual(await answer('/v2/crawl/{id}', crawlId), await unknownAnswer('/v2/crawl/{id}'));
     // The check keeps its own copy of the pages; the next check compares with the team's page versions.

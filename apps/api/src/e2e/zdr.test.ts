@@ -206,7 +206,7 @@ describe('zero data retention', () => {
     const read = await call(as(), 'GET', `/v2/batch/scrape/${id}`);
     assert.equal(read.json.data.length, 1);
     await until(async () => (await stack.db.pool.query('SELECT count(*)::int AS n FROM crawl_documents WHERE job_id = $1', [id])).rows[0].n === 0, 'the pages to go after the read');
-    const row = (await stack.db.pool.query('SELECT url, options, delivered_at FROM crawl_jobs WHERE id = $1', [id])).rows[0];
+    const row = (await stack.db.pool.query('SELECT c.url, j.options, c.delivered_at FROM crawl_jobs c JOIN jobs j ON j.id = c.id WHERE c.id = $1', [id])).rows[0];
     assert.deepEqual({ url: row.url, options: row.options }, { url: null, options: { zeroDataRetention: true } });
     assert.ok(row.delivered_at);
   });
@@ -214,7 +214,7 @@ describe('zero data retention', () => {
   test('results never read are deleted by the retention sweep after WDS_ZDR_RESULT_TTL_MS; rows a dead API left behind too', T, async () => {
     const start = await call(as(), 'POST', '/v2/batch/scrape', { urls: [site.url(`/${M}/next`)], zeroDataRetention: true });
     const id = start.json.id as string;
-    await until(async () => (await stack.db.pool.query(`SELECT status FROM crawl_jobs WHERE id = $1 AND completed_at IS NOT NULL`, [id])).rows[0]?.status === 'completed', 'the batch to end');
+    await until(async () => (await stack.db.pool.query(`SELECT status FROM jobs WHERE id = $1 AND finished_at IS NOT NULL`, [id])).rows[0]?.status === 'completed', 'the batch to end');
     const docs = async () => (await stack.db.pool.query('SELECT count(*)::int AS n FROM crawl_documents WHERE job_id = $1', [id])).rows[0].n as number;
     assert.equal(await docs(), 1, 'unread results wait for their reader');
     // A scrape and a parse whose API died before deleting them (their requests' time is long up).
@@ -229,7 +229,7 @@ describe('zero data retention', () => {
     await until(async () => (await stack.db.pool.query('SELECT count(*)::int AS n FROM scrape_jobs WHERE id = ANY($1)', [stranded])).rows[0].n === 0, 'the worker to delete the stranded scrape', { timeoutMs: 20_000 });
     await until(async () => (await stack.db.pool.query('SELECT count(*)::int AS n FROM parse_jobs WHERE id = ANY($1)', [stranded])).rows[0].n === 0, 'the worker to delete the stranded parse', { timeoutMs: 20_000 });
     // The TTL is an hour here: its expiry is the same statement with the clock moved on.
-    await stack.db.pool.query(`UPDATE crawl_jobs SET completed_at = now() - interval '2 hours' WHERE id = $1`, [id]);
+    await stack.db.pool.query(`UPDATE jobs SET finished_at = now() - interval '2 hours' WHERE id = $1`, [id]);
     await until(async () => (await docs()) === 0, 'the retention sweep to delete the unread results', { timeoutMs: 20_000 });
   });
 
@@ -301,7 +301,7 @@ describe('auditMetadata and threatProtection', () => {
     await until(() => hooks.some((h) => h.type === 'crawl.completed'), 'the crawl.completed webhook', { timeoutMs: 30_000 });
     assert.deepEqual([...new Set(hooks.map((h) => h.type))].sort(), ['crawl.completed', 'crawl.page', 'crawl.started']);
     assert.ok(hooks.every((h) => JSON.stringify(h.auditMetadata) === JSON.stringify({ username: 'bob' })), JSON.stringify(hooks.map((h) => h.auditMetadata)));
-    const stored = (await stack.db.pool.query('SELECT options FROM crawl_jobs WHERE id = $1', [job.id])).rows[0];
+    const stored = (await stack.db.pool.query('SELECT options FROM jobs WHERE id = $1', [job.id])).rows[0];
     assert.deepEqual(stored.options.scrapeOptions.auditMetadata, { username: 'bob' });
   });
 

@@ -1,57 +1,35 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { teams } from './teams';
+import { jobs } from './jobs';
 
 /**
- * Crawls and batch scrapes: one row per job with counters the status endpoint reads, the
- * frontier (crawl_urls, unique per normalised URL) and the documents (one per URL key). An
- * extract job (schema/extracts.ts) owns a row of kind `extract` for the pages it fetches.
+ * Crawls and batch scrapes: the job kernel's row (schema/jobs.ts: team, kind `crawl` | `batch`,
+ * status, options, error, credits, times, expiry, zero data retention) with this extension holding
+ * what is the frontier's: the start URL, the page limit and counters the status endpoint reads,
+ * and when a zero-data-retention job's results were handed out. The frontier (crawl_urls, unique
+ * per normalised URL) and the documents (one per URL key) hang off it and go with the job. An
+ * extract job (schema/extracts.ts) owns a job of kind `extract` with such an extension for the
+ * pages it fetches.
  */
-export const crawlJobs = pgTable(
-  'crawl_jobs',
-  {
-    id: uuid('id').primaryKey(),
-    teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
-    kind: text('kind').$type<'crawl' | 'batch' | 'extract'>().notNull(),
-    /** Start URL of a crawl; null for batches and zero-data-retention jobs. */
-    url: text('url'),
-    options: jsonb('options').notNull(),
-    status: text('status').$type<'scraping' | 'completed' | 'failed' | 'cancelled'>().notNull().default('scraping'),
-    pageLimit: integer('page_limit').notNull(),
-    /**
-     * URLs claimed for the first time (the page limit is enforced against it at claim time).
-     * The remaining counters are final values, written when the job ends; while it runs they
-     * are counted from the frontier and documents (see liveCounters).
-     */
-    enqueued: integer('enqueued').notNull().default(0),
-    completed: integer('completed').notNull().default(0),
-    failed: integer('failed').notNull().default(0),
-    creditsUsed: integer('credits_used').notNull().default(0),
-    error: text('error'),
-    idempotencyKey: text('idempotency_key'),
-    zeroDataRetention: boolean('zero_data_retention').notNull().default(false),
-    /**
-     * Zero data retention: when the ended job's results were handed out (its status read to the
-     * last page). From then on its pages, frontier and events are deleted (retention.ts).
-     */
-    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    completedAt: timestamp('completed_at', { withTimezone: true }),
-    /**
-     * When the results go: 24 hours after the job ended (set again when it ends; the default only
-     * stands while it runs). The retention sweep then deletes the job with its pages (retention.ts).
-     */
-    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull().default(sql`now() + interval '24 hours'`),
-  },
-  (t) => [
-    index('crawl_jobs_team_status_idx').on(t.teamId, t.status),
-    index('crawl_jobs_idem_idx').on(t.teamId, t.idempotencyKey),
-    // The retention sweep's scan: ended zero-data-retention jobs whose data may still be there.
-    index('crawl_jobs_zdr_completed_idx').on(t.completedAt).where(sql`${t.zeroDataRetention}`),
-    // The retention sweep's scan for expired jobs, oldest first (retention.ts deleteExpiredCrawls).
-    index('crawl_jobs_expires_idx').on(t.expiresAt),
-  ],
-);
+export const crawlJobs = pgTable('crawl_jobs', {
+  id: uuid('id').primaryKey().references(() => jobs.id, { onDelete: 'cascade' }),
+  /** Start URL of a crawl; null for batches and zero-data-retention jobs. */
+  url: text('url'),
+  pageLimit: integer('page_limit').notNull(),
+  /**
+   * URLs claimed for the first time (the page limit is enforced against it at claim time).
+   * The remaining counters are final values, written when the job ends; while it runs they
+   * are counted from the frontier and documents (see liveCounters).
+   */
+  enqueued: integer('enqueued').notNull().default(0),
+  completed: integer('completed').notNull().default(0),
+  failed: integer('failed').notNull().default(0),
+  /**
+   * Zero data retention: when the ended job's results were handed out (its status read to the
+   * last page). From then on its pages, frontier and events are deleted (retention.ts).
+   */
+  deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+});
 
 export type CrawlUrlStatus = 'queued' | 'leased' | 'browser' | 'rendering' | 'llm' | 'done' | 'failed' | 'robots' | 'cancelled';
 

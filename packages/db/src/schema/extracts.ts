@@ -5,7 +5,7 @@ import { teams } from './teams';
 
 /**
  * Extract jobs (POST /v2/extract). The pages are fetched through the frontier: each extract
- * job owns a crawl_jobs row of kind `extract` with the same id, so its URLs, leases and page
+ * job owns a frontier job (a `jobs` row of kind `extract` with its crawl_jobs extension) with the same id, so its URLs, leases and page
  * documents live in crawl_urls / crawl_documents like a batch scrape's. What the model made of
  * each page is in extract_pages; the merged answer in extract_jobs.
  */

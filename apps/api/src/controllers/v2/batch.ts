@@ -9,7 +9,8 @@ import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
-import { startJobOrFail } from '../../services/job-start';
+import { startJob } from '../../services/jobs';
+import { batchJob } from '@wds/workflows/job-specs';
 import { checkScrapePolicy } from '../../services/scrape-policy';
 import { checkTeamFeatures } from '../../services/team-features';
 import type { CrawlConfig } from './crawl';
@@ -54,21 +55,21 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
 
     const base = baseUrl(req, cfg.publicUrl);
     const plan = planCrawl({ maxConcurrency, scrapeOptions }, cfg.defaultConcurrency, cfg.batchesPerRun);
-    if (idem) {
-      const existing = await findJobByIdempotencyKey(deps.db, req.auth.teamId, idem);
-      if (existing) {
-        // The first request may have died between storing the job and starting it: starting
-        // again is a no-op for a running or ended workflow, and rescues a job never started.
-        if ((await jobStatus(deps.db, existing)) === 'scraping') await startJobOrFail(deps, { jobId: existing, kind: 'batch', plan });
-        return reply.send({ success: true, id: existing, url: `${base}/v2/batch/scrape/${existing}`, ...(ignoreInvalidURLs ? { invalidURLs: invalid } : {}) });
-      }
-    }
+    const answer = (id: string) => reply.send({ success: true, id, url: `${base}/v2/batch/scrape/${id}`, ...(ignoreInvalidURLs ? { invalidURLs: invalid } : {}) });
+    /** The job a request with this key started: the first request may have died between storing it and starting it. */
+    const rescue = async (existing: string) => {
+      // Starting again joins a running workflow, and rescues a job never started; an ended job is left as it is.
+      if ((await jobStatus(deps.db, existing)) === 'scraping') await startJob(deps, batchJob, { jobId: existing, args: [{ jobId: existing, kind: 'batch', plan }] });
+      return answer(existing);
+    };
+    const existing = idem ? await findJobByIdempotencyKey(deps.db, req.auth.teamId, idem) : null;
+    if (existing) return rescue(existing);
 
     const id = randomUUID();
     noteLogIds(req, { jobId: id });
     const zdr = keepsNoData(o);
     if (zdr) for (const u of valid) forgetUrlInLogs(req, u);
-    await insertCrawlJob(
+    const held = await insertCrawlJob(
       deps.db,
       {
         id,
@@ -82,7 +83,8 @@ export function batchScrapeController(deps: ApiDeps, cfg: CrawlConfig) {
       },
       valid.map((url) => ({ url, key: crawlUrlKey(url), depth: 0, external: false })),
     );
-    await startJobOrFail(deps, { jobId: id, kind: 'batch', plan });
-    return reply.send({ success: true, id, url: `${base}/v2/batch/scrape/${id}`, ...(ignoreInvalidURLs ? { invalidURLs: invalid } : {}) });
+    if (held !== id) return rescue(held);
+    await startJob(deps, batchJob, { jobId: id, args: [{ jobId: id, kind: 'batch', plan }] });
+    return answer(id);
   };
 }

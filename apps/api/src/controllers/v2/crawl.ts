@@ -8,7 +8,8 @@ import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
-import { startJobOrFail } from '../../services/job-start';
+import { startJob } from '../../services/jobs';
+import { crawlJob } from '@wds/workflows/job-specs';
 import { checkScrapePolicy } from '../../services/scrape-policy';
 import { checkTeamFeatures } from '../../services/team-features';
 import { chargeParamsPreview, crawlOptionsFromPrompt, withPromptOptions } from '../../services/crawl-prompt';
@@ -25,7 +26,7 @@ export interface CrawlConfig {
   promptTimeoutMs?: number;
 }
 
-/** POST /v2/crawl: validate, store the job, start its workflow (or fail both: see startJobOrFail), answer with its id. */
+/** POST /v2/crawl: validate, store the job, start its workflow (or fail both: see startJob), answer with its id. */
 export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     requireScope(req, 'crawl');
@@ -55,7 +56,7 @@ export function crawlController(deps: ApiDeps, cfg: CrawlConfig) {
       pageLimit: o.limit,
       zeroDataRetention: zdr,
     });
-    await startJobOrFail(deps, { jobId: id, kind: 'crawl', plan: planCrawl(o, cfg.defaultConcurrency, cfg.batchesPerRun) });
+    await startJob(deps, crawlJob, { jobId: id, args: [{ jobId: id, kind: 'crawl', plan: planCrawl(o, cfg.defaultConcurrency, cfg.batchesPerRun) }] });
     return reply.send({ success: true, id, url: `${baseUrl(req, cfg.publicUrl)}/v2/crawl/${id}` });
   };
 }

@@ -4,11 +4,16 @@ import { WdsError } from '@wds/errors';
 import type { ApiDeps } from '../../deps';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
+import { cancelJob } from '../../services/jobs';
+import { batchJob, crawlJob } from '@wds/workflows/job-specs';
 
 /** Status, cancel and errors of crawl and batch-scrape jobs: the same store, the same shapes. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 type Kind = 'crawl' | 'batch';
-const NAMES = { crawl: { label: 'Crawl', path: 'crawl', scope: 'crawl' }, batch: { label: 'Batch scrape', path: 'batch/scrape', scope: 'scrape' } } as const;
+const NAMES = {
+  crawl: { label: 'Crawl', path: 'crawl', scope: 'crawl', spec: crawlJob },
+  batch: { label: 'Batch scrape', path: 'batch/scrape', scope: 'scrape', spec: batchJob },
+} as const;
 
 type IdReq = FastifyRequest<{ Params: { id: string }; Querystring: { skip?: string } }>;
 
@@ -63,14 +68,14 @@ export function jobControllers(deps: ApiDeps, kind: Kind, opts: { pageBytes: num
       return reply.send({ success: true, ...(await statusFields(deps.db, job)), next, data: page.docs });
     },
 
-    /** DELETE: the job row says cancelled first (no new fetch starts), then the workflow is cancelled. */
+    /** DELETE: the job is `cancelling` first (it reads `cancelled`, no new fetch starts), then the workflow is cancelled and writes the end. */
     async cancel(req: IdReq, reply: FastifyReply) {
       const job = await findTeamJob(deps, req, kind);
       if (job.status !== 'cancelled') {
         const changed = await markJobCancelled(deps.db, job.id);
         if (!changed) throw new WdsError('CONFLICT', { message: `${NAMES[kind].label} job has already finished (${job.status})` });
       }
-      await deps.starters.cancelCrawl({ jobId: job.id, kind });
+      await cancelJob(deps, NAMES[kind].spec, job.id);
       return reply.send({ success: true, status: 'cancelled' });
     },
 

@@ -11,7 +11,8 @@ import { forgetUrlInLogs, noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { searchTools } from '../../services/search-tools';
 import { planCrawl } from '../../services/crawl-plan';
-import { startJobOrFail } from '../../services/job-start';
+import { cancelJob, startJob } from '../../services/jobs';
+import { batchJob } from '@wds/workflows/job-specs';
 import { checkScrapePolicy } from '../../services/scrape-policy';
 import type { CrawlConfig } from './crawl';
 import { validateBody } from './validate';
@@ -143,7 +144,7 @@ async function scrapeResults(
     },
     [...urls].map(([key, url]) => ({ url, key, depth: 0, external: false })),
   );
-  await startJobOrFail(deps, { jobId, kind: 'batch', plan: planCrawl({}, cfg.defaultConcurrency, cfg.batchesPerRun) });
+  await startJob(deps, batchJob, { jobId, args: [{ jobId, kind: 'batch', plan: planCrawl({}, cfg.defaultConcurrency, cfg.batchesPerRun) }] });
 
   const deadline = Date.now() + waitMs;
   let status = await jobStatus(deps.db, jobId);
@@ -153,7 +154,7 @@ async function scrapeResults(
   }
   const warnings: string[] = [];
   if (status === 'scraping' && (await markJobCancelled(deps.db, jobId))) {
-    await deps.starters.cancelCrawl({ jobId, kind: 'batch' }).catch(() => {});
+    await cancelJob(deps, batchJob, jobId).catch(() => {});
   }
 
   const docs = new Map<string, Record<string, unknown>>();
