@@ -36,7 +36,7 @@ export function createCrawlControlActivities(deps: Pick<PageDeps, 'db'>): CrawlC
       return { ...counts, status: status ?? 'failed', ...(llm.pending ? { llm } : {}) };
     },
     async finishJob({ jobId, outcome, error }: FinishJobInput) {
-      const { status, changed } = await finishJob(deps.db, jobId, outcome, error);
+      const { status, changed } = await finishJob(deps.db, jobId, { outcome, error });
       const job = await loadJobOptions(deps.db, jobId);
       // A job the API cancelled ended in its row already: the workflow's closing call counts it
       // (a retry of that call may count it twice; rare). Otherwise only the call that ended it counts it.

@@ -9,7 +9,7 @@ import { loadJobOptions } from './job-options';
  * a failure announced to its webhook (the event is keyed by its type: a retried sweep records it once).
  */
 export async function endStrandedCrawl(db: Db, job: LiveJob, reason: string): Promise<boolean> {
-  const { status, ended } = await finishJob(db, job.id, 'failed', reason, { releaseKey: true });
+  const { status, ended } = await finishJob(db, job.id, { outcome: 'failed', error: reason, releaseKey: true });
   if (!ended) return false;
   if (status === 'failed') {
     const loaded = await loadJobOptions(db, job.id).catch(() => null);

@@ -41,7 +41,7 @@ export function createExtractControlActivities(deps: { db: Db }): ExtractControl
     endExtractScrape: ({ jobId, outcome, error }: EndScrapePhaseInput) =>
       asActivity(async () => {
         // The frontier row ends; a frontier that did not complete ends the job with it.
-        const { status } = await finishJob(deps.db, jobId, outcome, error);
+        const { status } = await finishJob(deps.db, jobId, { outcome, error });
         if (status !== 'completed') await endExtract(deps.db, jobId, status === 'cancelled' ? 'cancelled' : 'failed', error ?? 'Fetching the pages failed');
         return { status };
       }),

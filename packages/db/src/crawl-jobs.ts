@@ -152,6 +152,14 @@ export async function liveCounters(db: Db, jobId: string): Promise<{ total: numb
   return { total: Math.max(r.total, r.completed), completed: r.completed, failed: r.failed, creditsUsed: r.credits };
 }
 
+export interface JobOutcome {
+  outcome: 'completed' | 'failed' | 'cancelled';
+  /** A failure's message. */
+  error?: string;
+  /** The job never ran (its start was refused, or it was stranded): its idempotency key is freed. */
+  releaseKey?: boolean;
+}
+
 export interface FinishedJob {
   status: CrawlStatus;
   /** This call ended a job nobody had asked to cancel (false: it had ended, or was being cancelled). */
@@ -164,10 +172,10 @@ export interface FinishedJob {
  * Ends a job unless it already ended, with its final counters: a cancel asked by the API wins over
  * a late completion or failure (the job is `cancelling`, and ends `cancelled`). Its results expire
  * 24 hours after the end (an extract's fetch phase: with its extract); a monitor crawl whose check
- * has not collected its pages yet is held until it has (monitor-targets.ts). `releaseKey`: a job
- * that never ran (its start was refused or it was stranded) frees its idempotency key.
+ * has not collected its pages yet is held until it has (monitor-targets.ts).
  */
-export async function finishJob(db: Db, jobId: string, outcome: 'completed' | 'failed' | 'cancelled', error?: string, o: { releaseKey?: boolean } = {}): Promise<FinishedJob> {
+export async function finishJob(db: Db, jobId: string, end: JobOutcome): Promise<FinishedJob> {
+  const { outcome, error } = end;
   const c = await liveCounters(db, jobId);
   return inTransaction(db, async (tx) => {
     const [job] = (await tx.execute<{ kind: string; status: JobStatus }>(sql`SELECT kind, status FROM jobs WHERE id = ${jobId} FOR NO KEY UPDATE`)).rows;
@@ -176,7 +184,7 @@ export async function finishJob(db: Db, jobId: string, outcome: 'completed' | 'f
     const keptMs = job.kind === 'extract' ? null : crawlJob.resultsKeptMs;
     const ended = await tx.execute(endJobSql(jobId, {
       status, error: status === 'failed' ? { kind: 'INTERNAL', message: error ?? 'The job failed' } : null,
-      creditsUsed: c.creditsUsed, keptMs, releaseKey: o.releaseKey,
+      creditsUsed: c.creditsUsed, keptMs, releaseKey: end.releaseKey,
     }));
     const changed = (ended.rowCount ?? 0) > 0;
     const final = changed ? status : (crawlWords({ status: job.status, outcome: null }) as CrawlStatus);

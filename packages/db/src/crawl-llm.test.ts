@@ -105,7 +105,7 @@ test('a deferred page waits out its back-off; a page failed for good is a failed
   assert.deepEqual((await jobErrors(h.db, id)).errors.map((e) => [e.url, e.error]), [['http://a.test/1', 'The model output does not conform']]);
   assert.equal((await liveCounters(h.db, id)).failed, 1);
 
-  await finishJob(h.db, id, 'cancelled');
+  await finishJob(h.db, id, { outcome: 'cancelled' });
   assert.equal((await llmBacklog(h.db, id)).pending, 0);
   assert.equal(await finishLlmPage(h.db, id, next[0]!.key, { body: {}, credits: 5 }), false, 'nothing is stored after the job ended');
   assert.equal(await docCount(id), 0);
