@@ -6,7 +6,6 @@ export { createCrawlActivities, createCrawlControlActivities } from './crawl/act
 export { createCrawlBrowserActivities } from './crawl/browser-page';
 export { createMapActivities } from './map/activities';
 export { startWebhookDispatcher, signWebhookBody } from './webhooks/dispatcher';
-export { startStrandedExtractSweeper } from './extract/stranded';
 export { endStrandedJob, startJobSweeper, type JobSweeperOptions, type StrandedHandler } from './jobs/stranded';
 export { startRetentionSweeper, type RetentionSweeperOptions } from './retention/sweep';
 export type { WorkflowDescriber, StrandedSweeperOptions } from './stranded/sweep';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import {
-  agentTraceEvents, connectDb, ensureTeam, findJobByIdempotencyKey, insertAgentRun, insertCrawlJob, insertJob, insertSubagentRun, jobCreditBalance, jobEventsAfter, loadAgentRun,
+  agentTraceEvents, connectDb, ensureTeam, findJobByIdempotencyKey, insertAgentRun, insertCrawlJob, insertExtractJob, insertJob, loadExtractJob, insertSubagentRun, jobCreditBalance, jobEventsAfter, loadAgentRun,
   loadCrawlJob, loadJob, markJobCancelled, migrateDb, requestAgentCancel, reserveCredits, setJobWorkflow, type DbHandle,
 } from '@wds/db';
 import { namespaceFor, stackDatabase, testInfra, until } from '@wds/test-utils';
@@ -84,6 +84,25 @@ test("crawls and batches no workflow runs end through the crawl's own end: count
     assert.deepEqual((await jobEventsAfter(h.db, cancelled)).length, 0, 'a cancelled job announces nothing');
     const urls = (await h.pool.query(`SELECT DISTINCT status FROM crawl_urls WHERE job_id = $1`, [cancelled])).rows.map((r) => r.status);
     assert.deepEqual(urls, ['cancelled']);
+  } finally {
+    await sweeper.stop();
+  }
+});
+
+test('an extract no workflow runs ends through its own end (fetch phase or model steps alike), its reservations released', async () => {
+  const [fetching, merging] = [randomUUID(), randomUUID()];
+  for (const id of [fetching, merging]) {
+    await insertExtractJob(h.db, { id, teamId, options: { prompt: 'x' }, pageOptions: {}, pageLimit: 2, seeds: [{ url: 'http://a.test/a', key: 'a', depth: 0, external: false }] });
+  }
+  // Past its fetch phase: its frontier closed, the extract still running.
+  await h.pool.query(`UPDATE crawl_urls SET status = 'done' WHERE job_id = $1`, [merging]);
+  await reserveCredits(h.db, { teamId, jobId: merging, kind: 'extract', amount: 3, key: `extract:${merging}:page:1`, jobCap: 100, teamCap: null });
+  await h.pool.query(`UPDATE jobs SET created_at = now() - interval '1 hour' WHERE id = ANY($1)`, [[fetching, merging]]);
+  const sweeper = startJobSweeper({ db: h.db, temporal: connection, namespace, graceMs: 60_000, everyMs: 200 });
+  try {
+    await until(async () => (await loadExtractJob(h.db, fetching))?.status === 'failed' && (await loadExtractJob(h.db, merging))?.status === 'failed', 'the stranded extracts to fail', { timeoutMs: 20_000 });
+    assert.match((await loadExtractJob(h.db, fetching))!.error ?? '', /workflow was never started/);
+    assert.deepEqual(await jobCreditBalance(h.db, merging), { used: 0, reserved: 0 }, 'its reservations are released');
   } finally {
     await sweeper.stop();
   }

@@ -3,6 +3,7 @@ import { JOB_SPECS } from '@wds/workflows/job-specs';
 import type { JobKind } from '@wds/workflows/jobs';
 import { finishAgentRun } from '../agent/control';
 import { endStrandedCrawl } from '../crawl/stranded';
+import { endExtract } from '../extract/finish';
 import { startSweepLoop, workflowState, type StrandedSweeperOptions } from '../stranded/sweep';
 
 /** A job seen running under its workflow is looked at again only after this long. */
@@ -34,10 +35,13 @@ export async function endStrandedJob(db: Db, job: LiveJob, reason: string): Prom
  *   waiting in `wait_subagents` for ever (the parent finds it ended in Postgres).
  * - crawl, batch: the workflow's own end (finishJob: final counters, model-step drafts dropped, the
  *   idempotency key released) and the `failed` webhook event (crawl/stranded.ts).
+ * - extract: its own end (endExtract: final tokens and credits, its reservations released), in its
+ *   fetch phase or its model steps alike.
  */
 export const STRANDED_HANDLERS: Partial<Record<JobKind, StrandedHandler>> = {
   crawl: endStrandedCrawl,
   batch: endStrandedCrawl,
+  extract: (db, job, reason) => (job.status === 'cancelling' ? endExtract(db, job.id, 'cancelled', null) : endExtract(db, job.id, 'failed', reason)),
   agent: async (db, job, reason) => (await finishAgentRun(db, { runId: job.id, state: 'internal', message: reason, retryable: true })).wrote,
 };
 

@@ -1,8 +1,7 @@
 import type { Db } from '@wds/db';
 
 /**
- * What the control workers' stranded-job sweepers share (the kernel's in `jobs/stranded.ts`, the
- * extract's own in `extract/stranded.ts` until extract is on the kernel): asking Temporal whether a job's workflow
+ * What the control workers' stranded-job sweeper (`jobs/stranded.ts`) is made of: asking Temporal whether a job's workflow
  * still runs, and the sweep loop itself. Not activities: loops like the webhook dispatcher.
  */
 

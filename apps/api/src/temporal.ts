@@ -19,8 +19,7 @@ import { WdsError, isErrorKind } from '@wds/errors';
 import { interactUpdate, stopInteractUpdate, type InteractCallInput, type InteractStopResult } from '@wds/workflows/interact';
 import type { MonitorRunInput } from '@wds/workflows/monitor';
 import type { CatalogWorkflowResult } from '@wds/workflows/catalog';
-import type { CrawlPlan } from '@wds/workflows/crawl';
-import { catalogJob, extractJob, interactJob, monitorRunJob } from '@wds/workflows/job-specs';
+import { catalogJob, interactJob, monitorRunJob } from '@wds/workflows/job-specs';
 import type { WorkflowJobSpec } from '@wds/workflows/jobs';
 import { workflowFetchOf, type ScrapeDispatch } from '@wds/workflows/scrape';
 import type { interactWorkflow } from '@wds/workflows';
@@ -60,8 +59,6 @@ export interface JobWorkflows {
  * and interact's update-with-start.
  */
 export interface Starters {
-  /** Starts an extract job (idempotent per job id); fails after START_DEADLINE_MS. */
-  startExtract(input: { jobId: string; plan: CrawlPlan; deadlineMs: number }): Promise<void>;
   /**
    * Catalog mode: starts the request's workflow (id from team and x-request-id); `running` when a
    * run of that id is still open (this start did nothing). Fails after START_DEADLINE_MS.
@@ -142,9 +139,6 @@ export async function connectTemporal(
   };
 
   const starters: Starters = {
-    async startExtract({ jobId, plan, deadlineMs }) {
-      await workflows.start(extractJob, { key: jobId, args: [{ jobId, plan, deadlineMs }] });
-    },
     startCatalog: ({ teamId, requestId, id, timeoutMs }) =>
       workflows.start(catalogJob, { key: catalogKey(teamId, requestId), args: [{ id, timeoutMs, scrapeFetch: workflowFetchOf(opts.scrapeDispatch) }] }),
     async awaitCatalog({ teamId, requestId, budgetMs }) {

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import {
-  startJobSweeper, startMonitorMailer, startMonitorUpkeep, startPageVersionPruner, startRetentionSweeper, startStrandedExtractSweeper, startWebhookDispatcher,
+  startJobSweeper, startMonitorMailer, startMonitorUpkeep, startPageVersionPruner, startRetentionSweeper, startWebhookDispatcher,
 } from '@wds/activities';
 import type { Db } from '@wds/db';
 import type { Logger } from '@wds/log';
@@ -60,14 +60,9 @@ export const LOOPS: LoopSpec[] = [
       }),
   },
   {
-    name: 'stranded-job sweeper: ends jobs of the kernel table whose workflow is gone (agent runs, crawls and batch scrapes through their own end)',
+    name: 'stranded-job sweeper: ends jobs of the kernel table whose workflow is gone (agent runs, crawls, batch scrapes and extracts through their own end)',
     runs: onControl,
     start: (ctx) => startJobSweeper({ ...sweeping(ctx), onFailed: (jobId, reason) => ctx.log.warn({ jobId, reason }, 'stranded job ended') }),
-  },
-  {
-    name: 'stranded extract sweeper: fails extract jobs whose workflow never started or ended early (until extract is on the kernel)',
-    runs: onControl,
-    start: (ctx) => startStrandedExtractSweeper({ ...sweeping(ctx), onFailed: (jobId, reason) => ctx.log.warn({ jobId, reason }, 'stranded job failed') }),
   },
   {
     name: "page-version pruner: change tracking's old versions",

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { batchJob, crawlJob } from '@wds/workflows/job-specs';
-import { crawlWords, type JobStatus } from '@wds/workflows/jobs';
+import { crawlWords, isLive, type JobStatus } from '@wds/workflows/jobs';
 import { inTransaction, type Db } from './client';
 import { frontierInsert, UNFINISHED_URL, type FrontierEntry } from './frontier';
 import { endJobSql, insertJobSql } from './jobs/index';
@@ -171,8 +171,10 @@ export interface FinishedJob {
 /**
  * Ends a job unless it already ended, with its final counters: a cancel asked by the API wins over
  * a late completion or failure (the job is `cancelling`, and ends `cancelled`). Its results expire
- * 24 hours after the end (an extract's fetch phase: with its extract); a monitor crawl whose check
- * has not collected its pages yet is held until it has (monitor-targets.ts).
+ * 24 hours after the end; a monitor crawl whose check
+ * has not collected its pages yet is held until it has (monitor-targets.ts). An extract's call ends
+ * only its fetch phase (final counters, URLs cancelled, drafts dropped; `ended` false): the extract
+ * ends after its model steps (extracts.ts).
  */
 export async function finishJob(db: Db, jobId: string, end: JobOutcome): Promise<FinishedJob> {
   const { outcome, error } = end;
@@ -181,11 +183,14 @@ export async function finishJob(db: Db, jobId: string, end: JobOutcome): Promise
     const [job] = (await tx.execute<{ kind: string; status: JobStatus }>(sql`SELECT kind, status FROM jobs WHERE id = ${jobId} FOR NO KEY UPDATE`)).rows;
     if (!job) return { status: outcome, changed: false, ended: false };
     const status = job.status === 'cancelling' ? 'cancelled' : outcome;
-    const keptMs = job.kind === 'extract' ? null : crawlJob.resultsKeptMs;
-    const ended = await tx.execute(endJobSql(jobId, {
-      status, error: status === 'failed' ? { kind: 'INTERNAL', message: error ?? 'The job failed' } : null,
-      creditsUsed: c.creditsUsed, keptMs, releaseKey: end.releaseKey,
-    }));
+    // An extract's fetch phase ends here, the extract itself later (its model steps, endExtract): its row stays live.
+    const fetchPhase = job.kind === 'extract';
+    const ended = fetchPhase
+      ? { rowCount: isLive(job.status) ? 1 : 0 }
+      : await tx.execute(endJobSql(jobId, {
+        status, error: status === 'failed' ? { kind: 'INTERNAL', message: error ?? 'The job failed' } : null,
+        creditsUsed: c.creditsUsed, keptMs: crawlJob.resultsKeptMs, releaseKey: end.releaseKey,
+      }));
     const changed = (ended.rowCount ?? 0) > 0;
     const final = changed ? status : (crawlWords({ status: job.status, outcome: null }) as CrawlStatus);
     if (changed) {
@@ -201,7 +206,7 @@ export async function finishJob(db: Db, jobId: string, end: JobOutcome): Promise
     // completed job has none: its workflow waits for them).
     if (final !== 'scraping') await tx.execute(sql`DELETE FROM crawl_llm_pages WHERE job_id = ${jobId}`);
     // "changed" as before the kernel: this call ended a job nobody had cancelled.
-    return { status: final, changed: changed && job.status !== 'cancelling', ended: changed };
+    return { status: final, changed: changed && job.status !== 'cancelling', ended: changed && !fetchPhase };
   });
 }
 
@@ -210,7 +215,7 @@ export async function finishJob(db: Db, jobId: string, end: JobOutcome): Promise
  * by finishJob while it had not): 24 hours from their end, as any crawl's. `jobIds`: a subquery.
  */
 export const releaseCollectedCrawls = (jobIds: SQL): SQL =>
-  sql`UPDATE jobs SET expires_at = finished_at + interval '24 hours' WHERE id IN (${jobIds}) AND expires_at IS NULL AND finished_at IS NOT NULL AND kind = 'crawl'`;
+  sql`UPDATE jobs SET expires_at = finished_at + make_interval(secs => ${crawlJob.resultsKeptMs! / 1000}) WHERE id IN (${jobIds}) AND expires_at IS NULL AND finished_at IS NOT NULL AND kind = 'crawl'`;
 
 /** Asks a job to stop (the API does this before cancelling the workflow): `cancelling`, `cancelled` on the wire. False when it had already ended. */
 export async function markJobCancelled(db: Db, jobId: string): Promise<boolean> {

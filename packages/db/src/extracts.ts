@@ -1,16 +1,15 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { inTransaction, type Db } from './client';
 import { enqueueUrls, type FrontierEntry } from './frontier';
-import { crawlParamsJob } from '@wds/workflows/job-specs';
+import { crawlParamsJob, extractJob } from '@wds/workflows/job-specs';
 import type { JobStatus } from '@wds/workflows/jobs';
-import { endJobSql, insertJobSql } from './jobs/index';
-import { extractJobs, extractPages } from './schema/index';
-import { EXPIRES_FROM_NOW } from './retention';
+import { endJobSql, insertJobSql, type JobEnd } from './jobs/index';
+import { extractPages } from './schema/index';
 import { storable, storableText } from './text';
 
 /**
- * Extract jobs (schema/extracts.ts): the job row, its frontier job (a `jobs` row of kind
- * `extract` with its crawl_jobs extension, same id) and the per-page model results. Every write a worker makes is
+ * Extract jobs (schema/extracts.ts): the kernel's job row with its two extensions of the same id
+ * (the frontier's crawl_jobs, the answer's extract_jobs) and the per-page model results. Every write a worker makes is
  * idempotent: a page result is keyed by its document, the job ends once.
  */
 
@@ -19,8 +18,8 @@ export interface NewExtractJob {
   teamId: string;
   options: unknown;
   /**
-   * How its pages are fetched (the request's scrapeOptions as extract uses them): kept on the
-   * frontier row too, as a crawl's `scrapeOptions`, because the statements that store its pages
+   * How its pages are fetched (the request's scrapeOptions as extract uses them): kept in the
+   * job's options as a crawl's `scrapeOptions` too, because the statements that store its pages
    * read their rules from there (zero data retention and lockdown; whether a shared search index
    * may show a page to other teams).
    */
@@ -31,28 +30,65 @@ export interface NewExtractJob {
   seeds: FrontierEntry[];
 }
 
-/** The job, its frontier row and its named URLs in one transaction: a job never exists without its frontier. */
+/**
+ * The job (running: the API starts its workflow next, and the stranded-job sweeper judges it from
+ * then on), its two extensions and its named URLs in one transaction: a job never exists without
+ * its frontier. Its options carry the page options as `scrapeOptions` too, because the statements
+ * that store its pages read their rules from there.
+ */
 export async function insertExtractJob(db: Db, job: NewExtractJob): Promise<void> {
+  const row = insertJobSql({
+    id: job.id, teamId: job.teamId, kind: 'extract', status: 'running', workflowId: extractJob.workflowId(job.id),
+    options: { ...(job.options as object), scrapeOptions: job.pageOptions },
+  });
   await inTransaction(db, async (tx) => {
-    await tx.insert(extractJobs).values({ id: job.id, teamId: job.teamId, options: job.options });
-    // Its fetch phase is a frontier job of kind `extract` (the kernel's row, running until the pages are
-    // fetched; no workflow id: the extract's own sweep judges it) with its crawl_jobs extension.
-    const frontier = insertJobSql({ id: job.id, teamId: job.teamId, kind: 'extract', status: 'running', options: { scrapeOptions: job.pageOptions } });
-    await tx.execute(sql`WITH j AS (${frontier}) INSERT INTO crawl_jobs (id, url, page_limit) SELECT id, NULL, ${job.pageLimit}::int FROM j`);
+    await tx.execute(sql`WITH j AS (${row}), f AS (INSERT INTO crawl_jobs (id, url, page_limit) SELECT id, NULL, ${job.pageLimit}::int FROM j)
+      INSERT INTO extract_jobs (id) SELECT id FROM j`);
     if (job.seeds.length) await enqueueUrls(tx, job.id, job.seeds);
   });
 }
 
-export type ExtractJobRow = typeof extractJobs.$inferSelect;
+/** An extract job as its readers knew it before the kernel (the wire's words and fields). */
+export interface ExtractJobRow {
+  id: string;
+  teamId: string;
+  /** The request's options (StoredExtractOptions, with the page options as `scrapeOptions`). */
+  options: unknown;
+  /** The public word (extractJob.publicStatus): `processing` while live. */
+  status: 'processing' | 'completed' | 'failed' | 'cancelled';
+  data: unknown;
+  sources: unknown;
+  warning: string | null;
+  /** The failure's message (the kernel keeps a FailureRecord). */
+  error: string | null;
+  tokensUsed: number;
+  creditsUsed: number;
+  createdAt: Date;
+  completedAt: Date | null;
+  /** 24 hours after it ended; while it runs, 24 hours after it started (as before). */
+  expiresAt: Date;
+}
+
+const ROW = sql`j.id, j.team_id AS "teamId", j.options, j.status, e.data, e.sources, e.warning, j.error ->> 'message' AS error,
+  e.tokens_used AS "tokensUsed", j.credits_used AS "creditsUsed", j.created_at AS "createdAt", j.finished_at AS "completedAt",
+  coalesce(j.expires_at, coalesce(j.finished_at, j.created_at) + interval '24 hours') AS "expiresAt"`;
+
+function rowOf(r: Omit<ExtractJobRow, 'status'> & { status: JobStatus }): ExtractJobRow {
+  return {
+    ...r, status: extractJob.publicStatus({ status: r.status, outcome: null }) as ExtractJobRow['status'],
+    createdAt: new Date(r.createdAt), completedAt: r.completedAt ? new Date(r.completedAt) : null, expiresAt: new Date(r.expiresAt),
+  };
+}
 
 export async function loadExtractJob(db: Db, id: string): Promise<ExtractJobRow | null> {
-  const [row] = await db.select().from(extractJobs).where(eq(extractJobs.id, id));
-  return row ?? null;
+  const r = await db.execute<Omit<ExtractJobRow, 'status'> & { status: JobStatus }>(sql`SELECT ${ROW} FROM jobs j JOIN extract_jobs e ON e.id = j.id WHERE j.id = ${id}`);
+  return r.rows[0] ? rowOf(r.rows[0]) : null;
 }
 
 export async function loadTeamExtractJob(db: Db, teamId: string, id: string): Promise<ExtractJobRow | null> {
-  const [row] = await db.select().from(extractJobs).where(and(eq(extractJobs.id, id), eq(extractJobs.teamId, teamId)));
-  return row ?? null;
+  const r = await db.execute<Omit<ExtractJobRow, 'status'> & { status: JobStatus }>(
+    sql`SELECT ${ROW} FROM jobs j JOIN extract_jobs e ON e.id = j.id WHERE j.id = ${id} AND j.team_id = ${teamId} AND j.kind = 'extract'`);
+  return r.rows[0] ? rowOf(r.rows[0]) : null;
 }
 
 /**
@@ -60,7 +96,8 @@ export async function loadTeamExtractJob(db: Db, teamId: string, id: string): Pr
  * with the result: set, not appended, so a retried step writes it once; the merge keeps it.
  */
 export async function noteExtractWarning(db: Db, id: string, warning: string): Promise<void> {
-  await db.update(extractJobs).set({ warning: storableText(warning) }).where(and(eq(extractJobs.id, id), eq(extractJobs.status, 'processing')));
+  await db.execute(sql`UPDATE extract_jobs e SET warning = ${storableText(warning)} FROM jobs j
+    WHERE e.id = ${id} AND j.id = e.id AND j.status IN ('queued', 'running', 'cancelling')`);
 }
 
 /** Page documents of the job that the model step has not dealt with yet, in fetch order (their seqs only). */
@@ -123,37 +160,24 @@ export interface ExtractOutcome {
   creditsUsed: number;
 }
 
-/** Completes a running job with its answer; false when it had already ended (a retried step, a cancel). */
-export async function completeExtractJob(db: Db, id: string, o: ExtractOutcome): Promise<boolean> {
-  const rows = await db
-    .update(extractJobs)
-    .set({
-      status: 'completed',
-      data: storable(o.data ?? null),
-      sources: storable(o.sources ?? null),
-      warning: o.warning === null ? null : storableText(o.warning),
-      tokensUsed: o.tokensUsed,
-      creditsUsed: o.creditsUsed,
-      completedAt: new Date(),
-      // Results are kept 24 hours after the job ends (Firecrawl's documented retention).
-      expiresAt: EXPIRES_FROM_NOW,
-    })
-    .where(and(eq(extractJobs.id, id), eq(extractJobs.status, 'processing')))
-    .returning({ id: extractJobs.id });
-  return rows.length > 0;
+/** The job's end (one statement) with what its extension keeps; false when it had already ended (a retried step, a cancel). */
+async function endExtractRow(db: Db, id: string, end: JobEnd, ext: SQL): Promise<boolean> {
+  const r = await db.execute(sql`WITH j AS (${endJobSql(id, end)}) UPDATE extract_jobs SET ${ext} WHERE id IN (SELECT id FROM j)`);
+  return (r.rowCount ?? 0) > 0;
 }
 
-/** Ends a running job as failed or cancelled (its frontier row too); false when it had already ended. */
+/** Completes a running job with its answer; false when it had already ended (a retried step, a cancel). */
+export async function completeExtractJob(db: Db, id: string, o: ExtractOutcome): Promise<boolean> {
+  // Results are kept 24 hours after the job ends (Firecrawl's documented retention).
+  const end: JobEnd = { status: 'completed', creditsUsed: o.creditsUsed, keptMs: extractJob.resultsKeptMs };
+  return endExtractRow(db, id, end, sql`data = ${JSON.stringify(storable(o.data ?? null))}::jsonb, sources = ${JSON.stringify(storable(o.sources ?? null))}::jsonb,
+    warning = ${o.warning === null ? null : storableText(o.warning)}, tokens_used = ${o.tokensUsed}::int`);
+}
+
+/** Ends a running job as failed or cancelled; false when it had already ended. */
 export async function endExtractJob(db: Db, id: string, status: 'failed' | 'cancelled', error: string | null, totals: { tokensUsed: number; creditsUsed: number }): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const rows = await tx
-      .update(extractJobs)
-      .set({ status, error: error === null ? null : storableText(error), ...totals, completedAt: new Date(), expiresAt: EXPIRES_FROM_NOW })
-      .where(and(eq(extractJobs.id, id), eq(extractJobs.status, 'processing')))
-      .returning({ id: extractJobs.id });
-    await tx.execute(endJobSql(id, { status, error: error === null ? null : { kind: 'INTERNAL', message: error }, keptMs: null }));
-    return rows.length > 0;
-  });
+  const end: JobEnd = { status, error: error === null ? null : { kind: 'INTERNAL', message: storableText(error) }, creditsUsed: totals.creditsUsed, keptMs: extractJob.resultsKeptMs };
+  return endExtractRow(db, id, end, sql`tokens_used = ${totals.tokensUsed}::int`);
 }
 
 /** Tokens the job's page and merge steps used (final figure for the job row). */
@@ -161,17 +185,6 @@ export async function extractTokensUsed(db: Db, jobId: string): Promise<number> 
   const r = await db.execute<{ n: number }>(sql`
     SELECT coalesce(sum(prompt_tokens + completion_tokens), 0)::int AS n FROM extract_pages WHERE job_id = ${jobId}`);
   return r.rows[0]!.n;
-}
-
-/**
- * Extract jobs still processing (fetching or past it), created more than `minAgeMs` ago, oldest
- * first: candidates for the extract's stranded-job sweep, which fails those no workflow runs.
- */
-export async function processingExtractsOlderThan(db: Db, minAgeMs: number, limit: number): Promise<string[]> {
-  const r = await db.execute<{ id: string }>(sql`
-    SELECT id FROM extract_jobs WHERE status = 'processing' AND created_at < now() - make_interval(secs => ${minAgeMs / 1000})
-    ORDER BY created_at LIMIT ${limit}`);
-  return r.rows.map((x) => x.id);
 }
 
 // ---- crawl params from a prompt ----

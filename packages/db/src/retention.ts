@@ -17,8 +17,8 @@ import { KEEPS_NOTHING_SQL } from './schema/scrapes';
  *   (`markJobDelivered`) — or `resultTtlMs` after it ended if they never are.
  * Whatever the request asked, the results of a crawl, batch scrape, extract or agent job are kept
  * until its `expiresAt` (24 hours after it ended, Firecrawl's retention for them): then the job goes
- * whole (crawls, batch scrapes and agent jobs through the job kernel's `deleteExpiredJobs`, their
- * frontier, pages and drafts cascading from the job; extracts through `deleteExpiredExtracts`), and
+ * whole (through the job kernel's `deleteExpiredJobs`: a crawl's, batch's or extract's frontier, pages,
+ * drafts and model results cascade from the job), and
  * its status endpoints answer as for an unknown id. Its ledger entries stay. A monitor crawl whose
  * check has not collected its pages yet is held (its `expires_at` NULL until the check collects
  * it: crawl-jobs.ts finishJob, monitor-targets.ts).
@@ -62,56 +62,6 @@ export async function markJobDelivered(db: Db, jobId: string): Promise<boolean> 
   return n > 0;
 }
 
-/** Firecrawl keeps a crawl's, batch scrape's, extract's and agent job's results this long after the job ended. */
-export const RESULTS_KEPT = sql`interval '24 hours'`;
-/** A job's `expires_at` written when it ends: its results are kept 24 hours from its end, not from its start. */
-export const EXPIRES_FROM_NOW = sql`now() + ${RESULTS_KEPT}`;
-
-/** Expired jobs deleted per sweep and kind: a backlog (after downtime) goes over several sweeps, each statement short. */
-const JOBS_PER_SWEEP = 500;
-
-interface ExpiredJobs {
-  /**
-   * `SELECT id …` of the expired jobs, at most `limit`, `FOR UPDATE SKIP LOCKED`: a second control
-   * worker sweeping at the same time takes other jobs instead of waiting on these.
-   */
-  pick: SQL;
-  /** The DELETEs of the jobs' rows over `x`, in order; the last one returns one row per job deleted. */
-  deletes: SQL[];
-}
-
-/**
- * Deletes the jobs `o.pick` selects in one statement: their rows (their own tables cascade) and
- * their events with the events' heads (job_events has no foreign key: every job kind writes it;
- * webhook deliveries cascade from the events). Ledger entries stay: they are billing. Returns how
- * many jobs went. Idempotent: a job already gone is simply not picked.
- */
-async function deleteJobs(db: Db, o: ExpiredJobs): Promise<number> {
-  const steps = o.deletes.map((d, i) => sql`, ${sql.raw(`d${i}`)} AS (${d})`);
-  const r = await db.execute<{ n: number }>(sql`
-    WITH x AS MATERIALIZED (${o.pick})
-    , events AS (DELETE FROM job_events WHERE job_id IN (SELECT id FROM x))
-    , heads AS (DELETE FROM job_event_heads WHERE job_id IN (SELECT id FROM x))
-    ${sql.join(steps, sql``)}
-    SELECT count(*)::int AS n FROM ${sql.raw(`d${o.deletes.length - 1}`)}`);
-  return Number(r.rows[0]?.n ?? 0);
-}
-
-/**
- * Deletes ended extract jobs whose results expired: the extract row (its per-page model results
- * cascade), its frontier job of kind `extract` (URLs, page documents, drafts, robots copies
- * cascade) and its events. A running extract is never taken, whatever its dates.
- */
-export async function deleteExpiredExtracts(db: Db, limit = JOBS_PER_SWEEP): Promise<number> {
-  return deleteJobs(db, {
-    pick: sql`SELECT id FROM extract_jobs WHERE status <> 'processing' AND expires_at < now() ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
-    deletes: [
-      sql`DELETE FROM jobs WHERE id IN (SELECT id FROM x) AND kind = 'extract'`,
-      sql`DELETE FROM extract_jobs WHERE id IN (SELECT id FROM x) RETURNING 1`,
-    ],
-  });
-}
-
 export interface RetentionSweep {
   /** How long an ended ZDR job's results wait to be read before they are deleted anyway (WDS_ZDR_RESULT_TTL_MS). */
   resultTtlMs: number;
@@ -126,6 +76,7 @@ export interface RetentionSwept {
   /** Jobs of the kernel table deleted by the expiry path, by kind. */
   expired: Partial<Record<JobKind, number>>;
   jobs: number;
+  /** Extracts (of `expired`). */
   extracts: number;
   /** Crawls and batch scrapes (of `expired`). */
   crawls: number;
@@ -148,6 +99,5 @@ export async function sweepRetention(db: Db, o: RetentionSweep): Promise<Retenti
     db,
     sql`j.finished_at > now() - interval '7 days' AND (c.delivered_at IS NOT NULL OR j.finished_at < now() - make_interval(secs => ${o.resultTtlMs / 1000}))`,
   );
-  const extracts = await deleteExpiredExtracts(db);
-  return { scrapes: scrapes.rowCount ?? 0, parses: expired.parse ?? 0, expired, jobs, extracts, crawls: (expired.crawl ?? 0) + (expired.batch ?? 0) };
+  return { scrapes: scrapes.rowCount ?? 0, parses: expired.parse ?? 0, expired, jobs, extracts: expired.extract ?? 0, crawls: (expired.crawl ?? 0) + (expired.batch ?? 0) };
 }

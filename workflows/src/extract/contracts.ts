@@ -1,8 +1,8 @@
 /**
  * The extract job's contract (POST /v2/extract). The request (prompt, schema, page options)
- * lives in extract_jobs.options; the pages in the job's frontier (crawl_urls/crawl_documents,
- * a frontier job of kind `extract` with its crawl_jobs extension); the model's per-page results in extract_pages. The
- * workflow carries the job id, the frontier plan, counters and page sequence numbers.
+ * lives in its jobs row's options; the pages in its frontier (its crawl_jobs extension,
+ * crawl_urls/crawl_documents); the model's per-page results in extract_pages, the answer in its
+ * extract_jobs extension. The workflow carries the job id, the frontier plan, counters and page sequence numbers.
  */
 import type { CrawlPlan, CrawlProgress, ProcessBatchInput, ProcessBatchResult } from '../crawl/contracts';
 import type { JobRef } from '../common';

@@ -305,7 +305,7 @@ describe('retention', () => {
     const billed = (await rows(old.id!)).ledger;
     assert.ok(billed > 0);
     // Its 24 hours are up: the sweep (every 500 ms here) takes it.
-    await stack.db.pool.query(`UPDATE extract_jobs SET expires_at = now() - interval '1 second' WHERE id = $1`, [old.id]);
+    await stack.db.pool.query(`UPDATE jobs SET expires_at = now() - interval '1 second' WHERE id = $1`, [old.id]);
     await until(async () => ((await rows(old.id!)).job === 0 ? true : null), 'the sweep to delete the expired extract', { timeoutMs: 60_000 });
     assert.deepEqual(await rows(old.id!), { job: 0, pages: 0, frontier: 0, docs: 0, ledger: billed }, 'its pages and frontier went with it; its bill stays');
     assert.equal((await call(stack, 'GET', `/v2/extract/${old.id}`)).status, 404);

@@ -1,41 +1,23 @@
-import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { jobs } from './jobs';
-import { teams } from './teams';
 
 /**
- * Extract jobs (POST /v2/extract). The pages are fetched through the frontier: each extract
- * job owns a frontier job (a `jobs` row of kind `extract` with its crawl_jobs extension) with the same id, so its URLs, leases and page
- * documents live in crawl_urls / crawl_documents like a batch scrape's. What the model made of
- * each page is in extract_pages; the merged answer in extract_jobs.
+ * Extract jobs (POST /v2/extract): the job kernel's row (schema/jobs.ts: team, kind `extract`,
+ * status, the request's options, error, credits, times, expiry) with two extensions of the same
+ * id. The pages are fetched through the frontier: a crawl_jobs extension holds the page limit and
+ * counters, so its URLs, leases and page documents live in crawl_urls / crawl_documents like a batch
+ * scrape's. What the model made of each page is in extract_pages; the merged answer here.
  */
-export const extractJobs = pgTable(
-  'extract_jobs',
-  {
-    id: uuid('id').primaryKey(),
-    teamId: uuid('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
-    /** What the workers need (prompt, schema, page options, wildcards): written once by the API. */
-    options: jsonb('options').notNull(),
-    status: text('status').$type<'processing' | 'completed' | 'failed' | 'cancelled'>().notNull().default('processing'),
-    /** The merged object (conforming to the schema when one was given). */
-    data: jsonb('data'),
-    /** Field path → URLs the value came from (returned with showSources). */
-    sources: jsonb('sources'),
-    warning: text('warning'),
-    error: text('error'),
-    /** Final figures, written when the job ends; while it runs, credits are read from the ledger. */
-    tokensUsed: integer('tokens_used').notNull().default(0),
-    creditsUsed: integer('credits_used').notNull().default(0),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    completedAt: timestamp('completed_at', { withTimezone: true }),
-    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull().default(sql`now() + interval '24 hours'`),
-  },
-  (t) => [
-    index('extract_jobs_team_created_idx').on(t.teamId, t.createdAt),
-    // The retention sweep's scan for expired extracts, oldest first (retention.ts deleteExpiredExtracts).
-    index('extract_jobs_expires_idx').on(t.expiresAt),
-  ],
-);
+export const extractJobs = pgTable('extract_jobs', {
+  id: uuid('id').primaryKey().references(() => jobs.id, { onDelete: 'cascade' }),
+  /** The merged object (conforming to the schema when one was given). */
+  data: jsonb('data'),
+  /** Field path → URLs the value came from (returned with showSources). */
+  sources: jsonb('sources'),
+  warning: text('warning'),
+  /** Final figure, written when the job ends. */
+  tokensUsed: integer('tokens_used').notNull().default(0),
+});
 
 /**
  * One row per page document of an extract job once the model step has dealt with it: what it

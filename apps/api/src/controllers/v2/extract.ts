@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { EXTRACT_WEB_SEARCH_RESULTS, extractRequestSchema, httpUrl, isWildcardUrl, scrapeOptionsSchema, webSearchQuery, type ExtractRequest, type ScrapeOptions, type StoredExtractOptions } from '@wds/contracts';
 import { crawlUrlKey } from '@wds/crawl';
-import { endExtractJob, insertExtractJob, jobCreditsUsed, loadTeamExtractJob } from '@wds/db';
+import { insertExtractJob, jobCreditsUsed, loadTeamExtractJob } from '@wds/db';
+import { extractJob } from '@wds/workflows/job-specs';
 import { WdsError } from '@wds/errors';
 import { compileUserSchema } from '@wds/llm';
 import type { ApiDeps } from '../../deps';
@@ -10,6 +11,7 @@ import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { planCrawl } from '../../services/crawl-plan';
+import { startJob } from '../../services/jobs';
 import { checkScrapePolicy } from '../../services/scrape-policy';
 import { validateBody } from './validate';
 import { checkTeamFeatures } from '../../services/team-features';
@@ -95,12 +97,7 @@ export function extractController(deps: ApiDeps, cfg: ExtractConfig) {
       seeds: named.map((url) => ({ url, key: crawlUrlKey(url), depth: 0, external: false })),
     });
     const plan = planCrawl({ maxConcurrency: cfg.concurrency }, cfg.concurrency);
-    try {
-      await deps.starters.startExtract({ jobId: id, plan, deadlineMs: Date.now() + cfg.timeoutMs });
-    } catch (e) {
-      await endExtractJob(deps.db, id, 'failed', `The job could not be started: ${e instanceof Error ? e.message : String(e)}`, { tokensUsed: 0, creditsUsed: 0 });
-      throw new WdsError('SERVICE_UNAVAILABLE', { message: 'Service Unavailable: the extract could not be started (the workflow service did not accept it); nothing will run. Retry later.', cause: e });
-    }
+    await startJob(deps, extractJob, { jobId: id, args: [{ jobId: id, plan, deadlineMs: Date.now() + cfg.timeoutMs }] });
     return reply.send({
       success: true,
       id,
