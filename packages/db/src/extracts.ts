@@ -161,8 +161,8 @@ export interface ExtractOutcome {
 }
 
 /** The job's end (one statement) with what its extension keeps; false when it had already ended (a retried step, a cancel). */
-async function endExtractRow(db: Db, id: string, end: JobEnd, ext: SQL): Promise<boolean> {
-  const r = await db.execute(sql`WITH j AS (${endJobSql(id, end)}) UPDATE extract_jobs SET ${ext} WHERE id IN (SELECT id FROM j)`);
+async function endExtractRow(db: Db, id: string, o: { end: JobEnd; ext: SQL }): Promise<boolean> {
+  const r = await db.execute(sql`WITH j AS (${endJobSql(id, o.end)}) UPDATE extract_jobs SET ${o.ext} WHERE id IN (SELECT id FROM j)`);
   return (r.rowCount ?? 0) > 0;
 }
 
@@ -170,14 +170,15 @@ async function endExtractRow(db: Db, id: string, end: JobEnd, ext: SQL): Promise
 export async function completeExtractJob(db: Db, id: string, o: ExtractOutcome): Promise<boolean> {
   // Results are kept 24 hours after the job ends (Firecrawl's documented retention).
   const end: JobEnd = { status: 'completed', creditsUsed: o.creditsUsed, keptMs: extractJob.resultsKeptMs };
-  return endExtractRow(db, id, end, sql`data = ${JSON.stringify(storable(o.data ?? null))}::jsonb, sources = ${JSON.stringify(storable(o.sources ?? null))}::jsonb,
-    warning = ${o.warning === null ? null : storableText(o.warning)}, tokens_used = ${o.tokensUsed}::int`);
+  const ext = sql`data = ${JSON.stringify(storable(o.data ?? null))}::jsonb, sources = ${JSON.stringify(storable(o.sources ?? null))}::jsonb,
+    warning = ${o.warning === null ? null : storableText(o.warning)}, tokens_used = ${o.tokensUsed}::int`;
+  return endExtractRow(db, id, { end, ext });
 }
 
 /** Ends a running job as failed or cancelled; false when it had already ended. */
 export async function endExtractJob(db: Db, id: string, status: 'failed' | 'cancelled', error: string | null, totals: { tokensUsed: number; creditsUsed: number }): Promise<boolean> {
   const end: JobEnd = { status, error: error === null ? null : { kind: 'INTERNAL', message: storableText(error) }, creditsUsed: totals.creditsUsed, keptMs: extractJob.resultsKeptMs };
-  return endExtractRow(db, id, end, sql`tokens_used = ${totals.tokensUsed}::int`);
+  return endExtractRow(db, id, { end, ext: sql`tokens_used = ${totals.tokensUsed}::int` });
 }
 
 /** Tokens the job's page and merge steps used (final figure for the job row). */
