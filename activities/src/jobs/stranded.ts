@@ -4,6 +4,7 @@ import type { JobKind } from '@wds/workflows/jobs';
 import { finishAgentRun } from '../agent/control';
 import { endStrandedCrawl } from '../crawl/stranded';
 import { endExtract } from '../extract/finish';
+import { finishMonitorRun } from '../monitor/control';
 import { startSweepLoop, workflowState, type StrandedSweeperOptions } from '../stranded/sweep';
 
 /** A job seen running under its workflow is looked at again only after this long. */
@@ -37,12 +38,16 @@ export async function endStrandedJob(db: Db, job: LiveJob, reason: string): Prom
  *   idempotency key released) and the `failed` webhook event (crawl/stranded.ts).
  * - extract: its own end (endExtract: final tokens and credits, its reservations released), in its
  *   fetch phase or its model steps alike.
+ * - monitor_run: the run's own end (finishMonitorRun: its waiting pages and uncollected targets
+ *   become errors with the reason, its checks end — summed, billed, their monitors' slots freed —
+ *   and are announced); a run is never asked to stop, so it fails.
  */
 export const STRANDED_HANDLERS: Partial<Record<JobKind, StrandedHandler>> = {
   crawl: endStrandedCrawl,
   batch: endStrandedCrawl,
   extract: (db, job, reason) => (job.status === 'cancelling' ? endExtract(db, job.id, 'cancelled', null) : endExtract(db, job.id, 'failed', reason)),
   agent: async (db, job, reason) => (await finishAgentRun(db, { runId: job.id, state: 'internal', message: reason, retryable: true })).wrote,
+  monitor_run: async (db, job, reason) => (await finishMonitorRun(db, { jobId: job.id, outcome: 'failed', error: reason })).ended,
 };
 
 export interface JobSweeperOptions extends StrandedSweeperOptions {

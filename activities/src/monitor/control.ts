@@ -50,16 +50,16 @@ export function createMonitorControlActivities(deps: MonitorControlDeps): Monito
       return { queued: c.queued, leased: c.leased, nextLeaseExpiryMs: c.nextLeaseExpiryMs, status: c.status, ...(c.llm ? { llm: c.llm } : {}) };
     },
     startMonitorTargets: ({ jobId }: JobRef) => startMonitorTargets(db, jobId),
-    finishMonitorRun: (input: FinishJobInput) => finishMonitorRun(db, input),
+    finishMonitorRun: async (input: FinishJobInput) => ({ status: (await finishMonitorRun(db, input)).status }),
     async pruneMonitorChecks({ limit }) {
       return { deleted: await pruneMonitorChecks(db, limit) };
     },
   };
 }
 
-/** Ends a run (endMonitorRunChecks) and announces the checks it ended. */
-export async function finishMonitorRun(db: Db, { jobId, outcome, error }: FinishJobInput): Promise<{ status: string }> {
-  const ended = await endMonitorRunChecks(db, jobId, outcome, error);
-  if (ended.length) await announceEndedChecks(db, ended, await monitorsById(db, [...new Set(ended.map((k) => k.monitorId))]));
-  return { status: outcome };
+/** Ends a run (endMonitorRunChecks) and announces the checks it ended; `ended`: this call ended the run's job. */
+export async function finishMonitorRun(db: Db, { jobId, outcome, error }: FinishJobInput): Promise<{ status: string; ended: boolean }> {
+  const r = await endMonitorRunChecks(db, jobId, outcome, error);
+  if (r.checks.length) await announceEndedChecks(db, r.checks, await monitorsById(db, [...new Set(r.checks.map((k) => k.monitorId))]));
+  return { status: outcome, ended: r.ended };
 }

@@ -1,10 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { anyActiveMonitor, runningMonitorRunsOlderThan } from '@wds/db';
+import { anyActiveMonitor, type Db } from '@wds/db';
 import { TaskQueues, workflowIds } from '@wds/workflows/common';
 import { monitorScheduleIds, type MonitorTickInput } from '@wds/workflows/monitor';
-import { startSweepLoop, workflowState, type StrandedSweeperOptions } from '../stranded/sweep';
-import { finishMonitorRun } from './control';
+import { startSweepLoop } from '../stranded/sweep';
 
 /** How the deployment ticks (worker settings; README: WDS_MONITOR_*). */
 export interface MonitorTicking {
@@ -17,7 +16,6 @@ export interface MonitorTicking {
 
 /** How often a control worker makes sure the tick Schedules exist as configured. */
 const ENSURE_EVERY_MS = 60_000;
-const PER_SWEEP = 200;
 
 /**
  * The shared tick Schedules, one per shard: every `tickMs` (shards offset evenly within it),
@@ -54,26 +52,17 @@ export async function ensureTickSchedules(client: Client, t: MonitorTicking): Pr
 }
 
 /**
- * A control worker's monitor upkeep, as a sweep loop beside the stranded-job sweepers: at start
- * and every minute, when any monitor is active, the tick Schedules are made to exist (so one
- * lost in a restore, or deleted, comes back from the monitors table); and runs no workflow runs
- * (a "run now" whose API died before starting it, a terminated workflow) are ended, their
- * checks failed and their slots freed.
+ * A control worker's monitor upkeep, as a sweep loop: at start and every minute, when any monitor
+ * is active, the tick Schedules are made to exist (so one lost in a restore, or deleted, comes
+ * back from the monitors table). Runs no workflow runs (a "run now" whose API died before starting
+ * it, a terminated workflow) are the one stranded-job sweeper's (activities/src/jobs/stranded.ts).
  */
-export function startMonitorUpkeep(o: StrandedSweeperOptions & { client: Client; ticking: MonitorTicking; onError?: (e: unknown) => void }): { stop(): Promise<void> } {
+export function startMonitorUpkeep(o: { db: Db; everyMs: number; client: Client; ticking: MonitorTicking; onError?: (e: unknown) => void }): { stop(): Promise<void> } {
   let ensuredAt = 0;
-  return startSweepLoop(o.everyMs, async (stopped) => {
+  return startSweepLoop(o.everyMs, async () => {
     if (Date.now() - ensuredAt >= ENSURE_EVERY_MS && (await anyActiveMonitor(o.db))) {
       await ensureTickSchedules(o.client, o.ticking).catch((e: unknown) => o.onError?.(e));
       ensuredAt = Date.now();
-    }
-    for (const id of await runningMonitorRunsOlderThan(o.db, o.graceMs, PER_SWEEP)) {
-      if (stopped()) return;
-      const state = await workflowState(o.temporal, o.namespace, workflowIds.monitorRun(id));
-      if (state === 'running') continue;
-      const reason = state === 'missing' ? 'The check was never started (the API stopped before starting it).' : 'The check was cut short (its workflow ended without finishing it).';
-      await finishMonitorRun(o.db, { jobId: id, outcome: 'failed', error: reason });
-      o.onFailed?.(id, reason);
     }
   });
 }

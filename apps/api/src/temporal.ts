@@ -17,9 +17,8 @@ import {
 
 import { WdsError, isErrorKind } from '@wds/errors';
 import { interactUpdate, stopInteractUpdate, type InteractCallInput, type InteractStopResult } from '@wds/workflows/interact';
-import type { MonitorRunInput } from '@wds/workflows/monitor';
 import type { CatalogWorkflowResult } from '@wds/workflows/catalog';
-import { catalogJob, interactJob, monitorRunJob } from '@wds/workflows/job-specs';
+import { catalogJob, interactJob } from '@wds/workflows/job-specs';
 import type { WorkflowJobSpec } from '@wds/workflows/jobs';
 import { workflowFetchOf, type ScrapeDispatch } from '@wds/workflows/scrape';
 import type { interactWorkflow } from '@wds/workflows';
@@ -68,8 +67,6 @@ export interface Starters {
   awaitCatalog(input: { teamId: string; requestId: string; budgetMs: number }): Promise<CatalogWorkflowResult | 'timeout'>;
   /** Whether a run of the request's workflow is open now. */
   catalogRunning(input: { teamId: string; requestId: string }): Promise<boolean>;
-  /** POST /v2/monitor/{id}/run: starts the run of the check (idempotent per run id); fails after START_DEADLINE_MS. */
-  startMonitorRun(input: MonitorRunInput): Promise<void>;
   /**
    * POST /v2/scrape/{id}/interact: one call in the scrape's session, starting the session's
    * workflow if none runs; waits for the call's end within `budgetMs`.
@@ -152,9 +149,6 @@ export async function connectTemporal(
       }
     },
     catalogRunning: ({ teamId, requestId }) => workflows.running(catalogJob, catalogKey(teamId, requestId)),
-    async startMonitorRun(input) {
-      await workflows.start(monitorRunJob, { key: input.runId, args: [input] });
-    },
     async interact({ scrapeId, teamId, idleMs, maxLifeMs, call, budgetMs }) {
       const workflowId = interactJob.workflowId(scrapeId);
       const attempt = () =>

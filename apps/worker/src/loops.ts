@@ -76,13 +76,14 @@ export const LOOPS: LoopSpec[] = [
       }),
   },
   {
-    name: "monitor upkeep: the tick Schedules (recreated from the monitors table when missing) and monitor runs no workflow runs",
+    name: 'monitor upkeep: the tick Schedules (recreated from the monitors table when missing)',
     runs: onControl,
     async start(ctx) {
       const { env, log } = ctx;
       const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
       const upkeep = startMonitorUpkeep({
-        ...sweeping(ctx),
+        db: ctx.db,
+        everyMs: env.WDS_STRANDED_JOB_SWEEP_MS,
         client: new Client({ connection, namespace: env.TEMPORAL_NAMESPACE }),
         ticking: {
           shards: env.WDS_MONITOR_SHARDS,
@@ -91,7 +92,6 @@ export const LOOPS: LoopSpec[] = [
           catchupWindowMs: env.WDS_MONITOR_CATCHUP_WINDOW_MS,
           plan: MONITOR_RUN_PLAN,
         },
-        onFailed: (jobId, reason) => log.warn({ jobId, reason }, 'stranded monitor run ended'),
         onError: (e) => log.warn({ err: e }, 'could not set up the monitor tick schedules (retried in a minute)'),
       });
       return {

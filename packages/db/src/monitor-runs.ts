@@ -1,10 +1,13 @@
 import { sql } from 'drizzle-orm';
+import { monitorRunJob } from '@wds/workflows/job-specs';
+import { crawlWords, type JobStatus } from '@wds/workflows/jobs';
 import type { Db } from './client';
 import { releaseCollectedCrawls } from './crawl-jobs';
+import { endJobSql } from './jobs/index';
 import { endFinishedChecks, type EndedCheck } from './monitor-pages';
 
 /**
- * A monitor run as a frontier job (schema/monitors.ts monitor_runs): what is left of its
+ * A monitor run as a frontier job (a `jobs` row of kind monitor_run, extended by monitor_runs): what is left of its
  * frontier and model step, and its end — pages and targets that never ended become errors, its
  * checks are ended, then the run row. Used by the run's workflow, the stranded-run sweep and the
  * API when Temporal refuses a "run now".
@@ -21,8 +24,8 @@ export interface MonitorRunCounts {
 
 /** What is left of a run's frontier and model step, as the frontier loop asks it. */
 export async function monitorRunCounts(db: Db, runId: string): Promise<MonitorRunCounts> {
-  const r = await db.execute<{ status: string | null; queued: number; leased: number; next_ms: number | null; llm: number; llm_ready: number; llm_next_ms: number | null }>(sql`
-    SELECT (SELECT status FROM monitor_runs WHERE id = ${runId}) AS status,
+  const r = await db.execute<{ status: JobStatus | null; queued: number; leased: number; next_ms: number | null; llm: number; llm_ready: number; llm_next_ms: number | null }>(sql`
+    SELECT (SELECT status FROM jobs WHERE id = ${runId}) AS status,
       count(*) FILTER (WHERE status = 'queued')::int AS queued, count(*) FILTER (WHERE status = 'leased')::int AS leased,
       (EXTRACT(EPOCH FROM min(lease_until) FILTER (WHERE status = 'leased') - now()) * 1000)::int AS next_ms,
       count(*) FILTER (WHERE status = 'llm')::int AS llm,
@@ -30,7 +33,8 @@ export async function monitorRunCounts(db: Db, runId: string): Promise<MonitorRu
       (EXTRACT(EPOCH FROM min(lease_until) FILTER (WHERE status = 'llm' AND lease_until >= now()) - now()) * 1000)::int AS llm_next_ms
     FROM monitor_check_pages WHERE run_id = ${runId} AND status IN ('queued', 'leased', 'llm')`);
   const row = r.rows[0]!;
-  const out: MonitorRunCounts = { status: row.status ?? 'failed', queued: row.queued, leased: row.leased, nextLeaseExpiryMs: row.next_ms };
+  // The frontier loop's words (crawl's): `scraping` while live.
+  const out: MonitorRunCounts = { status: row.status ? crawlWords({ status: row.status, outcome: null }) : 'failed', queued: row.queued, leased: row.leased, nextLeaseExpiryMs: row.next_ms };
   if (row.llm > 0) out.llm = { pending: row.llm, ready: row.llm_ready, nextReadyMs: row.llm_next_ms };
   return out;
 }
@@ -68,17 +72,10 @@ async function failWhatWaits(db: Db, runId: string, error: string): Promise<void
     FROM (SELECT check_id, count(*)::int AS n FROM lost GROUP BY check_id) n WHERE c.id = n.check_id`);
 }
 
-/** Ends the run row once (false when it had ended). */
+/** Ends the run's job once (false when it had ended); the expiry path deletes it a day later. */
 async function endMonitorRun(db: Db, runId: string, status: 'completed' | 'failed' | 'cancelled'): Promise<boolean> {
-  const r = await db.execute(sql`UPDATE monitor_runs SET status = ${status}, finished_at = now() WHERE id = ${runId} AND status = 'scraping' RETURNING id`);
+  const r = await db.execute(endJobSql(runId, { status, keptMs: monitorRunJob.resultsKeptMs }));
   return r.rows.length > 0;
-}
-
-/** Runs still going after `minAgeMs` (candidates for the stranded-run sweep). */
-export async function runningMonitorRunsOlderThan(db: Db, minAgeMs: number, limit: number): Promise<string[]> {
-  const r = await db.execute<{ id: string }>(sql`
-    SELECT id FROM monitor_runs WHERE status = 'scraping' AND created_at < now() - make_interval(secs => ${minAgeMs / 1000}) ORDER BY created_at LIMIT ${limit}`);
-  return r.rows.map((x) => x.id);
 }
 
 /** Whether the run's checks have crawl or search targets (its workflow runs them first). */
@@ -89,13 +86,12 @@ export async function monitorRunHasTargets(db: Db, runId: string): Promise<boole
 
 /**
  * Ends a run: what never ended (a failed or cancelled run) becomes an error, every check of the
- * run still running is ended (summed, billed, its slot freed), then the run row. Returns the
- * checks this call ended.
+ * run still running is ended (summed, billed, its slot freed), then the run's job. Returns the
+ * checks this call ended and whether it ended the job (false: it had ended).
  */
-export async function endMonitorRunChecks(db: Db, runId: string, outcome: 'completed' | 'failed' | 'cancelled', error?: string): Promise<EndedCheck[]> {
+export async function endMonitorRunChecks(db: Db, runId: string, outcome: 'completed' | 'failed' | 'cancelled', error?: string): Promise<{ checks: EndedCheck[]; ended: boolean }> {
   // A completed run has nothing waiting; anything still there (a target never collected) is an error all the same.
   await failWhatWaits(db, runId, error ?? (outcome === 'cancelled' ? 'The check was cancelled before this page was checked.' : 'The check ended before this was checked.'));
-  const ended = await endFinishedChecks(db, await runningChecksOfRun(db, runId));
-  await endMonitorRun(db, runId, outcome);
-  return ended;
+  const checks = await endFinishedChecks(db, await runningChecksOfRun(db, runId));
+  return { checks, ended: await endMonitorRun(db, runId, outcome) };
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, ne, sql } from 'drizzle-orm';
+import { monitorRunJob } from '@wds/workflows/job-specs';
 import { inTransaction, type Db } from './client';
+import { insertJob } from './jobs/index';
 import { monitorChecks, monitors } from './schema/index';
 
 /**
@@ -137,6 +139,7 @@ export async function claimDueMonitors(db: Db, c: { runId: string; shard: number
     const shared = checks.filter((k) => k.status === 'running' && k.runId === c.runId);
     const own = checks.filter((k) => k.status === 'running' && k.runId !== c.runId);
     await insertChecks(tx, 'scheduled', checks);
+    for (const id of [c.runId, ...own.map((k) => k.runId)]) await insertRunJob(tx, id);
     await tx.execute(sql`
       INSERT INTO monitor_runs (id, kind, checks, targets, claim_id)
       SELECT r.id, 'scheduled', r.checks, r.targets, r.claim_id
@@ -154,6 +157,14 @@ export async function claimDueMonitors(db: Db, c: { runId: string; shard: number
       targetRuns: own.map((k) => ({ runId: k.runId, pages: k.pages.length })),
     };
   });
+}
+
+/**
+ * A run's job row: running from its claim (its workflow is started right after the commit; the
+ * stranded-job sweeper ends it when none runs), of no team (its checks may be of several).
+ */
+async function insertRunJob(tx: Db, id: string): Promise<void> {
+  await insertJob(tx, { id, teamId: null, kind: 'monitor_run', status: 'running', workflowId: monitorRunJob.workflowId(id) });
 }
 
 /** The runs of their own a committed claim made (a retried claim answers them again). */
@@ -235,6 +246,7 @@ export async function claimManualCheck(
       return { started: false, reason: 'paused' };
     }
     const targets = m.targets.length > 0;
+    await insertRunJob(tx, m.runId);
     await tx.execute(sql`INSERT INTO monitor_runs (id, kind, checks, targets) VALUES (${m.runId}, 'manual', 1, ${targets})`);
     await insertChecks(tx, 'manual', [{ id: m.checkId, monitorId: m.monitorId, teamId: m.teamId, runId: m.runId, status: 'running', pages: m.pages, targets: m.targets, scheduledFor: null }]);
     return { started: true, checkId: m.checkId, targets };
@@ -257,13 +269,12 @@ export async function listMonitorChecks(db: Db, monitorId: string, o: { limit: n
 }
 
 
-/** Checks older than their monitor's retention, with their pages (bounded per call); ended runs likewise after a day. */
+/** Checks older than their monitor's retention, with their pages (bounded per call); ended runs go by the expiry path (jobs.expires_at). */
 export async function pruneMonitorChecks(db: Db, limit: number): Promise<number> {
   const r = await db.execute(sql`
     DELETE FROM monitor_checks WHERE id = ANY(ARRAY(
       SELECT c.id FROM monitor_checks c JOIN monitors m ON m.id = c.monitor_id
       WHERE c.created_at < now() - make_interval(days => m.retention_days) AND c.status NOT IN ('running', 'queued') LIMIT ${limit}))`);
-  await db.execute(sql`DELETE FROM monitor_runs WHERE id = ANY(ARRAY(SELECT id FROM monitor_runs WHERE status <> 'scraping' AND finished_at < now() - interval '1 day' LIMIT ${limit}))`);
   return r.rowCount ?? 0;
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { jobs } from './jobs';
 import { teams } from './teams';
 
 /**
@@ -134,21 +135,19 @@ export const monitorCheckPages = pgTable(
 /**
  * A run: the frontier job of the checks one tick (or one "run now") started; its workflow runs
  * their pages. A check with crawl or search targets gets a run of its own (`targets`), whose
- * workflow first runs those targets.
+ * workflow first runs those targets. The extension of its `jobs` row (kind monitor_run, team
+ * NULL: a run holds checks of several teams), which has its status, times and expiry.
  */
 export const monitorRuns = pgTable(
   'monitor_runs',
   {
-    id: uuid('id').primaryKey(),
+    id: uuid('id').primaryKey().references(() => jobs.id, { onDelete: 'cascade' }),
     kind: text('kind').$type<'scheduled' | 'manual'>().notNull(),
-    status: text('status').$type<'scraping' | 'completed' | 'failed' | 'cancelled'>().notNull().default('scraping'),
     checks: integer('checks').notNull().default(0),
     /** The run's checks have crawl or search targets: its workflow runs them before the page frontier. */
     targets: boolean('targets').notNull().default(false),
     /** The tick claim that made this run beside its own (a retried claim finds them by it). */
     claimId: uuid('claim_id'),
-    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-    finishedAt: timestamp('finished_at', { withTimezone: true }),
   },
   (t) => [index('monitor_runs_claim_idx').on(t.claimId)],
 );

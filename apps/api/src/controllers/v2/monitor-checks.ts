@@ -3,9 +3,11 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { checkPagesOf, MONITOR_CHECK_STATUSES, MONITOR_PAGE_STATUSES, monitorRunRequestSchema, runTargetsOf } from '@wds/contracts';
 import { checkPages, claimManualCheck, endMonitorRunChecks, listMonitorChecks, loadMonitorCheck, teamCreditBalance, getTeamLimits } from '@wds/db';
 import { WdsError } from '@wds/errors';
+import { monitorRunJob } from '@wds/workflows/job-specs';
 import type { ApiDeps } from '../../deps';
 import { noteLogIds } from '../../logging';
 import { baseUrl } from '../../services/base-url';
+import { startJob } from '../../services/jobs';
 import { pageQuery, teamMonitor, UUID, type IdReq, type MonitorConfig } from './monitor-shared';
 import { checkPageView, checkView } from './monitor-view';
 import { validateBody } from './validate';
@@ -49,12 +51,14 @@ function run(deps: ApiDeps, cfg: MonitorConfig) {
       throw new WdsError('NOT_FOUND', { message: 'Monitor not found' });
     }
     noteLogIds(req, { jobId: claim.checkId });
-    try {
-      await deps.starters.startMonitorRun(claim.targets ? { runId, plan: cfg.plan, targets: true } : { runId, plan: cfg.plan });
-    } catch (e) {
-      await endMonitorRunChecks(deps.db, runId, 'failed', 'The check could not be started (the workflow service did not accept it).');
+    await startJob(deps, monitorRunJob, {
+      jobId: runId,
+      args: [claim.targets ? { runId, plan: cfg.plan, targets: true } : { runId, plan: cfg.plan }],
+      // The run's end, not only its row: the check fails and the monitor's slot is freed.
+      fail: () => endMonitorRunChecks(deps.db, runId, 'failed', 'The check could not be started (the workflow service did not accept it).'),
+    }).catch((e: unknown) => {
       throw new WdsError('SERVICE_UNAVAILABLE', { message: 'Service Unavailable: the check could not be started (the workflow service did not accept it). Retry later.', cause: e });
-    }
+    });
     const k = await loadMonitorCheck(deps.db, m.id, claim.checkId);
     return reply.send({ success: true, id: claim.checkId, data: checkView(k!) });
   };
