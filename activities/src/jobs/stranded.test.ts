@@ -3,8 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import {
-  agentTraceEvents, connectDb, ensureTeam, findJobByIdempotencyKey, insertAgentRun, insertCrawlJob, insertExtractJob, insertJob, loadExtractJob, insertSubagentRun, jobCreditBalance, jobEventsAfter, loadAgentRun,
-  loadCrawlJob, loadJob, markJobCancelled, migrateDb, requestAgentCancel, reserveCredits, setJobWorkflow, type DbHandle,
+  agentTraceEvents, claimManualCheck, connectDb, ensureTeam, findJobByIdempotencyKey, insertAgentRun, insertCrawlJob, insertExtractJob, insertJob, insertMonitor, insertSubagentRun, jobCreditBalance, jobEventsAfter, loadAgentRun, loadCrawlJob, loadExtractJob, loadJob, loadMonitorCheck, loadTeamMonitor, markJobCancelled, migrateDb, requestAgentCancel, reserveCredits, setJobWorkflow, type DbHandle,
 } from '@wds/db';
 import { namespaceFor, stackDatabase, testInfra, until } from '@wds/test-utils';
 import { agentJob } from '@wds/workflows/job-specs';
@@ -16,7 +15,8 @@ import { startJobSweeper } from './stranded';
  * queue no worker serves: Temporal still says running) is left alone, and a young job too. Agent
  * runs end through the workflow's own end — `internal` and retryable, reservations released, terminal
  * trace events written; one being cancelled `cancelled`. A sub-agent is judged once its workflow
- * recorded its id; one its parent has not started yet is left alone.
+ * recorded its id; one its parent has not started yet is left alone. A monitor run ends through the
+ * run's own end: its check fails, its monitor's slot is freed.
  */
 const namespace = namespaceFor(import.meta.url);
 let h: DbHandle;
@@ -156,5 +156,25 @@ test('agent runs no workflow runs end through finishAgent; open ones and unstart
   } finally {
     await sweeper.stop();
     await handle.terminate().catch(() => {});
+  }
+});
+
+test("a monitor run no workflow runs ends through the run's end: its check fails, the monitor's slot is freed", async () => {
+  const [monitorId, runId, checkId] = [randomUUID(), randomUUID(), randomUUID()];
+  await insertMonitor(h.db, { id: monitorId, teamId, name: 'stranded', schedule: { cron: '0 * * * *', timezone: 'UTC' }, targets: [{ id: 't1', type: 'scrape', urls: ['https://a.example/'] }], shardKey: 1 });
+  const claim = await claimManualCheck(h.db, { teamId, monitorId, runId, checkId, pages: [{ targetId: 't1', url: 'https://a.example/', urlKey: 'https://a.example/' }], targets: [] });
+  assert.equal(claim.started, true);
+  assert.equal((await loadJob(h.db, runId))?.status, 'running');
+  await h.pool.query(`UPDATE jobs SET created_at = now() - interval '1 hour' WHERE id = $1`, [runId]);
+  const ended: string[] = [];
+  const sweeper = startJobSweeper({ db: h.db, temporal: connection, namespace, graceMs: 60_000, everyMs: 200, onFailed: (id) => ended.push(id) });
+  try {
+    await until(async () => (await loadJob(h.db, runId))?.status === 'failed', 'the stranded run to end', { timeoutMs: 30_000 });
+    const check = (await loadMonitorCheck(h.db, monitorId, checkId))!;
+    assert.equal(check.status, 'failed');
+    assert.equal((await loadTeamMonitor(h.db, teamId, monitorId))?.runningCheckId, null);
+    assert.deepEqual(ended.filter((id) => id === runId), [runId], 'ended once');
+  } finally {
+    await sweeper.stop();
   }
 });
