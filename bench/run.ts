@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   monitor: async () => (await import('./monitor')).runMonitorBench(),
   'search-cost': async () => (await import('./search-cost')).runSearchCostBench(),
   'cache-body': async () => (await import('./cache-body')).runCacheBodyBench(),
+  extraction: async () => (await import('./extraction')).runExtractionBench(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
