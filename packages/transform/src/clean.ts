@@ -2,7 +2,7 @@ import { select } from 'cheerio-select';
 import render from 'dom-serializer';
 import type { AnyNode, ChildNode, Element, ParentNode } from 'domhandler';
 import { WdsError } from '@wds/errors';
-import { isTag, parsePage, removeNodes, replaceChildren, type Page } from './dom';
+import { isTag, isText, parsePage, removeNodes, replaceChildren, type Page } from './dom';
 import { keepMainContent } from './main-content';
 import { documentBaseUrl, largestSrcsetCandidate, resolveUrl } from './urls';
 
@@ -60,16 +60,49 @@ function nonEmpty(list: string[] | undefined): string[] {
 }
 
 /** Comments, the doctype and elements that are never content, in one walk. */
-function removeNonContent(parent: ParentNode): void {
+/**
+ * A page whose text lives in <noscript> (a server-rendered copy for readers without JavaScript,
+ * beside an empty app shell) is that text to a reader without JavaScript, which an HTTP fetch
+ * is: its noscript boxes are kept (unwrapped) when they hold most of the visible text, at
+ * least NOSCRIPT_MIN_CHARS. Otherwise a noscript is a tracking pixel or an "enable JavaScript"
+ * notice, and goes.
+ */
+const NOSCRIPT_MIN_CHARS = 200;
+
+function noscriptHoldsContent(body: ParentNode): boolean {
+  let inside = 0;
+  let outside = 0;
+  const walk = (node: ParentNode, inNoscript: boolean) => {
+    for (const c of node.children) {
+      if (isText(c)) {
+        const n = c.data.trim().length;
+        if (inNoscript) inside += n;
+        else outside += n;
+      } else if (isTag(c) && c.name !== 'script' && c.name !== 'style' && c.name !== 'template') {
+        walk(c, inNoscript || c.name === 'noscript');
+      }
+    }
+  };
+  walk(body, false);
+  return inside >= NOSCRIPT_MIN_CHARS && inside > 2 * outside;
+}
+
+function removeNonContent(parent: ParentNode, unwrapNoscript: boolean): void {
   let changed = false;
   const kept: ChildNode[] = [];
   for (const c of parent.children) {
+    if (unwrapNoscript && isTag(c) && c.name === 'noscript') {
+      removeNonContent(c, true);
+      kept.push(...c.children);
+      changed = true;
+      continue;
+    }
     if (c.type === 'comment' || c.type === 'directive' || c.type === 'cdata' || (isTag(c) && ALWAYS_REMOVED.has(c.name))) {
       changed = true;
       continue;
     }
     kept.push(c);
-    if (isTag(c) && c.children.length) removeNonContent(c);
+    if (isTag(c) && c.children.length) removeNonContent(c, unwrapNoscript);
   }
   if (changed) replaceChildren(parent, kept);
 }
@@ -154,7 +187,7 @@ export function cleanPage(page: Page, pageUrl: string, opts: CleanOptions): Page
   const includeTags = nonEmpty(opts.includeTags);
   const excludeTags = nonEmpty(opts.excludeTags);
 
-  removeNonContent(page.doc);
+  removeNonContent(page.doc, noscriptHoldsContent(page.body));
   if (includeTags.length) applyIncludeTags(page, includeTags);
   if (excludeTags.length) applyExcludeTags(page, excludeTags);
   if (opts.onlyMainContent && !includeTags.length) keepMainContent(page);

@@ -34,6 +34,12 @@ const isMain = (el: Element) => el.name === 'main' || el.attribs.role === 'main'
 const isArticle = (el: Element) => el.name === 'article';
 const isContent = (el: Element) => isMain(el) || isArticle(el);
 
+/** The element is or lies inside an <article>: the page's own statement that it is one piece. */
+function inArticle(el: Element): boolean {
+  for (let p: ParentNode | null = el; p && isTag(p); p = p.parent) if (isArticle(p)) return true;
+  return false;
+}
+
 function isInsideContent(el: Element): boolean {
   for (let p = el.parent; p && isTag(p); p = p.parent) if (isContent(p)) return true;
   return false;
@@ -54,6 +60,9 @@ function isHidden(el: Element): boolean {
   const style = a.style;
   return !!style && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
 }
+
+/** A box with this share of the page's text is never chrome by its name, make-up or hiding. */
+const HOLDS_PAGE_SHARE = 0.4;
 
 /** Link blocks: at least this many links, this share of the text in links, no <p> of prose. */
 const LINK_BLOCK_MIN_LINKS = 5;
@@ -148,20 +157,23 @@ function removeChrome(body: Element, stats: Map<Element, Stats>, semantic: Eleme
   if (semantic) mark(semantic, holdsMain);
 
   const total = stats.get(body)!.text;
-  // A class-matched box holding most of a substantial page is the content
-  // wrapper with an unlucky name, not boilerplate.
-  const holdsMostText = (el: Element) => total >= 1000 && (stats.get(el)?.text ?? 0) >= 0.6 * total;
+  // A box holding a large part of a substantial page's text is the content, not chrome: a
+  // wrapper with an unlucky name (`menu-side-transition`), a product grid that is all links, a
+  // wrapper hidden until a script fades it in. Menus and footers are a small part of a page.
+  const holdsMostText = (el: Element) => total >= 1000 && (stats.get(el)?.text ?? 0) >= HOLDS_PAGE_SHARE * total;
 
   const doomed: Element[] = [];
   const visit = (el: Element) => {
     // Code is content through and through; its highlighter spans have classes
     // like `token comment` / `hljs-comment` that must not read as boilerplate.
     if (CODE_TAGS.has(el.name)) return;
-    if (!holdsMain.has(el) && (isChromeLandmark(el) || isHidden(el))) {
+    const hidden = isHidden(el) && !holdsMostText(el);
+    if (!holdsMain.has(el) && (isChromeLandmark(el) || hidden)) {
       if (!holdsContent.has(el) || isSemanticLandmark(el)) { doomed.push(el); return; }
     }
     if (!holdsContent.has(el)) {
-      if (isChromeLandmark(el) || isHidden(el)) { doomed.push(el); return; }
+      if (isChromeLandmark(el)) { doomed.push(el); return; }
+      if (hidden) { doomed.push(el); return; }
       if (hasBoilerplateName(el) && !holdsMostText(el)) { doomed.push(el); return; }
       if (isLinkBlock(el, stats.get(el)) && !holdsMostText(el)) { doomed.push(el); return; }
     }
@@ -241,7 +253,7 @@ export interface ContentChoice {
 }
 
 /** Steps 1-2: removes chrome, then picks the content (exported for diagnostics). */
-export function chooseContent(body: Element): ContentChoice & { stats: Map<Element, Stats>; scores: Map<Element, number> } {
+export function chooseContent(body: Element): ContentChoice & { stats: Map<Element, Stats>; scores: Map<Element, number>; fallback: boolean } {
   const before = measure(body);
   const semantic = semanticRoot(body, before);
   removeChrome(body, before, semantic);
@@ -256,15 +268,54 @@ export function chooseContent(body: Element): ContentChoice & { stats: Map<Eleme
     if (!contains(top, semantic)) top = semantic;
     else if ((stats.get(semantic)?.text ?? 0) >= 0.5 * (stats.get(top)?.text ?? 0)) top = semantic;
   }
-  const kept = !top ? (semantic ? [semantic] : [body]) : top === body ? [body] : mergeSiblings(top, stats, scores);
-  return { semantic, top, kept, stats, scores };
+  let kept = !top ? (semantic ? [semantic] : [body]) : top === body ? [body] : mergeSiblings(top, stats, scores);
+  // The first choice is poor when it holds a small part of the page's text that is not links:
+  // the densest block of a page made of many (a service page's sections, a thread's posts, a
+  // product's description beside its specs) is one of them. Then the content is the smallest
+  // box that holds most of that text (trafilatura's fallback when its first extraction is short).
+  let fallback = false;
+  if (top && poorChoice(top, kept, body, stats)) {
+    kept = [smallestHolding(body, stats)];
+    fallback = true;
+  }
+  return { semantic, top, kept, stats, scores, fallback };
+}
+
+const ownText = (s: Stats | undefined) => (s ? s.text - s.linkText : 0);
+/** Below this share of the page's non-link text, the chosen content is too little of the page. */
+const POOR_SHARE = 0.45;
+/** The fallback box holds at least this share of the page's non-link text. */
+const HOLDING_SHARE = 0.7;
+/** Pages with less non-link text than this are left to the first choice (short pages vary). */
+const POOR_MIN_TEXT = 500;
+
+function poorChoice(top: Element, kept: Element[], body: Element, stats: Map<Element, Stats>): boolean {
+  let all = ownText(stats.get(body));
+  // A story in an <article> is measured against the page less the other <article>s: those are
+  // other pieces (teaser cards, other stories), not content the story missed.
+  if (inArticle(top)) for (const a of outermost(body, isArticle)) if (!contains(a, top)) all -= ownText(stats.get(a));
+  if (all < POOR_MIN_TEXT) return false;
+  let mine = 0;
+  for (const el of kept) mine += ownText(stats.get(el));
+  return mine < POOR_SHARE * all;
+}
+
+function smallestHolding(body: Element, stats: Map<Element, Stats>): Element {
+  const need = HOLDING_SHARE * ownText(stats.get(body));
+  let el = body;
+  for (;;) {
+    let next: Element | null = null;
+    for (const c of el.children) if (isTag(c) && ownText(stats.get(c)) >= need) next = c;
+    if (!next) return el;
+    el = next;
+  }
 }
 
 /** Remove boilerplate from the page in place. */
 export function keepMainContent(page: Page): void {
   const body = page.body;
-  const { top, kept, stats, scores } = chooseContent(body);
-  if (top) cleanConditionally(kept, stats, scores);
+  const { top, kept, stats, scores, fallback } = chooseContent(body);
+  if (top && !fallback) cleanConditionally(kept, stats, scores);
   if (kept[0] !== body) replaceChildren(body, kept.map(detach));
 }
 
