@@ -241,6 +241,11 @@ function cleanConditionally(content: Element[], stats: Map<Element, Stats>, scor
     for (const c of el.children) if (isTag(c)) visit(c, false);
   };
   for (const el of content) visit(el, true);
+  // Cleaning that would take most of the content is misreading it (a page of testimonials,
+  // a grid of cards: many small boxes that each look like chrome): the content stays whole.
+  let lost = 0;
+  for (const el of doomed) lost += stats.get(el)?.text ?? 0;
+  if (lost > 0.5 * total) return;
   removeNodes(doomed);
 }
 
