@@ -64,6 +64,11 @@ function isHidden(el: Element): boolean {
 /** A box with this share of the page's text is never chrome by its name, make-up or hiding. */
 const HOLDS_PAGE_SHARE = 0.4;
 
+/** Guesses (names, link blocks) taking more than this share of what the landmarks leave… */
+const GUESSES_MAX_SHARE = 0.7;
+/** …and leaving less non-link text than this are a misreading: only the landmarks go. */
+const GUESSES_KEEP_TEXT = 1000;
+
 /** Link blocks: at least this many links, this share of the text in links, no <p> of prose. */
 const LINK_BLOCK_MIN_LINKS = 5;
 const LINK_BLOCK_DENSITY = 0.6;
@@ -162,25 +167,46 @@ function removeChrome(body: Element, stats: Map<Element, Stats>, semantic: Eleme
   // wrapper hidden until a script fades it in. Menus and footers are a small part of a page.
   const holdsMostText = (el: Element) => total >= 1000 && (stats.get(el)?.text ?? 0) >= HOLDS_PAGE_SHARE * total;
 
-  const doomed: Element[] = [];
-  const visit = (el: Element) => {
-    // Code is content through and through; its highlighter spans have classes
-    // like `token comment` / `hljs-comment` that must not read as boilerplate.
-    if (CODE_TAGS.has(el.name)) return;
-    const hidden = isHidden(el) && !holdsMostText(el);
-    if (!holdsMain.has(el) && (isChromeLandmark(el) || hidden)) {
-      if (!holdsContent.has(el) || isSemanticLandmark(el)) { doomed.push(el); return; }
-    }
-    if (!holdsContent.has(el)) {
-      if (isChromeLandmark(el)) { doomed.push(el); return; }
-      if (hidden) { doomed.push(el); return; }
-      if (hasBoilerplateName(el) && !holdsMostText(el)) { doomed.push(el); return; }
-      if (isLinkBlock(el, stats.get(el)) && !holdsMostText(el)) { doomed.push(el); return; }
-    }
-    for (const c of el.children) if (isTag(c)) visit(c);
+  // Landmarks and hidden boxes go on the page's own word; names and link make-up are guesses,
+  // and on a page made of links (a listing, a grid of cards, a link-heavy home page) those
+  // guesses can take the content itself. When they would take most of what the landmarks
+  // leave, only the landmarks go.
+  const collect = (guesses: boolean) => {
+    const doomed: Element[] = [];
+    let guessed = 0;
+    const visit = (el: Element) => {
+      // Code is content through and through; its highlighter spans have classes
+      // like `token comment` / `hljs-comment` that must not read as boilerplate.
+      if (CODE_TAGS.has(el.name)) return;
+      const hidden = isHidden(el) && !holdsMostText(el);
+      if (!holdsMain.has(el) && (isChromeLandmark(el) || hidden)) {
+        if (!holdsContent.has(el) || isSemanticLandmark(el)) { doomed.push(el); return; }
+      }
+      if (!holdsContent.has(el)) {
+        if (isChromeLandmark(el) || hidden) { doomed.push(el); return; }
+        if (guesses && !holdsMostText(el) && (hasBoilerplateName(el) || isLinkBlock(el, stats.get(el)))) {
+          doomed.push(el);
+          guessed += stats.get(el)?.text ?? 0;
+          return;
+        }
+      }
+      for (const c of el.children) if (isTag(c)) visit(c);
+    };
+    for (const c of body.children) if (isTag(c)) visit(c);
+    return { doomed, guessed };
   };
-  for (const c of body.children) if (isTag(c)) visit(c);
-  removeNodes(doomed);
+  const first = collect(true);
+  let lost = 0;
+  let ownLeft = ownText(stats.get(body));
+  for (const el of first.doomed) {
+    lost += stats.get(el)?.text ?? 0;
+    ownLeft -= ownText(stats.get(el));
+  }
+  // A page that keeps a fair amount of text of its own after the guesses (an article whose
+  // comments and rails were named) is left as the guesses have it, and so is a short page.
+  const landmarksLeave = total - (lost - first.guessed);
+  const misread = total >= 1000 && first.guessed > GUESSES_MAX_SHARE * landmarksLeave && ownLeft < GUESSES_KEEP_TEXT;
+  removeNodes(misread ? collect(false).doomed : first.doomed);
 }
 
 /** A landmark by its tag or role (not by class): the page's own word that the box is chrome. */
