@@ -250,6 +250,35 @@ function isJunkBox(el: Element, s: Stats, scores: Map<Element, number>): boolean
   return false;
 }
 
+/** An author line is short: a name and a date. */
+const POST_META_MAX_CHARS = 120;
+
+function hasTime(el: Element): boolean {
+  for (const c of el.children) if (isTag(c) && (c.name === 'time' || hasTime(c))) return true;
+  return false;
+}
+
+/** One of several siblings of the same tag and class: an item of a thread, a grid, a list. */
+function isRepeatedItem(el: Element): boolean {
+  const parent = el.parent;
+  if (!parent || !isTag(parent)) return false;
+  const cls = el.attribs.class ?? '';
+  let same = 0;
+  for (const c of parent.children) if (isTag(c) && c.name === el.name && (c.attribs.class ?? '') === cls && ++same >= 2) return true;
+  return false;
+}
+
+/**
+ * A post's author line (a name and a <time>) inside one of several repeated posts: a thread
+ * keeps who wrote each post and when, however little text that is. A lone article's dateline
+ * is not protected by this.
+ */
+function isPostMeta(el: Element, s: Stats): boolean {
+  if (s.text > POST_META_MAX_CHARS || !hasTime(el)) return false;
+  for (let p = el.parent; p && isTag(p) && p.name !== 'body'; p = p.parent) if (isRepeatedItem(p)) return true;
+  return false;
+}
+
 function cleanConditionally(content: Element[], stats: Map<Element, Stats>, scores: Map<Element, number>): void {
   // A box holding a good part of the content's text is the content, whatever its make-up
   // (text between <br>s and many photos is still the story).
@@ -260,7 +289,7 @@ function cleanConditionally(content: Element[], stats: Map<Element, Stats>, scor
     // Code and data tables are content through and through (short cells are still data).
     if (CODE_TAGS.has(el.name) || (el.name === 'table' && tableModeOf(el) === 'data')) return;
     const s = stats.get(el);
-    if (!top && s && CONDITIONAL_TAGS.has(el.name) && s.text < 0.4 * total && isJunkBox(el, s, scores)) { doomed.push(el); return; }
+    if (!top && s && CONDITIONAL_TAGS.has(el.name) && s.text < 0.4 * total && isJunkBox(el, s, scores) && !isPostMeta(el, s)) { doomed.push(el); return; }
     // A paragraph that is one link ("You may also like: …" lists written as <p>s) is a pointer
     // to another page, not text of this one.
     if (!top && s && el.name === 'p' && s.links > 0 && s.linkText > 0.8 * s.text) { doomed.push(el); return; }
