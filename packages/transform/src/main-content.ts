@@ -334,7 +334,7 @@ export function chooseContent(body: Element): ContentChoice & { stats: Map<Eleme
   // product's description beside its specs) is one of them. Then the content is the smallest
   // box that holds most of that text (trafilatura's fallback when its first extraction is short).
   let fallback = false;
-  if (top && poorChoice(top, kept, body, stats)) {
+  if (top && poorChoice({ top, kept }, body, stats)) {
     kept = [smallestHolding(body, stats)];
     fallback = true;
   }
@@ -349,7 +349,7 @@ const HOLDING_SHARE = 0.7;
 /** Pages with less non-link text than this are left to the first choice (short pages vary). */
 const POOR_MIN_TEXT = 500;
 
-function poorChoice(top: Element, kept: Element[], body: Element, stats: Map<Element, Stats>): boolean {
+function poorChoice({ top, kept }: { top: Element; kept: Element[] }, body: Element, stats: Map<Element, Stats>): boolean {
   let all = ownText(stats.get(body));
   // A story in an <article> is measured against the page less the other <article>s: those are
   // other pieces (teaser cards, other stories), not content the story missed.
