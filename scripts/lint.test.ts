@@ -48,3 +48,10 @@ test('import cycles are reported', async () => {
   for (const r of results) assert.ok(r.messages.some((m) => m.ruleId === 'import-x/no-cycle'), `${r.filePath}: ${JSON.stringify(r.messages)}`);
 });
 
+
+test('the production code has no import cycles, type imports counted (scripts/import-cycles.ts)', async () => {
+  const { cyclesOf, importGraph, projectCycles } = await import('./import-cycles');
+  const fixture = ['a.ts', 'b.ts'].map((f) => `${root}scripts/lint-fixtures/type-cycle/${f}`);
+  assert.deepEqual(cyclesOf(importGraph(fixture)), [fixture], 'a cycle of type imports only is found');
+  assert.deepEqual(projectCycles(), []);
+});
