@@ -11,17 +11,16 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   WithStartWorkflowOperation,
+  type UpdateDefinition,
   type Workflow,
   type WorkflowStartOptions,
 } from '@temporalio/client';
 
 import { WdsError, isErrorKind } from '@wds/errors';
-import { interactUpdate, stopInteractUpdate, type InteractCallInput, type InteractStopResult } from '@wds/workflows/interact';
 import type { CatalogWorkflowResult } from '@wds/workflows/catalog';
-import { catalogJob, interactJob } from '@wds/workflows/job-specs';
+import { catalogJob } from '@wds/workflows/job-specs';
 import type { WorkflowJobSpec } from '@wds/workflows/jobs';
 import { workflowFetchOf, type ScrapeDispatch } from '@wds/workflows/scrape';
-import type { interactWorkflow } from '@wds/workflows';
 
 /**
  * How long a job start may wait for Temporal before the request fails (and the job with it).
@@ -51,12 +50,20 @@ export interface JobWorkflows {
   running(spec: WorkflowJobSpec, key: string): Promise<boolean>;
   /** Asks the workflow to cancel (its cleanup writes the end); one already gone is no error. */
   cancel(spec: WorkflowJobSpec, key: string): Promise<void>;
+  /**
+   * Sends `update` to the job's open run, or starts a run (the spec's id policies) carrying it, in
+   * one call: the update lands in the run it started or joined. Past `budgetMs` it rejects saying
+   * `what` did not finish within it (the update may still finish in the run).
+   */
+  updateWithStart<W extends Workflow, R, A extends [unknown, ...unknown[]]>(
+    spec: WorkflowJobSpec<W>,
+    o: { key: string; args: Parameters<W>; update: UpdateDefinition<R, A>; updateArgs: A; budgetMs: number; what: string },
+  ): Promise<R>;
+  /** Sends an argument-less `update` to the job's open run within `budgetMs`; null when no run is open. */
+  update<R>(spec: WorkflowJobSpec, o: { key: string; update: UpdateDefinition<R, []>; budgetMs: number; what: string }): Promise<R | null>;
 }
 
-/**
- * Starts that are more than one call: the kinds not yet on the job service (apps/api/src/services/jobs.ts)
- * and interact's update-with-start.
- */
+/** Starts that are more than one call: the kinds not yet on the job service (apps/api/src/services/jobs.ts). */
 export interface Starters {
   /**
    * Catalog mode: starts the request's workflow (id from team and x-request-id); `running` when a
@@ -67,13 +74,6 @@ export interface Starters {
   awaitCatalog(input: { teamId: string; requestId: string; budgetMs: number }): Promise<CatalogWorkflowResult | 'timeout'>;
   /** Whether a run of the request's workflow is open now. */
   catalogRunning(input: { teamId: string; requestId: string }): Promise<boolean>;
-  /**
-   * POST /v2/scrape/{id}/interact: one call in the scrape's session, starting the session's
-   * workflow if none runs; waits for the call's end within `budgetMs`.
-   */
-  interact(input: { scrapeId: string; teamId: string; idleMs: number; maxLifeMs: number; call: InteractCallInput; budgetMs: number }): Promise<void>;
-  /** DELETE /v2/scrape/{id}/interact: ends the running session; null when none runs. */
-  stopInteract(input: { scrapeId: string }): Promise<InteractStopResult | null>;
   close(): Promise<void>;
 }
 
@@ -133,6 +133,28 @@ export async function connectTemporal(
           if (!(e instanceof WorkflowNotFoundError)) throw e;
         });
     },
+    async updateWithStart(spec, { key, args, update, updateArgs, budgetMs, what }) {
+      const call = client.workflow.executeUpdateWithStart(update, {
+        args: updateArgs,
+        startWorkflowOperation: new WithStartWorkflowOperation(spec.workflowType, {
+          taskQueue: spec.taskQueue,
+          workflowId: spec.workflowId(key),
+          args,
+          workflowIdConflictPolicy: CONFLICT[spec.start.conflict],
+          workflowIdReusePolicy: REUSE[spec.start.reuse],
+        } as never),
+        // The SDK's overloads cannot be matched by a generic update; the interface above keeps the types.
+      } as never) as Promise<never>;
+      return withinMs(call, budgetMs, `${what} did not finish`);
+    },
+    async update(spec, { key, update, budgetMs, what }) {
+      try {
+        return await withinMs(client.workflow.getHandle(spec.workflowId(key)).executeUpdate(update), budgetMs, `${what} did not finish`);
+      } catch (e) {
+        if (e instanceof WorkflowNotFoundError || /already completed|not found/i.test((e as Error).message ?? '')) return null;
+        throw e;
+      }
+    },
   };
 
   const starters: Starters = {
@@ -149,41 +171,6 @@ export async function connectTemporal(
       }
     },
     catalogRunning: ({ teamId, requestId }) => workflows.running(catalogJob, catalogKey(teamId, requestId)),
-    async interact({ scrapeId, teamId, idleMs, maxLifeMs, call, budgetMs }) {
-      const workflowId = interactJob.workflowId(scrapeId);
-      const attempt = () =>
-        client.workflow.executeUpdateWithStart(interactUpdate, {
-          args: [call],
-          startWorkflowOperation: new WithStartWorkflowOperation<typeof interactWorkflow>(interactJob.workflowType, {
-            taskQueue: interactJob.taskQueue,
-            workflowId,
-            args: [{ scrapeId, teamId, idleMs, maxLifeMs }],
-            // One session per scrape at a time; a new one once the last has ended.
-            workflowIdConflictPolicy: CONFLICT[interactJob.start.conflict],
-            workflowIdReusePolicy: REUSE[interactJob.start.reuse],
-          }),
-        });
-      const t0 = Date.now();
-      try {
-        await withinMs(attempt(), budgetMs, 'the interact call did not finish');
-      } catch (e) {
-        // The session was ending as the call came: once it has, the call opens a new one.
-        if (updateFailureCode(e) !== 'SESSION_ENDING') throw asInteractError(e);
-        await withinMs(client.workflow.getHandle(workflowId).result(), 30_000, 'the ending session did not close').catch(() => {});
-        await withinMs(attempt(), Math.max(1_000, budgetMs - (Date.now() - t0)), 'the interact call did not finish').catch((e2) => {
-          throw asInteractError(e2);
-        });
-      }
-    },
-    async stopInteract({ scrapeId }) {
-      try {
-        // Closing saves a profile and bills: seconds; a minute means the session's workers are not answering.
-        return await withinMs(client.workflow.getHandle(interactJob.workflowId(scrapeId)).executeUpdate(stopInteractUpdate), 60_000, 'the session did not finish stopping');
-      } catch (e) {
-        if (e instanceof WorkflowNotFoundError || /already completed|not found/i.test((e as Error).message ?? '')) return null;
-        throw asInteractError(e);
-      }
-    },
     close: () => connection.close(),
   };
   return { client, connection, workflows, starters };
@@ -218,15 +205,15 @@ async function awaitResult<T>(p: Promise<T>, budgetMs: number, what: string): Pr
   }
 }
 
-/** The `code` of a failed update's ApplicationFailure (e.g. SESSION_BUSY), if it is one. */
-function updateFailureCode(e: unknown): string | undefined {
+/** The `code` of a failed update's ApplicationFailure (e.g. SESSION_BUSY, SESSION_ENDING), if it is one. */
+export function updateFailureCode(e: unknown): string | undefined {
   const cause = e instanceof WorkflowUpdateFailedError ? e.cause : undefined;
   if (!(cause instanceof ApplicationFailure)) return undefined;
   return (cause.details?.[0] as { code?: string } | undefined)?.code ?? undefined;
 }
 
 /** An interact call's failure as the API answers it; the client's own deadline is a 504 (the call may still finish in the session). */
-function asInteractError(e: unknown): WdsError {
+export function asInteractError(e: unknown): WdsError {
   if (e instanceof Error && /did not finish[a-z ]* within \d+ ms/.test(e.message)) {
     return new WdsError('GATEWAY_TIMEOUT', { code: 'INTERACT_TIMEOUT', message: `Gateway Timeout: ${e.message}; the session may still be running it` });
   }

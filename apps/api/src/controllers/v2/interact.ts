@@ -20,6 +20,7 @@ import { noteLogIds } from '../../logging';
 import { requireScope } from '../../middleware/auth';
 import type { TeamLimitsReader } from '../../middleware/limits';
 import { validateBody } from './validate';
+import { interactCall, stopInteract } from '../../services/interact-session';
 import { sessionLifeMs } from '../../services/team-caps';
 
 export interface InteractConfig {
@@ -129,7 +130,7 @@ export function interactControllers(deps: ApiDeps, cfg: InteractConfig, limitsOf
     const callId = randomUUID();
     try {
       await insertInteractCall(deps.db, { id: callId, scrapeId, teamId, code: mode === 'code' ? body.code : undefined, prompt: mode === 'prompt' ? body.prompt : undefined, timeoutMs });
-      await deps.starters.interact({ scrapeId, teamId, idleMs: cfg.idleMs, maxLifeMs, budgetMs, call: { callId, mode, timeoutMs, openTimeoutMs: o.timeout, slotId } });
+      await interactCall(deps, { scrapeId, teamId, idleMs: cfg.idleMs, maxLifeMs, budgetMs, call: { callId, mode, timeoutMs, openTimeoutMs: o.timeout, slotId } });
       const answer = (await loadInteractCall(deps.db, callId))?.result as InteractResponse | null | undefined;
       if (!answer) throw new WdsError('INTERNAL', { code: 'UNKNOWN_ERROR', message: 'Internal Server Error: the interact call ended without an answer' });
       counted.outcome = answer.success ? 'success' : 'failed';
@@ -147,7 +148,7 @@ export function interactControllers(deps: ApiDeps, cfg: InteractConfig, limitsOf
     requireScope(req, 'scrape');
     const scrapeId = scrapeIdOf(req);
     if (!(await loadScrapeForInteract(deps.db, req.auth.teamId, scrapeId))) throw new WdsError('NOT_FOUND', { message: 'Scrape job not found' });
-    const stopped = await deps.starters.stopInteract({ scrapeId });
+    const stopped = await stopInteract(deps, scrapeId);
     if (stopped) {
       return reply.send({ success: true, status: 'stopped', sessionDurationMs: stopped.durationMs, creditsBilled: stopped.credits, profileSaved: stopped.profileSaved });
     }
