@@ -276,22 +276,11 @@ describe('map', () => {
 });
 
 describe('validation', () => {
+  // One schema failure per endpoint proves the error envelope; the schemas' own cases are unit tests
+  // in packages/contracts/src/request-validation.test.ts.
   for (const [path, body, field] of [
     ['/v2/crawl', { url: 'nope' }, 'url'],
-    ['/v2/crawl', { url: 'http://a.test', limit: 0 }, 'limit'],
-    ['/v2/crawl', { url: 'http://a.test', sitemap: 'sometimes' }, 'sitemap'],
-    ['/v2/crawl', { url: 'http://a.test', includePaths: ['(unclosed'] }, 'includePaths.0'],
-    ['/v2/crawl', { url: 'http://a.test', webhook: { url: 'x' } }, 'webhook'],
-    ['/v2/crawl', { url: 'http://a.test', webhook: { url: 'http://h.test', events: ['paged'] } }, 'webhook'],
-    ['/v2/crawl', { url: 'http://a.test', scrapeOptions: { formats: ['nope'] } }, 'scrapeOptions.formats.0'],
-    ['/v2/crawl', { url: 'http://a.test', maxConcurrency: 0 }, 'maxConcurrency'],
-    ['/v2/crawl', { url: 'http://a.test', delay: -1 }, 'delay'],
-    ['/v2/crawl', { url: 'http://a.test', bogus: 1 }, ''],
     ['/v2/batch/scrape', { urls: [] }, 'urls'],
-    ['/v2/batch/scrape', { urls: 'http://a.test' }, 'urls'],
-    ['/v2/batch/scrape', { urls: ['http://a.test'], timeout: 5 }, 'timeout'],
-    ['/v2/map', { url: 'http://a.test', limit: 100001 }, 'limit'],
-    ['/v2/map', { url: 'http://a.test', sitemap: 'x' }, 'sitemap'],
     ['/v2/map', {}, 'url'],
   ] as const) {
     test(`${path} ${JSON.stringify(body)} → 400`, async () => {
