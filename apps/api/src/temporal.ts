@@ -212,14 +212,6 @@ export function updateFailureCode(e: unknown): string | undefined {
   return (cause.details?.[0] as { code?: string } | undefined)?.code ?? undefined;
 }
 
-/** An interact call's failure as the API answers it; the client's own deadline is a 504 (the call may still finish in the session). */
-export function asInteractError(e: unknown): WdsError {
-  if (e instanceof Error && /did not finish[a-z ]* within \d+ ms/.test(e.message)) {
-    return new WdsError('GATEWAY_TIMEOUT', { code: 'INTERACT_TIMEOUT', message: `Gateway Timeout: ${e.message}; the session may still be running it` });
-  }
-  return failureToWdsError(e);
-}
-
 /** Rebuilds the WdsError an activity threw from the Temporal failure chain. */
 export function failureToWdsError(e: unknown): WdsError {
   if (e instanceof WdsError) return e;

@@ -1,11 +1,13 @@
+import { WdsError } from '@wds/errors';
 import { interactUpdate, stopInteractUpdate, type InteractCallInput, type InteractStopResult } from '@wds/workflows/interact';
 import { interactJob } from '@wds/workflows/job-specs';
 import type { ApiDeps } from '../deps';
-import { asInteractError, updateFailureCode } from '../temporal';
-import { updateJob, updateWithStartJob } from './jobs';
+import { failureToWdsError, updateFailureCode } from '../temporal';
 
 /**
- * The interact session's workflow as the API drives it, through the job service: a call is an
+ * The interact session's workflow as the API drives it, by its JobSpec (deps.workflows; not
+ * startJob: the start and the update must be one Temporal call, or the update could land in a run
+ * that ended between the two, and the kind has no jobs row a refusal would fail): a call is an
  * update of the scrape's session (opening it if none runs), a stop is the stop update.
  */
 
@@ -24,7 +26,7 @@ export async function interactCall(
 ): Promise<void> {
   const { scrapeId, teamId, idleMs, maxLifeMs, call, budgetMs } = input;
   const attempt = (ms: number) =>
-    updateWithStartJob(deps, interactJob, {
+    deps.workflows.updateWithStart(interactJob, {
       key: scrapeId,
       // One session per scrape at a time (the spec's id policies); a new one once the last has ended.
       args: [{ scrapeId, teamId, idleMs, maxLifeMs }],
@@ -49,8 +51,16 @@ export async function interactCall(
 /** DELETE /v2/scrape/{id}/interact: ends the running session; null when none runs. */
 export async function stopInteract(deps: ApiDeps, scrapeId: string): Promise<InteractStopResult | null> {
   try {
-    return await updateJob(deps, interactJob, { key: scrapeId, update: stopInteractUpdate, budgetMs: STOP_BUDGET_MS, what: 'the session stop' });
+    return await deps.workflows.update(interactJob, { key: scrapeId, update: stopInteractUpdate, budgetMs: STOP_BUDGET_MS, what: 'the session stop' });
   } catch (e) {
     throw asInteractError(e);
   }
+}
+
+/** An interact call's failure as the API answers it; the client's own deadline is a 504 (the call may still finish in the session). */
+function asInteractError(e: unknown): WdsError {
+  if (e instanceof Error && /did not finish[a-z ]* within \d+ ms/.test(e.message)) {
+    return new WdsError('GATEWAY_TIMEOUT', { code: 'INTERACT_TIMEOUT', message: `Gateway Timeout: ${e.message}; the session may still be running it` });
+  }
+  return failureToWdsError(e);
 }

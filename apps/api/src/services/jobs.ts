@@ -1,4 +1,4 @@
-import type { UpdateDefinition, Workflow } from '@temporalio/client';
+import type { Workflow } from '@temporalio/client';
 import { endJob } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import type { FailureRecord } from '@wds/workflows/common';
@@ -57,23 +57,4 @@ export async function runJob<W extends Workflow>(deps: ApiDeps, spec: WorkflowJo
 /** Asks the job's workflow to stop; the workflow writes the end. */
 export function cancelJob(deps: ApiDeps, spec: WorkflowJobSpec, key: string): Promise<void> {
   return deps.workflows.cancel(spec, key);
-}
-
-/**
- * Sends an update to the job's run, starting the run with it when none is open (interact: each
- * call is an update of the scrape's session, and the first call opens it). Not startJob: the start
- * and the update must be one Temporal call (a separate start then update could land the update in
- * a run that ended between them), and the kind has no jobs row that a refusal would fail.
- */
-export function updateWithStartJob<W extends Workflow, R, A extends [unknown, ...unknown[]]>(
-  deps: ApiDeps,
-  spec: WorkflowJobSpec<W>,
-  o: { key: string; args: Parameters<W>; update: UpdateDefinition<R, A>; updateArgs: A; budgetMs: number; what: string },
-): Promise<R> {
-  return deps.workflows.updateWithStart(spec, o);
-}
-
-/** Sends an argument-less update to the job's open run; null when none is open. */
-export function updateJob<R>(deps: ApiDeps, spec: WorkflowJobSpec, o: { key: string; update: UpdateDefinition<R, []>; budgetMs: number; what: string }): Promise<R | null> {
-  return deps.workflows.update(spec, o);
 }
