@@ -1,9 +1,9 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { batchJob, crawlJob } from '@wds/workflows/job-specs';
+import { JOB_SPECS, crawlJob } from '@wds/workflows/job-specs';
 import { crawlWords, isLive, type JobStatus } from '@wds/workflows/jobs';
 import { inTransaction, type Db } from './client';
 import { frontierInsert, UNFINISHED_URL, type FrontierEntry } from './frontier';
-import { endJobSql, insertJobSql } from './jobs/index';
+import { endJobSql, insertJobSql, shownExpiry } from './jobs/index';
 
 /**
  * Crawl and batch jobs as a whole: the kernel's `jobs` row with its frontier extension
@@ -27,8 +27,6 @@ export interface NewCrawlJob {
   idempotencyKey?: string | null;
 }
 
-const SPECS = { crawl: crawlJob, batch: batchJob } as const;
-
 /**
  * The job row (running: its workflow is started next, and judged by the stranded-job sweeper from
  * then on) and its extension, in one statement.
@@ -36,7 +34,7 @@ const SPECS = { crawl: crawlJob, batch: batchJob } as const;
 function insertSql(job: NewCrawlJob): SQL {
   const row = insertJobSql({
     id: job.id, teamId: job.teamId, kind: job.kind, status: 'running', options: job.options,
-    zeroDataRetention: job.zeroDataRetention, idempotencyKey: job.idempotencyKey ?? null, workflowId: SPECS[job.kind].workflowId(job.id),
+    zeroDataRetention: job.zeroDataRetention, idempotencyKey: job.idempotencyKey ?? null, workflowId: JOB_SPECS[job.kind].workflowId(job.id),
   });
   return sql`WITH j AS (${row}) INSERT INTO crawl_jobs (id, url, page_limit) SELECT id, ${job.url}, ${job.pageLimit}::int FROM j`;
 }
@@ -110,7 +108,7 @@ export interface CrawlJobRow {
 const ROW = sql`j.id, j.team_id AS "teamId", j.kind, c.url, j.options, j.status AS "jobStatus", c.page_limit AS "pageLimit", c.enqueued,
   c.completed, c.failed, j.credits_used AS "creditsUsed", j.error ->> 'message' AS error, j.zero_data_retention AS "zeroDataRetention",
   c.delivered_at AS "deliveredAt", j.created_at AS "createdAt", j.finished_at AS "completedAt",
-  coalesce(j.expires_at, coalesce(j.finished_at, j.created_at) + interval '24 hours') AS "expiresAt"`;
+  ${shownExpiry(crawlJob.resultsKeptMs!)} AS "expiresAt"`;
 
 type RawRow = Omit<CrawlJobRow, 'status'>;
 function rowOf(r: RawRow): CrawlJobRow {
@@ -217,11 +215,6 @@ export async function finishJob(db: Db, jobId: string, end: JobOutcome): Promise
 export const releaseCollectedCrawls = (jobIds: SQL): SQL =>
   sql`UPDATE jobs SET expires_at = finished_at + make_interval(secs => ${crawlJob.resultsKeptMs! / 1000}) WHERE id IN (${jobIds}) AND expires_at IS NULL AND finished_at IS NOT NULL AND kind = 'crawl'`;
 
-/** Asks a job to stop (the API does this before cancelling the workflow): `cancelling`, `cancelled` on the wire. False when it had already ended. */
-export async function markJobCancelled(db: Db, jobId: string): Promise<boolean> {
-  const r = await db.execute(sql`UPDATE jobs SET status = 'cancelling' WHERE id = ${jobId} AND status IN ('queued', 'running')`);
-  return (r.rowCount ?? 0) > 0;
-}
 
 /**
  * The team's running crawls (GET /v2/crawl/active): the crawls it started. A monitor crawl

@@ -3,7 +3,7 @@ import { inTransaction, type Db } from './client';
 import { enqueueUrls, type FrontierEntry } from './frontier';
 import { crawlParamsJob, extractJob } from '@wds/workflows/job-specs';
 import type { JobStatus } from '@wds/workflows/jobs';
-import { endJobSql, insertJobSql, type JobEnd } from './jobs/index';
+import { endJobSql, insertJobSql, shownExpiry, type JobEnd } from './jobs/index';
 import { extractPages } from './schema/index';
 import { storable, storableText } from './text';
 
@@ -71,7 +71,7 @@ export interface ExtractJobRow {
 
 const ROW = sql`j.id, j.team_id AS "teamId", j.options, j.status, e.data, e.sources, e.warning, j.error ->> 'message' AS error,
   e.tokens_used AS "tokensUsed", j.credits_used AS "creditsUsed", j.created_at AS "createdAt", j.finished_at AS "completedAt",
-  coalesce(j.expires_at, coalesce(j.finished_at, j.created_at) + interval '24 hours') AS "expiresAt"`;
+  ${shownExpiry(extractJob.resultsKeptMs!)} AS "expiresAt"`;
 
 function rowOf(r: Omit<ExtractJobRow, 'status'> & { status: JobStatus }): ExtractJobRow {
   return {

@@ -74,6 +74,22 @@ export async function endJob(db: Db, id: string, e: JobEnd): Promise<boolean> {
   return (r.rowCount ?? 0) > 0;
 }
 
+/**
+ * Asks a job to stop (the API does this before cancelling its workflow, which then writes the
+ * end): `cancelling`. False when it had already ended or was being cancelled.
+ */
+export async function markJobCancelled(db: Db, jobId: string): Promise<boolean> {
+  const r = await db.execute(sql`UPDATE jobs SET status = 'cancelling' WHERE id = ${jobId} AND status IN ('queued', 'running')`);
+  return (r.rowCount ?? 0) > 0;
+}
+
+/**
+ * The `expiresAt` a kind's status endpoint shows, over `jobs j`: its row's expiry, or while none is
+ * set (live, or held) `keptMs` (its spec's) from its end, or from its start while it runs (as Firecrawl answers).
+ */
+export const shownExpiry = (keptMs: number): SQL =>
+  sql`coalesce(j.expires_at, coalesce(j.finished_at, j.created_at) + make_interval(secs => ${keptMs / 1000}))`;
+
 /** queued → running (a worker picked it up); a job already running or ended is left alone. */
 export async function markJobRunning(db: Db, id: string): Promise<void> {
   await db.execute(sql`UPDATE jobs SET status = 'running', started_at = coalesce(started_at, now()) WHERE id = ${id} AND status = 'queued'`);
