@@ -60,7 +60,7 @@ export const LOOPS: LoopSpec[] = [
       }),
   },
   {
-    name: 'stranded-job sweeper: ends jobs of the kernel table whose workflow is gone (agent runs, crawls, batch scrapes and extracts through their own end)',
+    name: 'stranded-job sweeper: ends jobs of the kernel table whose workflow is gone (agent runs, crawls, batch scrapes, extracts and monitor runs through their own end)',
     runs: onControl,
     start: (ctx) => startJobSweeper({ ...sweeping(ctx), onFailed: (jobId, reason) => ctx.log.warn({ jobId, reason }, 'stranded job ended') }),
   },

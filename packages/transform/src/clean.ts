@@ -59,7 +59,6 @@ function nonEmpty(list: string[] | undefined): string[] {
   return (list ?? []).map((s) => s.trim()).filter(Boolean);
 }
 
-/** Comments, the doctype and elements that are never content, in one walk. */
 /**
  * A page whose text lives in <noscript> (a server-rendered copy for readers without JavaScript,
  * beside an empty app shell) is that text to a reader without JavaScript, which an HTTP fetch
@@ -87,6 +86,7 @@ function noscriptHoldsContent(body: ParentNode): boolean {
   return inside >= NOSCRIPT_MIN_CHARS && inside > 2 * outside;
 }
 
+/** Comments, the doctype and elements that are never content, in one walk; noscript boxes unwrapped when `unwrapNoscript`. */
 function removeNonContent(parent: ParentNode, unwrapNoscript: boolean): void {
   let changed = false;
   const kept: ChildNode[] = [];
