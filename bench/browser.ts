@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { BrowserPool, DEFAULT_LAUNCH_ARGS, defaultMaxConcurrentPages } from '@wds/browser';
 import { measureBrowserCrawl, type BrowserCrawlFigures } from './browser-crawl';
+import { measureBrowserWait, type BrowserWaitFigures } from './browser-wait';
 import { writeResult } from './stats';
 import { treeMemory, type TreeMemory } from './tree-memory';
 
@@ -70,20 +71,31 @@ const envNum = (name: string): number | undefined => (process.env[name] ? Number
 /**
  * `npm run bench -- browser`: measures, prints and writes bench/results/browser-<time>.json: the
  * pool against bare playwright-core, then (issue 19) a browser crawl through the full stack
- * against the bare pool (browser-crawl.ts). `BENCH_BROWSER_SKIP=pool` or `=crawl` leaves one out.
+ * against the bare pool (browser-crawl.ts), then (issue 39.3) a script-rendered page with `waitFor`
+ * against a bare page doing the same (browser-wait.ts). `BENCH_BROWSER_SKIP=pool,crawl,wait` leaves
+ * parts out.
  */
-export async function runBrowserBench(opts: { pages?: number; concurrency?: number; executablePath?: string } = {}): Promise<BenchFigures & { crawl?: BrowserCrawlFigures }> {
+type BrowserBenchFigures = BenchFigures & { crawl?: BrowserCrawlFigures; wait?: BrowserWaitFigures };
+export async function runBrowserBench(opts: { pages?: number; concurrency?: number; executablePath?: string } = {}): Promise<BrowserBenchFigures> {
   const skip = new Set((process.env.BENCH_BROWSER_SKIP ?? '').split(',').filter(Boolean));
   const concurrency = opts.concurrency ?? envNum('BENCH_BROWSER_CONCURRENCY') ?? defaultMaxConcurrentPages();
-  const figures: Partial<BenchFigures> & { crawl?: BrowserCrawlFigures } = skip.has('pool')
+  const figures: Partial<BrowserBenchFigures> = skip.has('pool')
     ? {}
     : await measure({ pages: opts.pages ?? envNum('BENCH_BROWSER_PAGES'), concurrency, executablePath: opts.executablePath });
   if (!skip.has('crawl')) {
     figures.crawl = await measureBrowserCrawl({ pages: envNum('BENCH_BROWSER_CRAWL_PAGES') ?? 500, rounds: envNum('BENCH_BROWSER_CRAWL_ROUNDS') ?? 2, poolPages: concurrency });
   }
+  if (!skip.has('wait')) {
+    figures.wait = await measureBrowserWait({
+      pages: envNum('BENCH_BROWSER_WAIT_PAGES') ?? 40,
+      rounds: envNum('BENCH_BROWSER_WAIT_ROUNDS') ?? 4,
+      waitForMs: envNum('BENCH_BROWSER_WAIT_MS') ?? 1000,
+      blockAds: process.env.BENCH_BROWSER_WAIT_BLOCKADS !== 'false',
+    });
+  }
   console.log(JSON.stringify(figures, null, 2));
   console.log(`browser bench written to ${writeResult('browser', figures)}`);
-  return figures as BenchFigures & { crawl?: BrowserCrawlFigures };
+  return figures as BrowserBenchFigures;
 }
 
 async function measure(opts: { pages?: number; concurrency?: number; executablePath?: string }): Promise<BenchFigures> {

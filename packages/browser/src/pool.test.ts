@@ -61,6 +61,12 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
       );
     case '/api/data':
       return void setTimeout(() => send(JSON.stringify({ message: 'Loaded from the API' }), 'application/json'), 300);
+    case '/changes-at-600':
+    case '/changes-at-900':
+      // Busy until then: a request in flight keeps the settle from ending before the change.
+      return send(page(`<p>first</p><script>fetch('/api/slow?ms=${p.slice(-3)}').then(() => { document.body.insertAdjacentHTML("beforeend", "<p id=changed>Changed</p>"); });</script>`));
+    case '/api/slow':
+      return void setTimeout(() => send('{}', 'application/json'), Number(url.searchParams.get('ms')));
     case '/late':
       return send(page('<p>early</p><script>setTimeout(() => { document.body.insertAdjacentHTML("beforeend", "<p id=late>Late content</p>"); }, 1200);</script>'));
     case '/form':
@@ -288,12 +294,31 @@ test('a status page is returned, not thrown; a static page is captured without s
   assert.equal(s.html, viaContent.html);
 });
 
-test('waitFor adds a delay after the automatic settle', async () => {
+test('waitFor waits from navigation, and content that came during it is captured', async () => {
   const without = await pool.render(req('/late'));
   assert.doesNotMatch(without.html, /<p id="late">/);
   const withWait = await pool.render(req('/late', { waitFor: 1500 }));
   assert.match(withWait.html, /<p id="late">Late content<\/p>/);
   assert.ok(withWait.timings.waitForMs >= 1400);
+});
+
+test('the settle overlaps waitFor: a page that changes within the wait costs the wait, not wait + settle', async () => {
+  // The page is busy (a request in flight) until it writes at 600 ms; settling alone would end at
+  // ~850 ms (250 ms quiet). Run in sequence, settle then wait took ≥ 1,850 ms; overlapped, one
+  // probe after the wait finds the page quiet for 400 ms and the render goes on.
+  const r = await pool.render(req('/changes-at-600', { waitFor: 1000 }));
+  assert.match(r.html, /<p id="changed">Changed<\/p>/);
+  const waited = r.timings.waitForMs + r.timings.settleMs;
+  assert.ok(r.timings.waitForMs >= 950, JSON.stringify(r.timings));
+  assert.ok(waited < 1400, `wait + settle took ${waited} ms: ${JSON.stringify(r.timings)}`);
+});
+
+test('with waitFor, a page still changing when the wait ends is settled until quiet', async () => {
+  // Busy until it writes at 900 ms: after a 1,000 ms wait it has been quiet only ~100 ms, so the
+  // settle goes on until 250 ms of quiet have passed.
+  const r = await pool.render(req('/changes-at-900', { waitFor: 1000 }));
+  assert.match(r.html, /<p id="changed">Changed<\/p>/);
+  assert.ok(r.timings.settleMs >= 100, JSON.stringify(r.timings));
 });
 
 test('click + write + press change the page, and a scrape action captures the new state', async () => {

@@ -56,13 +56,20 @@ async function renderSteps(job: RenderJob, req: RenderRequest, url: URL, deps: R
   const s = await step('context setup', 'contextMs', () => openPage(job, req, url, deps));
   const navResponse = await step('navigation', 'navigationMs', () => navigate(job, s.page, url, s.watch));
   s.watch.checkMainFrame();
-  // A static document (no scripts, nothing in flight) is final: with nothing to run after the
-  // settle, its HTML comes back with the settle's probe.
-  const wantStaticHtml = !req.actions?.length && !(req.waitFor > 0);
-  const staticHtml = await step('settle', 'settleMs', () => settle(s.page, job, s.watch.activity, deps, true, wantStaticHtml));
+  const navigated = performance.now();
+  // `waitFor` counts from navigation, as a user reads it (and as a bare goto + wait does), and the
+  // settle overlaps it: the quiet it waits for is measured page-side, so one probe after the wait
+  // sees whether the page has been quiet long enough, and the page is captured as soon as both
+  // hold. Polling the settle during the wait would only cost CPU.
   await step('waitFor', 'waitForMs', async () => {
     if (req.waitFor > 0) await job.sleep(Math.min(req.waitFor, job.remaining() + GRACE_MS));
   });
+  // A static document (no scripts, nothing in flight) is final: with nothing to run after the
+  // settle, its HTML comes back with the settle's probe.
+  const wantStaticHtml = !req.actions?.length && !(req.waitFor > 0);
+  const staticHtml = await step('settle', 'settleMs', () =>
+    settle(s.page, job, s.watch.activity, deps, { afterLoad: true, wantStaticHtml, since: navigated }),
+  );
   let actions: ActionsResult | undefined;
   if (req.actions) {
     const list = req.actions;
@@ -112,7 +119,7 @@ function actionHost(job: RenderJob, { page, watch }: OpenPage, deps: RenderDeps)
   return {
     page,
     remaining: () => job.remaining(),
-    settle: async () => void (await settle(page, job, watch.activity, deps, false)),
+    settle: async () => void (await settle(page, job, watch.activity, deps, { afterLoad: false })),
     checkMainFrame: () => watch.checkMainFrame(),
     screenshot: (o) => screenshot(page, job, o),
     sleep: (ms) => job.sleep(ms),

@@ -51,22 +51,30 @@ const PROBE = (withHtml: boolean): Probe => {
   return probe;
 };
 
+export interface SettleWhen {
+  /** After `load` (the first settle of a render) rather than after an action. */
+  afterLoad: boolean;
+  /** Serialise a static document's HTML with the first probe (see `PROBE`). */
+  wantStaticHtml?: boolean;
+  /** When the settle's time began (`performance.now()`), if before the call: `settleMaxMs` counts from it. */
+  since?: number;
+}
+
 /**
  * Waits until no request is in flight and the DOM has not changed for `settleQuietMs`, at most
- * `settleMaxMs`. A document without scripts and without requests in flight cannot change any
- * more: it is done at once (the first check after load), and with `wantStaticHtml` its HTML is
- * returned.
+ * `settleMaxMs` from `since`. A document without scripts and without requests in flight cannot
+ * change any more: it is done at once (the first check after load), and with `wantStaticHtml` its
+ * HTML is returned.
  */
 export async function settle(
   p: Page,
   job: RenderJob,
   activity: NetActivity,
   deps: { settleQuietMs: number; settleMaxMs: number },
-  afterLoad: boolean,
-  wantStaticHtml = false,
+  { afterLoad, wantStaticHtml = false, since }: SettleWhen,
 ): Promise<string | undefined> {
   const quiet = deps.settleQuietMs;
-  const start = performance.now();
+  const start = since ?? performance.now();
   const until = Math.min(start + deps.settleMaxMs, job.deadline);
   for (let first = true; ; first = false) {
     let probe: Probe | null = null;
