@@ -145,8 +145,10 @@ function pageWarnings(rows: ExtractPageRow[], tally: Awaited<ReturnType<typeof e
 
 /** Ends the job as failed or cancelled with its final figures, and gives back what it still has reserved. */
 export async function endExtract(db: Db, jobId: string, status: 'failed' | 'cancelled', error: string | null): Promise<boolean> {
-  const changed = await endExtractJob(db, jobId, status, error, { tokensUsed: await extractTokensUsed(db, jobId), creditsUsed: await jobCreditsUsed(db, jobId) });
+  // Reservations go first: once the row has ended, no sweeper comes back to it, so a crash between
+  // the two would leave them held; released first, a retry (or the sweeper) releases again and ends.
   await releaseJobReservations(db, jobId);
+  const changed = await endExtractJob(db, jobId, status, error, { tokensUsed: await extractTokensUsed(db, jobId), creditsUsed: await jobCreditsUsed(db, jobId) });
   if (changed) jobsFinished.inc({ kind: 'extract', status });
   return changed;
 }
