@@ -1,4 +1,3 @@
-import { join, resolve } from 'node:path';
 import { llmEnvOf, searchEnvOf } from '@wds/config/common';
 import type { Deployment } from '@wds/contracts';
 import { connectDb, createKey, ensureTeam, listenForScrapeDone, migrateDb, setSearchIndexing } from '@wds/db';
@@ -7,7 +6,7 @@ import { closeSchemaThreads, resolveLlmConfig, warmSchemaThreads } from '@wds/ll
 import { announce, createLogger } from '@wds/log';
 import { collectProcessMetrics } from '@wds/metrics';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
-import { lazySigningSecret, LocalFileStore } from '@wds/storage';
+import { fileStoreFromEnv } from '@wds/storage';
 import { buildApp } from './app';
 import { loadApiEnv } from './env';
 import { fileRecorder } from './response-check';
@@ -30,15 +29,8 @@ if (env.WDS_API_KEY) {
 }
 const { client, connection, workflows, starters } = await connectTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE, { scrapeDispatch: env.WDS_SCRAPE_FETCH });
 const scrapeDone = listenForScrapeDone(env.DATABASE_URL);
-// Files written by browser workers into the same directory (shared volume on a fleet).
-const dataDir = resolve(env.WDS_DATA_DIR);
-const secret = lazySigningSecret(env.WDS_FILE_SIGNING_SECRET, dataDir);
-const fileStore = new LocalFileStore({
-  dir: env.WDS_FILES_DIR ? resolve(env.WDS_FILES_DIR) : join(dataDir, 'files'),
-  publicUrl: env.WDS_PUBLIC_URL ?? `http://localhost:${env.PORT}`,
-  secret,
-  defaultTtlSeconds: env.WDS_FILE_URL_TTL_SECONDS,
-});
+// Files written by browser and media workers: the same directory (one machine, or a shared volume) or bucket.
+const { store: fileStore, secret } = fileStoreFromEnv({ ...env, WDS_PUBLIC_URL: env.WDS_PUBLIC_URL ?? `http://localhost:${env.PORT}` });
 
 // The API never calls the model; it only needs to know whether the workers can (same env).
 const llm = resolveLlmConfig(llmEnvOf(env).env, llmEnvOf(env).settings);

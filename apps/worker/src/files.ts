@@ -5,18 +5,13 @@ import type { WorkerEnv } from './env';
 
 /**
  * The file store of workers that produce files (wds-browser: screenshots, action PDFs; wds-media:
- * audio and video): the directory the API serves (WDS_FILES_DIR, shared on a fleet), signing with
+ * audio and video): the directory or bucket the API serves (WDS_FILES_DIR or WDS_FILES_S3_BUCKET), signing with
  * the secret the API checks, and the sweep that deletes files an hour after their links expire.
  */
 export async function createFileResources(env: WorkerEnv, log: Logger): Promise<{ files: FileStore; stop(): void }> {
-  const [{ LocalFileStore, lazySigningSecret }, { join, resolve }] = await Promise.all([import('@wds/storage'), import('node:path')]);
-  const dataDir = resolve(env.WDS_DATA_DIR);
-  const files = new LocalFileStore({
-    dir: env.WDS_FILES_DIR ? resolve(env.WDS_FILES_DIR) : join(dataDir, 'files'),
-    publicUrl: env.WDS_PUBLIC_URL ?? 'http://localhost:3002',
-    secret: lazySigningSecret(env.WDS_FILE_SIGNING_SECRET, dataDir),
-    defaultTtlSeconds: env.WDS_FILE_URL_TTL_SECONDS,
-  });
+  const { fileStoreFromEnv } = await import('@wds/storage');
+  const { store: files, kind } = fileStoreFromEnv(env);
+  log.info({ store: kind }, 'file store');
   const keepMs = (env.WDS_FILE_URL_TTL_SECONDS + 3600) * 1000;
   // Media links live an hour (spec: audio, video), so their files go an hour after that.
   const keepMediaMs = (Math.min(env.WDS_FILE_URL_TTL_SECONDS, MEDIA_URL_TTL_SECONDS) + 3600) * 1000;

@@ -81,10 +81,32 @@ export const commonEnvShape = {
   /**
    * Screenshots, action PDFs, audio and video: written by browser and media workers, served by the API
    * (`GET /v2/files/...`). Unset: `$WDS_DATA_DIR/files`. On a fleet it must be a volume shared by the API,
-   * the browser and the media workers (an S3-compatible store is planned, see `packages/storage`). Files are
+   * the browser and the media workers, or the files go to a bucket instead (`WDS_FILES_S3_BUCKET`). Files are
    * deleted an hour after their links expire.
    */
   WDS_FILES_DIR: envStr(),
+  /**
+   * Store files in this S3-compatible bucket instead of `WDS_FILES_DIR` (a fleet without a shared disk): the
+   * API, browser and media workers then need only the same bucket settings. The bucket must exist. Credentials
+   * come from the AWS SDK's usual chain (`AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`, a profile, an
+   * instance role). Links stay the API's signed `/v2/files/...` links, streamed from the bucket, unless
+   * `WDS_FILES_S3_PRESIGNED` is set.
+   */
+  WDS_FILES_S3_BUCKET: envStr(),
+  /** The S3 API's address for a server other than AWS (SeaweedFS, Versity, Ceph, R2: `http://s3:8333`); unset: AWS. */
+  WDS_FILES_S3_ENDPOINT: envUrl(),
+  /** The bucket's region (any value for most S3-compatible servers). */
+  WDS_FILES_S3_REGION: envStr('us-east-1'),
+  /** Address buckets as `<endpoint>/<bucket>` rather than `<bucket>.<endpoint>`: what most self-hosted servers need. */
+  WDS_FILES_S3_FORCE_PATH_STYLE: envBool(true),
+  /** A prefix for every object key (`wds/`), to share a bucket; sweeps touch only objects under it. */
+  WDS_FILES_S3_PREFIX: envStr(''),
+  /**
+   * Hand out presigned GETs of the bucket instead of API links: clients then fetch from `WDS_FILES_S3_ENDPOINT`
+   * (it must be reachable by them) and an expired link answers the bucket's own 403, not the API's 410.
+   * Presigned links live at most 7 days (S3's limit), so `WDS_FILE_URL_TTL_SECONDS` is capped at that.
+   */
+  WDS_FILES_S3_PRESIGNED: envBool(false),
   /**
    * HMAC key of file links and of monitor emails' confirm/unsubscribe links. The API and every browser,
    * media and control worker must have the same one. Unset, `npm start` generates one once into

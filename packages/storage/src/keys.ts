@@ -22,6 +22,10 @@ export function isValidKey(key: string): boolean {
   return parts.length >= 1 && parts.length <= 8 && parts.every((p) => SEGMENT.test(p)) && contentTypeOf(key) !== null;
 }
 
+export function invalidKey(key: string): Error {
+  return new Error(`invalid file key: ${JSON.stringify(key)}`);
+}
+
 export function contentTypeOf(key: string): FileContentType | null {
   const ext = /\.([a-z0-9]+)$/i.exec(key)?.[1]?.toLowerCase();
   return (ext && BY_EXTENSION[ext]) || null;

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, readdir, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { contentTypeOf, isValidKey } from './keys';
+import { contentTypeOf, invalidKey, isValidKey } from './keys';
 import { signFileUrl } from './signing';
 import type { FileBody, FileStore, StoredFile } from './types';
 
@@ -20,14 +20,10 @@ export interface LocalFileStoreOptions {
 
 export const FILES_ROUTE = '/v2/files';
 
-function invalidKey(key: string): Error {
-  return new Error(`invalid file key: ${JSON.stringify(key)}`);
-}
-
 /**
  * Files in a local directory, served by the API's GET /v2/files/<key>. Writer (worker) and
  * reader (API) must see the same directory: true on one machine (embedded setup); a fleet needs
- * a shared volume mounted at the same path, or an S3-compatible store.
+ * a shared volume mounted at the same path, or the S3-compatible store (s3.ts).
  */
 export class LocalFileStore implements FileStore {
   private readonly routePrefix: string;

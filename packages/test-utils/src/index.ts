@@ -12,3 +12,4 @@ export * from './fake-smtp';
 export * from './retention-scan';
 export * from './egress-probe';
 export * from './rss';
+export * from './s3-server';
