@@ -1,8 +1,8 @@
 /**
  * A store for files the service hands out by link (screenshots, action PDFs). Keys are
  * relative paths made of `[A-Za-z0-9._-]` segments; the content type follows from the
- * extension. Implementations: the local directory (LocalFileStore) now; an S3-compatible
- * bucket later, whose `signedUrl` would be a presigned GET.
+ * extension. Implementations: the local directory (LocalFileStore, the default) and an
+ * S3-compatible bucket (S3FileStore).
  */
 export interface StoredFile {
   key: string;
