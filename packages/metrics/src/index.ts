@@ -148,6 +148,15 @@ export const monitorScheduleLag = new client.Histogram({
 for (const status of ['completed', 'partial', 'failed', 'skipped_overlap', 'skipped_no_credits']) monitorChecksEnded.inc({ status }, 0);
 for (const status of ['same', 'changed']) monitorPagesChecked.inc({ status, path: 'converted' }, 0);
 
+/** Webhook attempts (control workers' dispatcher) by outcome: delivered, failed (retried later), given_up (no retry left or undeliverable). */
+export const webhookAttempts = new client.Counter({
+  name: 'wds_webhook_attempts_total',
+  help: 'Webhook delivery attempts by outcome (delivered, failed: will be retried, given_up: no retry left or undeliverable).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+for (const outcome of ['delivered', 'failed', 'given_up']) webhookAttempts.inc({ outcome }, 0);
+
 /** Agent jobs (POST /v2/agent): runs by outcome and error code, model steps, tool calls. */
 export const agentRunsStarted = new client.Counter({
   name: 'wds_agent_runs_started_total',

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
 import { exportedSamples, metricNames, sampleSum } from '@wds/metrics/promql';
 import { freePort } from '@wds/launch';
 import { call, html, namespaceFor, startFakeOpenAI, startFixtureSite, startStack, type FakeOpenAI, type FixtureSite, type Stack } from '@wds/test-utils';
@@ -15,6 +18,8 @@ let site: FixtureSite;
 let model: FakeOpenAI;
 let workerPort: number;
 let temporalPort: number;
+let hooks: Server;
+let hooksReceived = 0;
 const text: Record<'api' | 'worker' | 'temporal', string> = { api: '', worker: '', temporal: '' };
 
 async function scrapeText(url: string): Promise<string> {
@@ -46,7 +51,17 @@ before(async () => {
   assert.equal((await call(stack, 'POST', '/v2/scrape', { url: 'not a url' })).status, 400);
   // An interact call on no scrape: counted as an error (no browser worker needed).
   assert.equal((await call(stack, 'POST', `/v2/scrape/${crypto.randomUUID()}/interact`, { code: '1' })).status, 404);
-  const crawl = await call(stack, 'POST', '/v2/crawl', { url: site.url('/'), limit: 3, sitemap: 'skip' });
+  // The crawl's webhook events go to a receiver that answers 200, so the dispatcher counts deliveries.
+  hooks = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      hooksReceived++;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
+  const hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`;
+  const crawl = await call(stack, 'POST', '/v2/crawl', { url: site.url('/'), limit: 3, sitemap: 'skip', webhook: hookUrl });
   assert.equal(crawl.status, 200, crawl.text);
   for (let i = 0; i < 120; i++) {
     const s = await call(stack, 'GET', `/v2/crawl/${crawl.json.id}`);
@@ -61,6 +76,11 @@ before(async () => {
     if (s.json?.status !== 'processing') break;
     await new Promise((r) => setTimeout(r, 250));
   }
+  // Deliveries are asynchronous: wait (20 s at most) until the dispatcher has counted one.
+  for (let i = 0; i < 80; i++) {
+    if (sampleSum(await scrapeText(`http://127.0.0.1:${workerPort}/metrics`), 'wds_webhook_attempts_total', { outcome: 'delivered' }) >= 1) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
   // The SDK's exporter and our counters are read after the work.
   text.api = await scrapeText(`${stack.url}/metrics`);
   text.worker = await scrapeText(`http://127.0.0.1:${workerPort}/metrics`);
@@ -71,6 +91,7 @@ after(async () => {
   await stack?.stop();
   await site?.close();
   await model?.close();
+  hooks?.close();
 });
 
 describe('metrics', () => {
@@ -111,6 +132,12 @@ describe('metrics', () => {
     assert.ok(sampleSum(text.worker, 'wds_credits_used_total', { kind: 'agent' }) >= 1);
   });
 
+  test('worker: webhook attempts by outcome', () => {
+    assert.ok(hooksReceived >= 1, 'the receiver got the crawl’s events');
+    assert.ok(sampleSum(text.worker, 'wds_webhook_attempts_total', { outcome: 'delivered' }) >= 1);
+    assert.equal(sampleSum(text.worker, 'wds_webhook_attempts_total', { outcome: 'given_up' }), 0);
+  });
+
   test('worker: the Temporal SDK exports its own metrics on its own port', () => {
     for (const n of ['temporal_worker_task_slots_available', 'temporal_activity_execution_latency_bucket', 'temporal_workflow_task_schedule_to_start_latency_bucket']) {
       assert.ok(exportedSamples(text.temporal).has(n), `${n} exported`);
@@ -140,5 +167,30 @@ describe('metrics', () => {
       }
     }
     assert.ok(exprs >= 20, `${exprs} queries`);
+  });
+
+  test('every alert and recording rule reads metrics that are exported (Temporal server series aside)', () => {
+    const exported = new Set([...exportedSamples(text.api), ...exportedSamples(text.worker), ...exportedSamples(text.temporal), 'up']);
+    // Served by the Temporal server's own metrics endpoint (job `temporal`), which the test dev server does not open.
+    const temporalServer = new Set(['poll_success', 'poll_success_sync', 'poll_timeouts']);
+    const dir = join(root, 'infra/prometheus/rules');
+    const recorded = new Set<string>();
+    const rules: { name: string; expr: string }[] = [];
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.yml'))) {
+      for (const g of (YAML.parse(readFileSync(join(dir, f), 'utf8')) as { groups: { rules: { alert?: string; record?: string; expr: string }[] }[] }).groups) {
+        for (const r of g.rules) {
+          if (r.record) recorded.add(r.record);
+          rules.push({ name: `${f}: ${r.alert ?? r.record}`, expr: r.expr });
+        }
+      }
+    }
+    assert.ok(rules.length >= 25, `${rules.length} rules`);
+    assert.ok(exported.has('wds_webhook_attempts_total'), 'the webhook rules’ counter is exported');
+    for (const r of rules) {
+      for (const n of metricNames(r.expr)) {
+        if (recorded.has(n) || temporalServer.has(n)) continue;
+        assert.ok(exported.has(n), `${r.name} reads ${n}, which no process exports`);
+      }
+    }
   });
 });
