@@ -13,3 +13,4 @@ export * from './retention-scan';
 export * from './egress-probe';
 export * from './rss';
 export * from './s3-server';
+export * from './prometheus';
