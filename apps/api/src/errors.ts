@@ -7,6 +7,7 @@ import { logIdsOf } from './logging';
 function fromFastify(e: FastifyError): WdsError | null {
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return malformedJson(e.message);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new WdsError('BAD_REQUEST', { details: [{ code: 'invalid_json', path: [], message: e.message }] });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -15,13 +16,17 @@ function fromFastify(e: FastifyError): WdsError | null {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new WdsError('UNSUPPORTED_MEDIA_TYPE', { message: 'Unsupported Media Type: send a JSON body with Content-Type: application/json' });
     default:
-      if (e instanceof SyntaxError) return new WdsError('BAD_REQUEST', { details: [{ code: 'invalid_json', path: [], message: e.message }] });
+      if (e instanceof SyntaxError) return malformedJson(e.message);
       if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
         return new WdsError('BAD_REQUEST', { message: e.message });
       }
       return null;
   }
 }
+
+/** Firecrawl's answer to a body that is not JSON (its code and sentence), with the parser's reason in `details`. */
+const malformedJson = (reason: string) =>
+  new WdsError('BAD_REQUEST', { code: 'BAD_REQUEST_INVALID_JSON', message: 'Bad request, malformed JSON', details: [{ code: 'invalid_json', path: [], message: reason }] });
 
 /**
  * Errors the router raises before any route runs (they bypass the error handler): a path that

@@ -12,7 +12,7 @@ import {
 import { interactRequestSchema, interactResponseSchema, interactStopResponseSchema } from './interact';
 import { parseOptionsSchema } from './parse';
 import {
-  activeCrawlsResponseSchema, batchStartedResponseSchema, concurrencyCheckResponseSchema, creditUsageResponseSchema,
+  activeCrawlsResponseSchema, batchStartedResponseSchema, concurrencyCheckResponseSchema, creditUsageResponseSchema, tokenUsageResponseSchema,
   errorBodySchema, healthResponseSchema, jobCancelledResponseSchema, jobErrorsResponseSchema, jobStartedResponseSchema,
   jobStatusResponseSchema, jobStreamMessageSchema, mapResponseSchema, parseDocumentSchema, queueStatusResponseSchema, readyResponseSchema,
   scrapeDocumentSchema, scrapeOrCatalogResponseSchema, scrapeResponseSchema, scrapeStatusResponseSchema,
@@ -67,6 +67,7 @@ export const RESPONSE_SCHEMAS = {
   ParseDocument: parseDocumentSchema,
   ParseResponse: z.strictObject({ success: z.literal(true), data: parseDocumentSchema }),
   CreditUsageResponse: creditUsageResponseSchema,
+  TokenUsageResponse: tokenUsageResponseSchema,
   QueueStatusResponse: queueStatusResponseSchema,
   ConcurrencyCheckResponse: concurrencyCheckResponseSchema,
   HealthResponse: healthResponseSchema,
@@ -396,6 +397,10 @@ export const API_ROUTES: ApiRoute[] = [
     summary: "The team's running crawls", responses: { ...ok('ActiveCrawlsResponse'), ...errors(...AUTHED) },
   },
   {
+    method: 'GET', path: '/v2/crawl/ongoing', operationId: 'getOngoingCrawls', tag: 'Crawling', auth: 'bearer',
+    summary: "The team's running crawls (Firecrawl's older name of /v2/crawl/active)", responses: { ...ok('ActiveCrawlsResponse'), ...errors(...AUTHED) },
+  },
+  {
     method: 'POST', path: '/v2/crawl/params-preview', operationId: 'crawlParamsPreview', tag: 'Crawling', auth: 'bearer',
     summary: 'Crawl options from a prompt', body: { json: 'CrawlParamsPreviewRequest' },
     description: 'One model step on a worker turns the prompt into crawl options, validated by the crawl schema. Without an LLM configured: 400 FEATURE_NOT_AVAILABLE; options the schema refuses after one repair: 422; the provider failing past the budget: 408.',
@@ -447,6 +452,12 @@ export const API_ROUTES: ApiRoute[] = [
   {
     method: 'GET', path: '/v2/team/credit-usage', operationId: 'getCreditUsage', tag: 'Account', auth: 'bearer',
     summary: "The team's remaining credits", responses: { ...ok('CreditUsageResponse'), ...errors(...AUTHED) },
+  },
+  {
+    method: 'GET', path: '/v2/team/token-usage', operationId: 'getTokenUsage', tag: 'Account', auth: 'bearer',
+    summary: "The team's remaining credits in extract tokens",
+    description: 'The credit balance of /v2/team/credit-usage times 15 (extract bills 15 tokens a credit); without a credit limit, 99999999 less the tokens used.',
+    responses: { ...ok('TokenUsageResponse'), ...errors(...AUTHED) },
   },
   {
     method: 'GET', path: '/v2/team/queue-status', operationId: 'getQueueStatus', tag: 'Account', auth: 'bearer',

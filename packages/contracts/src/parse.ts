@@ -8,7 +8,7 @@ import { parserSchema, scrapeOptionsShape } from './scrape';
  * fields are rejected like everywhere else.
  */
 
-/** Formats the SDK itself refuses for parse (browser-only or change tracking). */
+/** Formats a parse cannot make (browser-only or change tracking): refused with PARSE_UNSUPPORTED_OPTIONS. */
 export const PARSE_UNSUPPORTED_FORMATS = ['screenshot', 'changeTracking', 'branding', 'audio', 'video'] as const;
 
 const imageParser = z
@@ -18,13 +18,7 @@ const imageParser = z
 export const parseParserSchema = z.union([parserSchema, imageParser]);
 
 export const parseOptionsSchema = z.strictObject({
-  formats: formatsSchema.default([{ type: 'markdown' }]).superRefine((formats, ctx) => {
-    formats.forEach((f, i) => {
-      if ((PARSE_UNSUPPORTED_FORMATS as readonly string[]).includes(f.type)) {
-        ctx.addIssue({ code: 'custom', path: [i], message: `parse does not support the '${f.type}' format` });
-      }
-    });
-  }),
+  formats: formatsSchema.default([{ type: 'markdown' }]),
   onlyMainContent: scrapeOptionsShape.onlyMainContent,
   onlyCleanContent: scrapeOptionsShape.onlyCleanContent,
   includeTags: scrapeOptionsShape.includeTags,
@@ -39,7 +33,15 @@ export const parseOptionsSchema = z.strictObject({
   blockAds: scrapeOptionsShape.blockAds,
   fastMode: scrapeOptionsShape.fastMode,
   redactPII: scrapeOptionsShape.redactPII,
-  proxy: z.enum(['basic', 'auto']).optional(),
+  /**
+   * Scrape options a parse cannot honour, accepted as the SDKs send them (firecrawl-py always
+   * sends `mobile: false`) and refused by parseUnsupportedOption only when they ask for something.
+   */
+  actions: scrapeOptionsShape.actions,
+  waitFor: z.int().min(0).max(300_000).optional(),
+  location: scrapeOptionsShape.location,
+  mobile: z.boolean().optional(),
+  proxy: z.enum(['basic', 'enhanced', 'auto', 'stealth']).optional(),
   auditMetadata: scrapeOptionsShape.auditMetadata,
   zeroDataRetention: scrapeOptionsShape.zeroDataRetention,
   origin: z.string().max(200).optional(),
@@ -48,3 +50,28 @@ export const parseOptionsSchema = z.strictObject({
 
 export type ParseOptions = z.output<typeof parseOptionsSchema>;
 export type ParseParser = ParseOptions extends { parsers?: (infer P)[] } ? P : never;
+
+const UNSUPPORTED_FORMAT_MESSAGE: Record<(typeof PARSE_UNSUPPORTED_FORMATS)[number], string> = {
+  screenshot: 'Parse uploads do not support screenshot output.',
+  branding: 'Parse uploads do not support branding output.',
+  changeTracking: 'Parse uploads do not support change tracking.',
+  audio: 'Parse uploads do not support audio output.',
+  video: 'Parse uploads do not support video output.',
+};
+
+/**
+ * Why a parse cannot do what its options ask (Firecrawl's sentence, answered 400
+ * PARSE_UNSUPPORTED_OPTIONS), or null. An option at its do-nothing value (`mobile: false`,
+ * `waitFor: 0`, `actions: []`, `proxy: "basic"`) asks for nothing and passes.
+ */
+export function parseUnsupportedOption(o: ParseOptions): string | null {
+  if (o.actions?.length) return 'Parse uploads do not support actions.';
+  for (const f of o.formats) {
+    if ((PARSE_UNSUPPORTED_FORMATS as readonly string[]).includes(f.type)) return UNSUPPORTED_FORMAT_MESSAGE[f.type as keyof typeof UNSUPPORTED_FORMAT_MESSAGE];
+  }
+  if (o.waitFor) return 'Parse uploads do not support waitFor.';
+  if (o.location !== undefined) return 'Parse uploads do not support location overrides.';
+  if (o.mobile) return 'Parse uploads do not support mobile rendering.';
+  if (o.proxy && o.proxy !== 'auto' && o.proxy !== 'basic') return 'Parse uploads only support proxy values of auto or basic.';
+  return null;
+}

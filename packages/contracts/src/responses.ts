@@ -317,6 +317,17 @@ export const creditUsageResponseSchema = z.strictObject({
   }),
 });
 
+/** GET /v2/team/token-usage: the same balance in extract tokens (Firecrawl bills extract by tokens). */
+export const tokenUsageResponseSchema = z.strictObject({
+  success: z.literal(true),
+  data: z.strictObject({
+    remainingTokens: z.number(),
+    planTokens: z.number(),
+    billingPeriodStart: z.string().nullable(),
+    billingPeriodEnd: z.string().nullable(),
+  }),
+});
+
 export const queueStatusResponseSchema = z.strictObject({
   success: z.literal(true),
   jobsInQueue: z.int(),

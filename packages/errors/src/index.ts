@@ -73,10 +73,12 @@ export class WdsError extends Error {
   readonly retryable: boolean;
 
   constructor(kind: ErrorKind, init: WdsErrorInit = {}) {
-    super(init.message ?? ERROR_KINDS[kind].error, { cause: init.cause });
+    const issues = isValidationKind(kind) && Array.isArray(init.details) ? (init.details as IssueLike[]) : undefined;
+    super(init.message ?? (issues && kind === 'BAD_REQUEST' ? validationMessage(issues) : ERROR_KINDS[kind].error), { cause: init.cause });
     this.name = 'WdsError';
     this.kind = kind;
-    this.code = init.code;
+    // A per-field refusal is Firecrawl's validation envelope: `code: "BAD_REQUEST"` unless a more specific code is given.
+    this.code = init.code ?? (issues ? VALIDATION_CODE : undefined);
     this.details = init.details;
     this.chargeId = init.chargeId;
     this.requiresAction = init.requiresAction;
@@ -110,6 +112,33 @@ export class WdsError extends Error {
   static fromJSON(s: SerializedWdsError): WdsError {
     return new WdsError(s.kind, { message: s.message, code: s.code, details: s.details, retryable: s.retryable });
   }
+}
+
+/** The `code` of a body that failed validation (Firecrawl's). */
+export const VALIDATION_CODE = 'BAD_REQUEST';
+
+/** Firecrawl's `error` for a body with keys no schema knows, whatever else is wrong with it. */
+export const UNRECOGNIZED_KEYS_MESSAGE = 'Unrecognized key in body -- please review the v2 API documentation for request body changes';
+
+/** The fields of a `details` entry (contracts' FieldIssue) that the envelope reads. */
+interface IssueLike {
+  code?: unknown;
+  message?: unknown;
+}
+
+const isValidationKind = (kind: ErrorKind) => kind === 'BAD_REQUEST' || kind === 'INVALID_URL';
+
+/**
+ * The `error` string of a per-field refusal, as Firecrawl words it so that an SDK user reads the
+ * reason ("waitFor must not exceed half of timeout") rather than "Bad Request": its sentence for
+ * unrecognized keys if any issue is one, else the first issue's message when that issue is a
+ * custom rule (built-in type/range issues keep "Bad Request", their text is in `details`).
+ */
+export function validationMessage(issues: readonly IssueLike[]): string {
+  if (issues.some((i) => i?.code === 'unrecognized_keys')) return UNRECOGNIZED_KEYS_MESSAGE;
+  const first = issues[0];
+  if (first?.code === 'custom' && typeof first.message === 'string' && first.message) return first.message;
+  return ERROR_KINDS.BAD_REQUEST.error;
 }
 
 export interface SerializedWdsError {

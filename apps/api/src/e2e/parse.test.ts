@@ -26,9 +26,10 @@ after(async () => {
 });
 
 /** A raw multipart request (the SDK validates some inputs itself and hides status codes). */
-async function upload(s: Stack, parts: { file?: { data: Buffer | string; name?: string; type?: string }; options?: string; extra?: Record<string, string> }, apiKey = s.apiKey) {
+async function upload(s: Stack, parts: { file?: { data: Buffer | string; name?: string; type?: string }; options?: string; optionsType?: string; extra?: Record<string, string> }, apiKey = s.apiKey) {
   const form = new FormData();
-  if (parts.options !== undefined) form.append('options', parts.options);
+  // With a type the part carries its own Content-Type header (curl -F 'options=...;type=application/json').
+  if (parts.options !== undefined) form.append('options', parts.optionsType ? new Blob([parts.options], { type: parts.optionsType }) : parts.options);
   if (parts.file) form.append('file', new Blob([parts.file.data], { type: parts.file.type ?? '' }), parts.file.name ?? 'upload.bin');
   for (const [k, v] of Object.entries(parts.extra ?? {})) form.append(k, v);
   return call({ url: s.url, apiKey }, 'POST', '/v2/parse', form);
@@ -151,15 +152,18 @@ describe('parse errors', () => {
   test('missing file part → 400 naming the file', async () => {
     const r = await upload(stack, { options: '{}' });
     assert.equal(r.status, 400, r.text);
-    assert.equal(r.json.error, 'Bad Request');
+    assert.equal(r.json.error, "A file is required: send it as the multipart part named 'file'.");
+    assert.equal(r.json.code, 'BAD_REQUEST');
     assert.deepEqual(r.json.details[0].path, ['file']);
     const empty = await upload(stack, { file: { data: '', name: 'empty.txt' } });
     assert.equal(empty.status, 400, empty.text);
   });
 
   test('bad options → 400 with per-field details under options', async () => {
-    const unknown = await upload(stack, { file: { data: 'x', name: 'a.txt' }, options: JSON.stringify({ waitFor: 100 }) });
+    const unknown = await upload(stack, { file: { data: 'x', name: 'a.txt' }, options: JSON.stringify({ bogus: 100 }) });
     assert.equal(unknown.status, 400, unknown.text);
+    assert.equal(unknown.json.error, 'Unrecognized key in body -- please review the v2 API documentation for request body changes');
+    assert.equal(unknown.json.code, 'BAD_REQUEST');
     assert.equal(unknown.json.details[0].code, 'unrecognized_keys');
     assert.deepEqual(unknown.json.details[0].path, ['options']);
     const badType = await upload(stack, { file: { data: 'x', name: 'a.txt' }, options: JSON.stringify({ timeout: 'soon' }) });
@@ -167,15 +171,46 @@ describe('parse errors', () => {
     assert.deepEqual(badType.json.details[0].path, ['options', 'timeout']);
     const badParser = await upload(stack, { file: { data: 'x', name: 'a.txt' }, options: JSON.stringify({ parsers: [{ type: 'pdf', maxPages: 0 }] }) });
     assert.equal(badParser.status, 400);
-    const screenshot = await upload(stack, { file: { data: 'x', name: 'a.txt' }, options: JSON.stringify({ formats: ['screenshot'] }) });
-    assert.equal(screenshot.status, 400);
-    assert.deepEqual(screenshot.json.details[0].path, ['options', 'formats', 0]);
     const notJson = await upload(stack, { file: { data: 'x', name: 'a.txt' }, options: '{not json' });
     assert.equal(notJson.status, 400);
+    assert.equal(notJson.json.error, "Invalid JSON in the 'options' field. Provide a valid JSON string.");
     assert.equal(notJson.json.details[0].code, 'invalid_json');
+    const typedNotJson = await upload(stack, { file: { data: 'x', name: 'a.txt' }, options: '{not json', optionsType: 'application/json' });
+    assert.equal(typedNotJson.status, 400, typedNotJson.text);
+    assert.equal(typedNotJson.json.details[0].code, 'invalid_json');
     const llm = await upload(stack, { file: { data: 'x', name: 'a.txt' }, options: JSON.stringify({ formats: ['summary'] }) });
     assert.equal(llm.status, 400);
     assert.equal(llm.json.code, 'FEATURE_NOT_AVAILABLE');
+  });
+
+  test('options a parse cannot honour: 400 PARSE_UNSUPPORTED_OPTIONS only when they ask for something', async () => {
+    const file = { data: '<h1>Up</h1><p>loaded</p>', name: 'a.html', type: 'text/html' };
+    // What firecrawl-py sends for any ParseOptions: the do-nothing values pass.
+    const idle = await upload(stack, { file, options: JSON.stringify({ mobile: false, waitFor: 0, actions: [], proxy: 'basic', onlyMainContent: true, skipTlsVerification: true, removeBase64Images: true, fastMode: false, blockAds: true }) });
+    assert.equal(idle.status, 200, idle.text);
+    assert.match(idle.json.data.markdown, /# Up/);
+    const refused: [object, string][] = [
+      [{ mobile: true }, 'Parse uploads do not support mobile rendering.'],
+      [{ waitFor: 100 }, 'Parse uploads do not support waitFor.'],
+      [{ actions: [{ type: 'wait', milliseconds: 10 }] }, 'Parse uploads do not support actions.'],
+      [{ location: { country: 'DE' } }, 'Parse uploads do not support location overrides.'],
+      [{ proxy: 'stealth' }, 'Parse uploads only support proxy values of auto or basic.'],
+      [{ formats: ['markdown', 'screenshot'] }, 'Parse uploads do not support screenshot output.'],
+      [{ formats: [{ type: 'changeTracking' }] }, 'Parse uploads do not support change tracking.'],
+    ];
+    for (const [options, error] of refused) {
+      const r = await upload(stack, { file, options: JSON.stringify(options) });
+      assert.equal(r.status, 400, `${JSON.stringify(options)}: ${r.text}`);
+      assert.deepEqual(r.json, { success: false, code: 'PARSE_UNSUPPORTED_OPTIONS', error });
+    }
+  });
+
+  test('an options part sent as application/json is read like a text one', async () => {
+    const r = await upload(stack, { file: { data: '<main><h1>Typed</h1></main><footer>foot</footer>', name: 'a.html', type: 'text/html' }, options: JSON.stringify({ formats: ['html'], onlyMainContent: true }), optionsType: 'application/json' });
+    assert.equal(r.status, 200, r.text);
+    assert.match(r.json.data.html, /Typed/);
+    assert.doesNotMatch(r.json.data.html, /foot/);
+    assert.equal(r.json.data.markdown, undefined);
   });
 
   test('unexpected parts, a JSON body and a key without the parse scope are refused', async () => {

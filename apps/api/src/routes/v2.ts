@@ -31,7 +31,9 @@ export interface RouteConfig extends CrawlConfig {
 /** The v2 route table. Every route sits behind authentication. */
 export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteConfig) {
   const limitsOf = teamLimitsReader(deps.db, cfg.limits.defaults);
-  app.addHook('onRequest', admitRequests(deps.db, cfg.limits, limitsOf));
+  // After the body is parsed, as Firecrawl does: malformed JSON answers 400 BAD_REQUEST_INVALID_JSON
+  // whatever the key. Uploads are not read before this (parse's multipart parser streams in the handler).
+  app.addHook('preValidation', admitRequests(deps.db, cfg.limits, limitsOf));
   app.post('/scrape', { preHandler: scrapeCreditCheck(deps.db, limitsOf) }, scrapeController(deps));
   app.get('/scrape/:id', scrapeStatusController(deps));
   const interact = interactControllers(deps, cfg.interact, limitsOf);
@@ -41,6 +43,8 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
   const crawl = jobControllers(deps, 'crawl', { pageBytes: cfg.statusPageBytes, publicUrl: cfg.publicUrl });
   app.post('/crawl', crawlController(deps, cfg));
   app.get('/crawl/active', activeCrawlsController(deps));
+  // Firecrawl serves both names (the SDKs call /crawl/active).
+  app.get('/crawl/ongoing', activeCrawlsController(deps));
   app.post('/crawl/params-preview', paramsPreviewController(deps, cfg));
   app.get('/crawl/:id', crawl.status);
   app.delete('/crawl/:id', crawl.cancel);
@@ -63,6 +67,7 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
 
   const team = teamControllers(deps, limitsOf);
   app.get('/team/credit-usage', team.creditUsage);
+  app.get('/team/token-usage', team.tokenUsage);
   app.get('/team/queue-status', team.queueStatus);
   app.get('/concurrency-check', team.concurrencyCheck);
 }

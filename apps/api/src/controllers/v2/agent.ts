@@ -31,6 +31,7 @@ import { baseUrl } from '../../services/base-url';
 import { validateBody } from './validate';
 import { checkTeamFeatures } from '../../services/team-features';
 import { exchangeSummary, pendingApprovalOf, termsAnswer } from './agent-terms';
+import { checkJobId, UUID } from './job-id';
 
 /**
  * The agent job (POST /v2/agent and the operations the JS SDK calls: status, list, cancel,
@@ -43,7 +44,6 @@ export interface AgentConfig {
   publicUrl?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The SDK's page size (listAgents: "Pages are fixed at 20 runs"). */
 const LIST_PAGE = 20;
 const MAX_BEFORE_MS = 253_402_300_799_999;
@@ -115,7 +115,7 @@ function start(deps: ApiDeps, cfg: AgentConfig, limitsOf: TeamLimitsReader) {
 async function teamAgent(deps: ApiDeps, req: IdReq): Promise<AgentRun> {
   requireScope(req, 'agent');
   const { id } = req.params;
-  if (!UUID.test(id)) throw new WdsError('BAD_REQUEST', { message: 'Invalid job ID format. Job ID must be a valid UUID.' });
+  checkJobId(id);
   const row = await loadTeamAgent(deps.db, req.auth.teamId, id);
   if (!row) throw new WdsError('NOT_FOUND', { message: 'Agent job not found' });
   return row;
@@ -270,7 +270,7 @@ function trace(deps: ApiDeps) {
 function snapshot(deps: ApiDeps) {
   return async (req: IdReq, reply: FastifyReply) => {
     const sid = req.params.snapshotId ?? '';
-    if (!UUID.test(req.params.id)) throw new WdsError('BAD_REQUEST', { message: 'Invalid job ID format. Job ID must be a valid UUID.' });
+    checkJobId(req.params.id);
     if (!UUID.test(sid)) throw new WdsError('BAD_REQUEST', { message: 'Invalid snapshot ID' });
     const r = await teamAgent(deps, req);
     const s = await loadAgentSnapshot(deps.db, r.id, sid);

@@ -15,6 +15,7 @@ import { startJob } from '../../services/jobs';
 import { checkScrapePolicy } from '../../services/scrape-policy';
 import { validateBody } from './validate';
 import { checkTeamFeatures } from '../../services/team-features';
+import { checkJobId } from './job-id';
 
 export interface ExtractConfig {
   /** Pages one extract may fetch, named and expanded together (WDS_EXTRACT_MAX_PAGES). */
@@ -39,7 +40,6 @@ function markDeprecated(reply: FastifyReply): void {
   reply.header('Link', '</v2/agent>; rel="successor-version"');
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const unavailable = (message: string) => new WdsError('FEATURE_NOT_AVAILABLE', { code: 'FEATURE_NOT_AVAILABLE', message });
 
 /**
@@ -114,7 +114,7 @@ export function extractStatusController(deps: ApiDeps) {
     requireScope(req, 'extract');
     markDeprecated(reply);
     const { id } = req.params;
-    if (!UUID.test(id)) throw new WdsError('BAD_REQUEST', { message: 'Invalid job ID format. Job ID must be a valid UUID.' });
+    checkJobId(id);
     const job = await loadTeamExtractJob(deps.db, req.auth.teamId, id);
     if (!job) throw new WdsError('NOT_FOUND', { message: 'Extract job not found' });
     const o = job.options as StoredExtractOptions;

@@ -22,6 +22,7 @@ import type { TeamLimitsReader } from '../../middleware/limits';
 import { validateBody } from './validate';
 import { interactCall, stopInteract } from '../../services/interact-session';
 import { sessionLifeMs } from '../../services/team-caps';
+import { checkJobId } from './job-id';
 
 export interface InteractConfig {
   /** A session ends after this long without a call (WDS_INTERACT_IDLE_SECONDS). */
@@ -35,14 +36,13 @@ export interface InteractConfig {
   maxLifeMs: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Beyond the code's own timeout and the replay: the model steps of a prompt, and the hops in between. */
 const CALL_MARGIN_MS = 30_000;
 const PROMPT_MARGIN_MS = 2 * 180_000;
 
 function scrapeIdOf(req: FastifyRequest<{ Params: { id: string } }>): string {
   const { id } = req.params;
-  if (!UUID.test(id)) throw new WdsError('BAD_REQUEST', { message: 'Invalid scrape ID format. Scrape ID must be a valid UUID.' });
+  checkJobId(id);
   noteLogIds(req, { scrapeId: id });
   return id;
 }

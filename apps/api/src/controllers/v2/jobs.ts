@@ -6,9 +6,9 @@ import { requireScope } from '../../middleware/auth';
 import { baseUrl } from '../../services/base-url';
 import { cancelJob } from '../../services/jobs';
 import { batchJob, crawlJob } from '@wds/workflows/job-specs';
+import { checkJobId } from './job-id';
 
 /** Status, cancel and errors of crawl and batch-scrape jobs: the same store, the same shapes. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 type Kind = 'crawl' | 'batch';
 const NAMES = {
   crawl: { label: 'Crawl', path: 'crawl', scope: 'crawl', spec: crawlJob },
@@ -20,7 +20,7 @@ type IdReq = FastifyRequest<{ Params: { id: string }; Querystring: { skip?: stri
 export async function findTeamJob(deps: ApiDeps, req: IdReq, kind: Kind) {
   requireScope(req, NAMES[kind].scope);
   const { id } = req.params;
-  if (!UUID.test(id)) throw new WdsError('BAD_REQUEST', { message: 'Invalid job ID format. Job ID must be a valid UUID.' });
+  checkJobId(id);
   const job = await loadTeamCrawlJob(deps.db, req.auth.teamId, id, kind);
   if (!job) throw new WdsError('NOT_FOUND', { message: `${NAMES[kind].label} job not found` });
   return job;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { parseBody, parseOptionsSchema, unavailableParseFeatures, type ParseOptions } from '@wds/contracts';
+import { parseBody, parseOptionsSchema, parseUnsupportedOption, unavailableParseFeatures, type ParseOptions } from '@wds/contracts';
 import { deleteParseJob, insertParseJob, loadParseResult } from '@wds/db';
 import { WdsError } from '@wds/errors';
 import { detectDocument } from '@wds/documents';
@@ -27,14 +27,16 @@ export interface ParseConfig {
 const OVERHEAD_BYTES = 1024 * 1024 + 64 * 1024;
 const SUPPORTED = 'Supported: PDF, DOCX, HTML, plain text / markdown, images (PNG, JPEG, WebP, TIFF, GIF, BMP).';
 
-const badRequest = (path: string[], message: string, code = 'invalid_value') => new WdsError('BAD_REQUEST', { details: [{ code, path, message }] });
+/** A refusal of the upload's framing: its sentence is the `error` (as Firecrawl words its multipart refusals), the field in `details`. */
+const badRequest = (path: string[], message: string, code = 'invalid_value', reason = message) => new WdsError('BAD_REQUEST', { message, details: [{ code, path, message: reason }] });
 const tooLarge = (max: number) => new WdsError('PAYLOAD_TOO_LARGE', { details: { maxUploadBytes: max }, code: 'UPLOAD_TOO_LARGE' });
 
 interface Upload {
   bytes: Buffer;
   filename: string;
   mimetype: string;
-  optionsRaw?: string;
+  /** The `options` part: its text, or already JSON when the part said `Content-Type: application/json`. */
+  optionsRaw?: unknown;
 }
 
 /** The parse route in its own scope: the multipart parser exists only here (every other route stays JSON-only). */
@@ -56,6 +58,8 @@ function parseController(deps: ApiDeps, cfg: ParseConfig) {
     const upload = await readUpload(req, cfg.maxUploadBytes);
     const o = validateOptions(upload.optionsRaw);
     if (o.auditMetadata) req.auditMetadata = o.auditMetadata;
+    const unsupported = parseUnsupportedOption(o);
+    if (unsupported) throw new WdsError('BAD_REQUEST', { code: 'PARSE_UNSUPPORTED_OPTIONS', message: unsupported });
     validateSelectors(o.includeTags, 'includeTags');
     validateSelectors(o.excludeTags, 'excludeTags');
     checkTeamFeatures(req.auth, o);
@@ -104,7 +108,7 @@ async function readUpload(req: FastifyRequest, maxUploadBytes: number): Promise<
     throw tooLarge(maxUploadBytes);
   }
   let file: Omit<Upload, 'optionsRaw'> | undefined;
-  let optionsRaw: string | undefined;
+  let optionsRaw: unknown;
   try {
     for await (const part of req.parts()) {
       if (part.type === 'file') {
@@ -113,7 +117,8 @@ async function readUpload(req: FastifyRequest, maxUploadBytes: number): Promise<
         file = { bytes: await part.toBuffer(), filename: part.filename ?? '', mimetype: part.mimetype ?? '' };
       } else if (part.fieldname === 'options') {
         if (optionsRaw !== undefined) throw badRequest(['options'], 'Send the options part once.');
-        optionsRaw = String(part.value ?? '');
+        // @fastify/multipart has parsed a part sent as application/json already.
+        optionsRaw = part.value ?? '';
       } else if (part.fieldname === 'file') {
         throw badRequest(['file'], "The 'file' part must be a file upload (a part with a filename).", 'invalid_type');
       } else {
@@ -143,21 +148,27 @@ function multipartError(e: unknown, maxUploadBytes: number): WdsError {
     return badRequest([], "Too many parts: send one 'file' part and at most one 'options' part.");
   }
   if (code === 'FST_PROTO_VIOLATION') return badRequest([], 'Invalid multipart part name.');
+  if (code === 'FST_INVALID_JSON_FIELD_ERROR') return invalidOptionsJson('the part is declared application/json but is not valid JSON');
   const message = (e as Error)?.message ?? 'malformed body';
   // busboy reports a field above fieldSize as truncated rather than failing; anything else is a malformed body.
   return new WdsError('BAD_REQUEST', { message: `Invalid multipart form-data request: ${message}`, code: 'BAD_REQUEST' });
 }
 
-function validateOptions(raw: string | undefined): ParseOptions {
-  let value: unknown = {};
-  if (raw !== undefined && raw.trim() !== '') {
-    try {
-      value = JSON.parse(raw);
-    } catch (e) {
-      throw badRequest(['options'], `options must be a JSON object: ${(e as Error).message}`, 'invalid_json');
+const invalidOptionsJson = (reason: string) => badRequest(['options'], "Invalid JSON in the 'options' field. Provide a valid JSON string.", 'invalid_json', reason);
+
+function validateOptions(raw: unknown): ParseOptions {
+  let value: unknown = raw ?? {};
+  if (typeof raw === 'string') {
+    value = {};
+    if (raw.trim() !== '') {
+      try {
+        value = JSON.parse(raw);
+      } catch (e) {
+        throw invalidOptionsJson((e as Error).message);
+      }
     }
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest(['options'], 'options must be a JSON object', 'invalid_type');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest(['options'], "The 'options' field must parse to a JSON object.", 'invalid_type');
   const r = parseBody(parseOptionsSchema, value);
   if (r.ok) return r.data;
   throw new WdsError('BAD_REQUEST', { details: r.details.map((d) => ({ ...d, path: ['options', ...d.path] })) });

@@ -3,15 +3,15 @@ import { loadTeamScrape } from '@wds/db';
 import { WdsError, errorFromRecord } from '@wds/errors';
 import type { ApiDeps } from '../../deps';
 import { requireScope } from '../../middleware/auth';
+import { checkJobId } from './job-id';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** GET /v2/scrape/{id}: the stored result of the team's own scrape. */
 export function scrapeStatusController(deps: ApiDeps) {
   return async (req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
     requireScope(req, 'scrape');
     const { id } = req.params;
-    if (!UUID.test(id)) throw new WdsError('BAD_REQUEST', { message: 'Invalid scrape ID format. Scrape ID must be a valid UUID.' });
+    checkJobId(id);
     const row = await loadTeamScrape(deps.db, req.auth.teamId, id);
     if (!row) throw new WdsError('NOT_FOUND', { message: 'Scrape job not found' });
     if (row.status === 'pending') return reply.send({ success: true, status: 'scraping' });
