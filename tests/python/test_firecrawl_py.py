@@ -3,6 +3,7 @@ import time
 
 import pytest
 from firecrawl import Firecrawl
+from firecrawl.v2.types import ParseOptions
 
 
 def test_scrape_with_formats(fc: Firecrawl, site: str):
@@ -73,6 +74,31 @@ def test_parse_an_upload(fc: Firecrawl):
     doc = fc.parse(page, filename="upload.html", content_type="text/html")
     assert "# From a file" in doc.markdown
     assert doc.metadata.title == "Uploaded"
+
+
+def test_parse_with_options(fc: Firecrawl):
+    # ParseOptions is ScrapeOptions: the SDK sends its defaults (mobile: false, ...), which ask for nothing a parse cannot do.
+    page = b"<html><body><main><h1>Main part</h1></main><footer>footer text</footer></body></html>"
+    doc = fc.parse(page, filename="opts.html", content_type="text/html", options=ParseOptions(formats=["html", "markdown"], only_main_content=True))
+    assert "Main part" in doc.html and "footer text" not in doc.html
+    assert "# Main part" in doc.markdown
+
+
+def test_parse_formats(fc: Firecrawl):
+    formats = {f.format: f for f in fc.get_parse_formats()}
+    assert formats["pdf"].kind == "document" and formats["pdf"].mime_types == ["application/pdf"] and formats["pdf"].available
+    assert ".docx" in formats["docx"].extensions
+    assert formats["png"].kind == "image" and formats["png"].mime_types == ["image/png"]
+    assert ".jpeg" in formats["jpg"].extensions
+    assert "text/html" in formats["html"].mime_types
+
+
+def test_token_usage(fc: Firecrawl):
+    usage = fc.get_token_usage()
+    credits = fc.get_credit_usage()
+    assert usage.plan_tokens == 99_999_999, "the stack's team has no credit limit"
+    assert 0 < usage.remaining_tokens <= usage.plan_tokens
+    assert credits.remaining_credits <= credits.plan_credits
 
 
 def test_errors_surface_as_sdk_exceptions(fc: Firecrawl):

@@ -12,7 +12,7 @@ import {
 import { interactRequestSchema, interactResponseSchema, interactStopResponseSchema } from './interact';
 import { parseOptionsSchema } from './parse';
 import {
-  activeCrawlsResponseSchema, batchStartedResponseSchema, concurrencyCheckResponseSchema, creditUsageResponseSchema, tokenUsageResponseSchema,
+  activeCrawlsResponseSchema, batchStartedResponseSchema, concurrencyCheckResponseSchema, creditUsageResponseSchema, tokenUsageResponseSchema, parseFormatsResponseSchema,
   errorBodySchema, healthResponseSchema, jobCancelledResponseSchema, jobErrorsResponseSchema, jobStartedResponseSchema,
   jobStatusResponseSchema, jobStreamMessageSchema, mapResponseSchema, parseDocumentSchema, queueStatusResponseSchema, readyResponseSchema,
   scrapeDocumentSchema, scrapeOrCatalogResponseSchema, scrapeResponseSchema, scrapeStatusResponseSchema,
@@ -68,6 +68,7 @@ export const RESPONSE_SCHEMAS = {
   ParseResponse: z.strictObject({ success: z.literal(true), data: parseDocumentSchema }),
   CreditUsageResponse: creditUsageResponseSchema,
   TokenUsageResponse: tokenUsageResponseSchema,
+  ParseFormatsResponse: parseFormatsResponseSchema,
   QueueStatusResponse: queueStatusResponseSchema,
   ConcurrencyCheckResponse: concurrencyCheckResponseSchema,
   HealthResponse: healthResponseSchema,
@@ -446,6 +447,12 @@ export const API_ROUTES: ApiRoute[] = [
     summary: 'Convert an uploaded file (PDF, DOCX, HTML, text, image) to a document',
     body: { multipart: { file: 'PDF, DOCX, HTML, text/markdown or an image (PNG, JPEG, WebP, TIFF, GIF, BMP).', options: 'ParseOptions' } },
     responses: { ...ok('ParseResponse'), ...errors(...JSON_BODY, 402, ...AUTHED, ...JOB_FAILURES) },
+  },
+  {
+    method: 'GET', path: '/v2/parse/formats', operationId: 'getParseFormats', tag: 'Parsing', auth: 'bearer',
+    summary: 'The file formats POST /v2/parse accepts, with extensions and MIME types',
+    description: 'Built from the rules /v2/parse detects uploads by. Image formats are OCR\'d on the workers and listed `available: true` (WDS ships tesseract). `Cache-Control: private, max-age=3600`.',
+    responses: { ...ok('ParseFormatsResponse'), ...errors(...AUTHED) },
   },
   ...agentRoutes(),
   ...monitorRoutes(),

@@ -328,6 +328,22 @@ export const tokenUsageResponseSchema = z.strictObject({
   }),
 });
 
+/** GET /v2/parse/formats: the file formats POST /v2/parse accepts (Firecrawl's shape). */
+export const parseFormatsResponseSchema = z.strictObject({
+  success: z.literal(true),
+  data: z.strictObject({
+    formats: z.array(
+      z.strictObject({
+        format: z.string(),
+        kind: z.enum(['document', 'image']),
+        extensions: z.array(z.string()),
+        mimeTypes: z.array(z.string()),
+        available: z.boolean(),
+      }),
+    ),
+  }),
+});
+
 export const queueStatusResponseSchema = z.strictObject({
   success: z.literal(true),
   jobsInQueue: z.int(),

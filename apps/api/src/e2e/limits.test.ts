@@ -56,6 +56,9 @@ describe('limits', () => {
     const as = { url: stack.url, apiKey: team.apiKey };
     let usage = await call(as, 'GET', '/v2/team/credit-usage');
     assert.deepEqual(usage.json, { success: true, data: { remainingCredits: 1, planCredits: 1, billingPeriodStart: null, billingPeriodEnd: null } });
+    // Token usage is the same balance in extract's tokens (15 a credit), read through the SDK's getTokenUsage().
+    const fc = new Firecrawl({ apiKey: team.apiKey, apiUrl: stack.url });
+    assert.deepEqual(await fc.getTokenUsage(), { remainingTokens: 15, planTokens: 15, billingPeriodStart: null, billingPeriodEnd: null });
     assert.equal((await call(as, 'POST', '/v2/scrape', { url: site.url('/page'), maxAge: 0 })).status, 200);
     const refused = await call(as, 'POST', '/v2/scrape', { url: site.url('/page'), maxAge: 0 });
     assert.equal(refused.status, 402);
@@ -63,6 +66,10 @@ describe('limits', () => {
     assert.equal((await call(as, 'POST', '/v2/crawl', { url: site.url('/page') })).status, 402);
     usage = await call(as, 'GET', '/v2/team/credit-usage');
     assert.equal(usage.json.data.remainingCredits, 0);
+    assert.equal((await fc.getTokenUsage()).remainingTokens, 0);
+    // Without a credit limit the plan is Firecrawl's self-hosted 99999999 in either unit.
+    const free = await stack.newTeam();
+    assert.deepEqual(await new Firecrawl({ apiKey: free.apiKey, apiUrl: stack.url }).getTokenUsage(), { remainingTokens: 99_999_999, planTokens: 99_999_999, billingPeriodStart: null, billingPeriodEnd: null });
   });
 
   test('credit-usage reads the ledger: scrapes (zero data retention too), batch pages and parses are each billed once', async () => {

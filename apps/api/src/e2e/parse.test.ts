@@ -205,6 +205,21 @@ describe('parse errors', () => {
     }
   });
 
+  test('GET /v2/parse/formats lists what an upload is detected as, in Firecrawl\'s shape', async () => {
+    const r = await call({ url: stack.url, apiKey: stack.apiKey }, 'GET', '/v2/parse/formats');
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.headers.get('cache-control'), 'private, max-age=3600');
+    const formats = r.json.data.formats as { format: string; kind: string; extensions: string[]; mimeTypes: string[]; available: boolean }[];
+    const md = formats.find((f) => f.extensions.includes('.md'));
+    assert.deepEqual(md, { format: 'md', kind: 'document', extensions: ['.md', '.markdown', '.mdx'], mimeTypes: ['text/markdown', 'text/x-markdown'], available: true });
+    assert.deepEqual(formats.filter((f) => f.kind === 'image').map((f) => f.format), ['png', 'jpg', 'webp', 'tif', 'gif', 'bmp']);
+    // A listed extension is accepted: a markdown file named by it parses.
+    const parsed = await upload(stack, { file: { data: '# Listed\n\ntext', name: `notes${md!.extensions[1]}` } });
+    assert.equal(parsed.status, 200, parsed.text);
+    assert.match(parsed.json.data.markdown, /# Listed/);
+    assert.equal((await call({ url: stack.url, apiKey: 'wrong-key-123' }, 'GET', '/v2/parse/formats')).status, 401);
+  });
+
   test('an options part sent as application/json is read like a text one', async () => {
     const r = await upload(stack, { file: { data: '<main><h1>Typed</h1></main><footer>foot</footer>', name: 'a.html', type: 'text/html' }, options: JSON.stringify({ formats: ['html'], onlyMainContent: true }), optionsType: 'application/json' });
     assert.equal(r.status, 200, r.text);

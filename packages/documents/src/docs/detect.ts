@@ -62,6 +62,38 @@ const TEXT_EXT: Record<string, string> = {
   yml: 'application/yaml',
 };
 
+export interface ParseFormatEntry {
+  /** Short name (an extension without the dot). */
+  format: string;
+  kind: 'document' | 'image';
+  extensions: string[];
+  mimeTypes: string[];
+}
+
+/** Extensions each image signature is sent under (the detector reads the bytes, these name the file). */
+const IMAGE_EXTENSIONS: Record<string, string[]> = { png: ['.png'], jpg: ['.jpg', '.jpeg'], webp: ['.webp'], tif: ['.tif', '.tiff'], gif: ['.gif'], bmp: ['.bmp'] };
+
+/**
+ * What GET /v2/parse/formats lists (Firecrawl's shape), built from the tables detectDocument reads,
+ * so the list cannot drift from what an upload is accepted as.
+ */
+export function parseFormats(): ParseFormatEntry[] {
+  const text = new Map<string, ParseFormatEntry>();
+  for (const [ext, mime] of Object.entries(TEXT_EXT)) {
+    const e = text.get(mime) ?? { format: ext, kind: 'document' as const, extensions: [], mimeTypes: Object.keys(TEXT_TYPES).filter((m) => TEXT_TYPES[m] === mime) };
+    e.extensions.push(`.${ext}`);
+    if (!e.mimeTypes.includes(mime)) e.mimeTypes.unshift(mime);
+    text.set(mime, e);
+  }
+  return [
+    { format: 'pdf', kind: 'document', extensions: ['.pdf'], mimeTypes: ['application/pdf'] },
+    { format: 'docx', kind: 'document', extensions: ['.docx'], mimeTypes: [DOCX_MIME] },
+    { format: 'html', kind: 'document', extensions: ['.html', '.htm', '.xhtml'], mimeTypes: ['text/html', 'application/xhtml+xml'] },
+    ...text.values(),
+    ...Object.entries(IMAGE_MIME).map(([format, mime]) => ({ format, kind: 'image' as const, extensions: IMAGE_EXTENSIONS[format], mimeTypes: [mime] })),
+  ];
+}
+
 function startsWith(b: Uint8Array, sig: number[], at = 0): boolean {
   if (b.length < at + sig.length) return false;
   for (let i = 0; i < sig.length; i++) if (b[at + i] !== sig[i]) return false;

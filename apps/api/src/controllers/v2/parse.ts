@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseBody, parseOptionsSchema, parseUnsupportedOption, unavailableParseFeatures, type ParseOptions } from '@wds/contracts';
 import { deleteParseJob, insertParseJob, loadParseResult } from '@wds/db';
 import { WdsError } from '@wds/errors';
-import { detectDocument } from '@wds/documents';
+import { detectDocument, parseFormats } from '@wds/documents';
 import { validateSelectors } from '@wds/transform';
 import type { ApiDeps } from '../../deps';
 import { noteLogIds } from '../../logging';
@@ -24,7 +24,8 @@ export interface ParseConfig {
 }
 
 /** Bytes a request may carry beyond the file: the options part (≤ 1 MiB) and multipart framing. */
-const OVERHEAD_BYTES = 1024 * 1024 + 64 * 1024;
+const OPTIONS_MAX_BYTES = 1024 * 1024;
+const OVERHEAD_BYTES = OPTIONS_MAX_BYTES + 64 * 1024;
 const SUPPORTED = 'Supported: PDF, DOCX, HTML, plain text / markdown, images (PNG, JPEG, WebP, TIFF, GIF, BMP).';
 
 /** A refusal of the upload's framing: its sentence is the `error` (as Firecrawl words its multipart refusals), the field in `details`. */
@@ -43,13 +44,21 @@ interface Upload {
 export function parseRoutes(deps: ApiDeps, cfg: ParseConfig) {
   return async (scope: FastifyInstance) => {
     await scope.register(multipart, {
-      limits: { fileSize: cfg.maxUploadBytes, files: 1, fields: 4, parts: 6, fieldSize: 1024 * 1024, headerPairs: 100 },
+      // files: 2 — an options part sent with a type arrives as a file part too; readUpload still takes one upload.
+      limits: { fileSize: cfg.maxUploadBytes, files: 2, fields: 4, parts: 6, fieldSize: OPTIONS_MAX_BYTES, headerPairs: 100 },
       throwFileSizeLimit: true,
     });
     // Any other body type reaches the controller unread, which answers with a parse-specific 400.
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
     scope.post('/parse', parseController(deps, cfg));
+    scope.get('/parse/formats', formatsController());
   };
+}
+
+/** GET /v2/parse/formats: one list per process; the workers run OCR (tesseract), so image formats are available. */
+function formatsController() {
+  const body = { success: true, data: { formats: parseFormats().map((f) => ({ ...f, available: true })) } };
+  return async (_req: FastifyRequest, reply: FastifyReply) => reply.header('cache-control', 'private, max-age=3600').send(body);
 }
 
 function parseController(deps: ApiDeps, cfg: ParseConfig) {
@@ -111,13 +120,19 @@ async function readUpload(req: FastifyRequest, maxUploadBytes: number): Promise<
   let optionsRaw: unknown;
   try {
     for await (const part of req.parts()) {
-      if (part.type === 'file') {
+      if (part.type === 'file' && part.fieldname === 'options') {
+        // An options part with a filename or a non-text type (a Blob, curl's `;type=application/json`) reaches us as a file: its bytes are the options text.
+        if (optionsRaw !== undefined) throw badRequest(['options'], 'Send the options part once.');
+        const bytes = await part.toBuffer();
+        if (bytes.length > OPTIONS_MAX_BYTES) throw badRequest(['options'], 'The options part is larger than 1 MiB.');
+        optionsRaw = bytes.toString('utf8');
+      } else if (part.type === 'file') {
         if (part.fieldname !== 'file') throw badRequest([part.fieldname], `Unexpected file part '${part.fieldname}': the upload goes in the part named 'file'.`, 'unrecognized_keys');
         if (file) throw badRequest(['file'], 'Send exactly one file per request.');
         file = { bytes: await part.toBuffer(), filename: part.filename ?? '', mimetype: part.mimetype ?? '' };
       } else if (part.fieldname === 'options') {
         if (optionsRaw !== undefined) throw badRequest(['options'], 'Send the options part once.');
-        // @fastify/multipart has parsed a part sent as application/json already.
+        // @fastify/multipart has parsed a field part sent as application/json already.
         optionsRaw = part.value ?? '';
       } else if (part.fieldname === 'file') {
         throw badRequest(['file'], "The 'file' part must be a file upload (a part with a filename).", 'invalid_type');
