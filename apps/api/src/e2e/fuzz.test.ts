@@ -77,6 +77,7 @@ describe('bad bytes in requests are 400s naming the field', () => {
       assert.equal(r.status, 400, r.text);
       assert.equal(r.json.success, false);
       assert.equal(r.json.error, error);
+      assert.equal(r.json.code, 'BAD_REQUEST');
       const d = (r.json.details as { code: string; path: (string | number)[]; message: string }[]).find((x) => x.code === 'invalid_characters');
       assert.ok(d, r.text);
       assert.equal(d.path.join('.'), field);

@@ -160,7 +160,8 @@ describe('default limits', () => {
     const as = { url: api.url, apiKey: team.apiKey };
     const over = await call(as, 'POST', '/v2/crawl', { url: site.url('/chain?n=0'), limit: 6 });
     assert.equal(over.status, 400, over.text);
-    assert.equal(over.json.error, 'Bad Request');
+    assert.equal(over.json.code, 'BAD_REQUEST');
+    assert.equal(over.json.error, over.json.details[0].message, 'the rule\'s sentence is the error the SDK shows');
     assert.deepEqual(over.json.details[0].path, ['limit']);
     assert.match(over.json.details[0].message, /at most 5/);
     const fc = new Firecrawl({ apiKey: team.apiKey, apiUrl: api.url });

@@ -25,6 +25,8 @@ after(async () => {
 
 const scrape = (body: unknown, headers?: Record<string, string>) => call(stack, 'POST', '/v2/scrape', body, headers);
 
+const UNRECOGNIZED = 'Unrecognized key in body -- please review the v2 API documentation for request body changes';
+
 function assertError(r: { status: number; json: any }, status: number, error?: string | RegExp) {
   assert.equal(r.status, status, JSON.stringify(r.json));
   assert.equal(r.json.success, false);
@@ -57,12 +59,13 @@ describe('url', () => {
 
 describe('fields of the scrape request', () => {
   const url = 'http://127.0.0.1:9/x';
-  const cases: [string, Record<string, unknown>, string][] = [
-    ['unknown field', { nope: true }, ''],
+  // The error is Firecrawl's: its sentence for an unknown key, a custom rule's message, else "Bad Request" (code BAD_REQUEST).
+  const cases: [string, Record<string, unknown>, string, string?][] = [
+    ['unknown field', { nope: true }, '', UNRECOGNIZED],
     ['formats not an array', { formats: 'markdown' }, 'formats'],
     ['unknown format name', { formats: ['markdownn'] }, 'formats.0'],
     ['json as a bare string', { formats: ['json'] }, 'formats.0'],
-    ['json object without prompt or schema', { formats: [{ type: 'json' }] }, 'formats.0'],
+    ['json object without prompt or schema', { formats: [{ type: 'json' }] }, 'formats.0', "json format requires either 'prompt' or 'schema' (or both)"],
     ['screenshot quality out of range', { formats: [{ type: 'screenshot', quality: 101 }] }, 'formats.0'],
     ['onlyMainContent not boolean', { onlyMainContent: 'yes' }, 'onlyMainContent'],
     ['includeTags not array of strings', { includeTags: [1] }, 'includeTags.0'],
@@ -75,7 +78,7 @@ describe('fields of the scrape request', () => {
     ['header value with a control character', { headers: { a: 'x\u0017' } }, 'headers.a'],
     ['header value beyond Latin-1', { headers: { a: '\ud951\udf2e' } }, 'headers.a'],
     ['waitFor negative', { waitFor: -1 }, 'waitFor'],
-    ['waitFor above half of timeout', { waitFor: 6000, timeout: 10000 }, 'waitFor'],
+    ['waitFor above half of timeout', { waitFor: 6000, timeout: 10000 }, 'waitFor', 'waitFor must not exceed half of timeout'],
     ['timeout below 1000', { timeout: 999 }, 'timeout'],
     ['timeout above 300000', { timeout: 300001 }, 'timeout'],
     ['mobile not boolean', { mobile: 1 }, 'mobile'],
@@ -84,10 +87,10 @@ describe('fields of the scrape request', () => {
     ['parsers maxPages 0', { parsers: [{ type: 'pdf', maxPages: 0 }] }, 'parsers.0'],
     ['parsers maxPages 10001', { parsers: [{ type: 'pdf', maxPages: 10001 }] }, 'parsers.0'],
     ['parsers mode unknown', { parsers: [{ type: 'pdf', mode: 'slow' }] }, 'parsers.0'],
-    ['parsers extra property', { parsers: [{ type: 'pdf', extra: 1 }] }, 'parsers.0'],
+    ['parsers extra property', { parsers: [{ type: 'pdf', extra: 1 }] }, 'parsers.0', UNRECOGNIZED],
     ['actions unknown type', { actions: [{ type: 'dance' }] }, 'actions.0.type'],
-    ['wait with neither field', { actions: [{ type: 'wait' }] }, 'actions.0'],
-    ['wait with both fields', { actions: [{ type: 'wait', milliseconds: 5, selector: 'a' }] }, 'actions.0'],
+    ['wait with neither field', { actions: [{ type: 'wait' }] }, 'actions.0', 'wait action needs exactly one of milliseconds or selector'],
+    ['wait with both fields', { actions: [{ type: 'wait', milliseconds: 5, selector: 'a' }] }, 'actions.0', 'wait action needs exactly one of milliseconds or selector'],
     ['click without selector', { actions: [{ type: 'click' }] }, 'actions.0.selector'],
     ['screenshot viewport incomplete', { actions: [{ type: 'screenshot', viewport: { width: 100 } }] }, 'actions.0.viewport.height'],
     ['scroll direction unknown', { actions: [{ type: 'scroll', direction: 'left' }] }, 'actions.0.direction'],
@@ -107,10 +110,11 @@ describe('fields of the scrape request', () => {
     ['zeroDataRetention not boolean', { zeroDataRetention: 'yes' }, 'zeroDataRetention'],
     ['domainTools not boolean', { domainTools: 1 }, 'domainTools'],
   ];
-  for (const [label, extra, path] of cases) {
-    test(`${label} → 400 Bad Request naming ${path || 'the field'}`, async () => {
+  for (const [label, extra, path, error = 'Bad Request'] of cases) {
+    test(`${label} → 400 ${error} naming ${path || 'the field'}`, async () => {
       const r = await scrape({ url, ...extra });
-      assertError(r, 400, 'Bad Request');
+      assertError(r, 400, error);
+      assert.equal(r.json.code, 'BAD_REQUEST');
       assert.ok(Array.isArray(r.json.details) && r.json.details.length > 0);
       if (path) assert.ok(detailPaths(r).some((p) => p === path || p.startsWith(`${path}.`)), `details ${JSON.stringify(r.json.details)} should name ${path}`);
       else assert.deepEqual(r.json.details[0].keys, ['nope']);
@@ -124,7 +128,14 @@ describe('fields of the scrape request', () => {
 });
 
 describe('request bodies', () => {
-  test('malformed JSON → 400', async () => assertError(await scrape('{"url": '), 400, 'Bad Request'));
+  test('malformed JSON → 400 BAD_REQUEST_INVALID_JSON, before the key is looked at', async () => {
+    const r = await scrape('{"url": ');
+    assertError(r, 400, 'Bad request, malformed JSON');
+    assert.equal(r.json.code, 'BAD_REQUEST_INVALID_JSON');
+    const unauth = await fetch(`${stack.url}/v2/scrape`, { method: 'POST', headers: { authorization: 'Bearer wrong-key-123', 'content-type': 'application/json' }, body: '{"url": ' });
+    assert.equal(unauth.status, 400);
+    assert.equal(((await unauth.json()) as { code: string }).code, 'BAD_REQUEST_INVALID_JSON');
+  });
   test('a JSON array body → 400', async () => assertError(await scrape([1, 2]), 400, 'Bad Request'));
   test('a non-JSON content type → 415', async () => {
     const r = await fetch(`${stack.url}/v2/scrape`, { method: 'POST', headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'text/plain' }, body: 'url=x' });

@@ -306,7 +306,8 @@ describe('default team limits (no team_limits row), raised by a row', () => {
     const over = await call(as, 'POST', '/v2/agent', { prompt: '[ceiling] x', maxCredits: AGENT_CEILING + 1 });
     assert.equal(over.status, 400, over.text);
     assert.equal(over.json.success, false);
-    assert.equal(over.json.error, 'Bad Request');
+    assert.equal(over.json.code, 'BAD_REQUEST');
+    assert.match(over.json.error, new RegExp(`^maxCredits must be at most ${AGENT_CEILING} for this team`));
     assert.deepEqual(over.json.details[0].path, ['maxCredits']);
     assert.match(over.json.details[0].message, new RegExp(`maxCredits must be at most ${AGENT_CEILING} for this team`));
     const unset = await call(as, 'POST', '/v2/agent', { prompt: '[ceiling] x' });

@@ -27,7 +27,8 @@ export function agentMaxCreditsWithin(asked: number | null | undefined, limits: 
   if (asked === null || asked === undefined) return max === null ? DEFAULT_AGENT_MAX_CREDITS : Math.min(DEFAULT_AGENT_MAX_CREDITS, max);
   if (max === null || asked <= max) return asked;
   throw new WdsError('BAD_REQUEST', {
-    details: [{ code: 'too_big', path: ['maxCredits'], message: `maxCredits must be at most ${max} for this team (its agent credit ceiling); ask the operator to raise it (WDS_AGENT_MAX_CREDITS, or the team's agent_max_credits)` }],
+    // A team rule: `custom`, so the envelope's error is this sentence.
+    details: [{ code: 'custom', path: ['maxCredits'], message: `maxCredits must be at most ${max} for this team (its agent credit ceiling); ask the operator to raise it (WDS_AGENT_MAX_CREDITS, or the team's agent_max_credits)` }],
   });
 }
 

@@ -70,7 +70,8 @@ export function crawlLimitWithin(limit: number, omitted: boolean, max: number | 
   if (max === undefined || limit <= max) return limit;
   if (omitted) return max;
   throw new WdsError('BAD_REQUEST', {
-    details: [{ code: 'too_big', path: ['limit'], message: `limit must be at most ${max} in this deployment (WDS_MAX_CRAWL_LIMIT); split the crawl or ask the operator to raise it` }],
+    // A deployment rule, not a type range: `custom`, so the envelope's error is this sentence (as a Firecrawl refine's is).
+    details: [{ code: 'custom', path: ['limit'], message: `limit must be at most ${max} in this deployment (WDS_MAX_CRAWL_LIMIT); split the crawl or ask the operator to raise it` }],
   });
 }
 
