@@ -6,7 +6,7 @@ import { llmEnvOf } from '@wds/config/common';
 import { closeSchemaThreads, createLlmClient, loadTokenizer, resolveLlmConfig, warmSchemaThreads } from '@wds/llm';
 import { connectDb, migrateDb, setSearchIndexing } from '@wds/db';
 import { announce, createLogger } from '@wds/log';
-import { collectProcessMetrics, observeBrowserPool, observeBrowserSessions, serveMetrics } from '@wds/metrics';
+import { collectProcessMetrics, observeBrowserPool, observeBrowserSessions, observeTaskQueueBacklog, serveMetrics } from '@wds/metrics';
 import { warmPdfWorker } from '@wds/documents';
 import { configureHostOverrides, loadCharsets, parseHostOverrides } from '@wds/fetch';
 import { closeTransformThreads, configureTransformThreads, transformThreadsSetting } from '@wds/transform';
@@ -18,6 +18,7 @@ import { coreLogFilter, TemporalPinoLogger } from './logging';
 import { createInteractResources } from './interact';
 import { queueOptions, sessionQueueOptions } from './queues';
 import { startLoops } from './loops';
+import { taskQueueBacklog } from './queue-backlog';
 import { workflowBundleOption } from './workflow-bundle';
 import { serveDirectScrapes } from './direct';
 
@@ -105,6 +106,8 @@ if (llm) {
 if (env.WDS_WORKER_QUEUES.includes('wds-fetch')) loadCharsets();
 if (env.WDS_WORKER_QUEUES.includes('wds-llm') && !llmConfig.ok) log.warn({ queue: 'wds-llm' }, `not serving wds-llm: ${llmConfig.message}`);
 const workflows = env.WDS_WORKER_QUEUES.includes('wds-control') ? await workflowBundleOption(log) : undefined;
+// Control workers export the task queues' backlog (one view of the whole fleet; rules take the max over replicas).
+if (env.WDS_WORKER_QUEUES.includes('wds-control')) observeTaskQueueBacklog(taskQueueBacklog(connection, env.TEMPORAL_NAMESPACE));
 const resources = {
   db: dbh.db,
   browserAvailable: temporalBrowserAvailability(connection, env.TEMPORAL_NAMESPACE),

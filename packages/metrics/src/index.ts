@@ -261,6 +261,42 @@ export function observeBrowserSessions(source: { stats(): { live: number; parked
   sessionSource = source;
 }
 
+/** One task queue's backlog as Temporal reports it (DescribeTaskQueue with report_stats). */
+export interface TaskQueueBacklog {
+  taskQueue: string;
+  type: 'workflow' | 'activity';
+  tasks: number;
+  oldestSeconds: number;
+}
+let backlogSource: (() => Promise<TaskQueueBacklog[]>) | null = null;
+let backlogRead: { at: number; value: Promise<TaskQueueBacklog[]> } | null = null;
+/** Both backlog gauges read one lookup per scrape (a scrape collects them one after the other). */
+function readBacklog(): Promise<TaskQueueBacklog[]> {
+  if (!backlogSource) return Promise.resolve([]);
+  if (!backlogRead || Date.now() - backlogRead.at > 2_000) backlogRead = { at: Date.now(), value: backlogSource().catch(() => []) };
+  return backlogRead.value;
+}
+function backlogGauge(name: string, help: string, pick: (b: TaskQueueBacklog) => number) {
+  return new client.Gauge({
+    name,
+    help,
+    labelNames: ['task_queue', 'type'] as const,
+    registers: [registry],
+    async collect() {
+      // A failed lookup exports nothing rather than a stale or zero backlog (absent is not "empty").
+      this.reset();
+      for (const b of await readBacklog()) this.set({ task_queue: b.taskQueue, type: b.type }, pick(b));
+    },
+  });
+}
+backlogGauge('wds_task_queue_backlog_tasks', 'Tasks waiting in a Temporal task queue for a worker (ApproximateBacklogCount; exported by control workers).', (b) => b.tasks);
+backlogGauge('wds_task_queue_backlog_age_seconds', 'Age of the oldest task waiting in a Temporal task queue (ApproximateBacklogAge; exported by control workers).', (b) => b.oldestSeconds);
+
+/** Reads the task queues' backlog at every scrape of /metrics (control workers: one answer for the fleet). */
+export function observeTaskQueueBacklog(source: () => Promise<TaskQueueBacklog[]>): void {
+  backlogSource = source;
+}
+
 /** Time a page scrape: call the returned function with the outcome and engine actually used. */
 export function startScrapeTimer(): (engine: Engine, outcome: 'success' | 'error') => void {
   const t0 = performance.now();

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { exportedSamples, sampleSum } from '@wds/metrics/promql';
 import { freePort } from '@wds/launch';
-import { call, html, namespaceFor, startFakeOpenAI, startFixtureSite, startPrometheus, startStack, type FakeOpenAI, type FixtureSite, type Stack, type TestPrometheus } from '@wds/test-utils';
+import { Client, Connection } from '@temporalio/client';
+import { call, html, namespaceFor, testInfra, startFakeOpenAI, startFixtureSite, startPrometheus, startStack, type FakeOpenAI, type FixtureSite, type Stack, type TestPrometheus } from '@wds/test-utils';
 
 // /metrics of a running stack (API, and a worker's prom-client and Temporal SDK ports), and every
 // Grafana panel's PromQL checked against what those processes really export.
@@ -75,6 +76,13 @@ before(async () => {
   model.enqueue({ error: { status: 400, message: 'rejected by the test', type: 'invalid_request_error' } });
   const rejected = await call(stack, 'POST', '/v2/scrape', { url: site.url('/other'), formats: ['summary'], maxAge: 0 });
   assert.ok(rejected.status >= 400, rejected.text);
+  // A workflow task on a queue no worker polls for workflows (wds-media): the control worker's backlog gauges see it.
+  const connection = await Connection.connect({ address: testInfra().temporalAddress });
+  try {
+    await new Client({ connection, namespace: stack.namespace }).workflow.start('backlogProbe', { taskQueue: 'wds-media', workflowId: `backlog-probe-${crypto.randomUUID()}`, workflowExecutionTimeout: '5m' });
+  } finally {
+    await connection.close();
+  }
   // An interact call on no scrape: counted as an error (no browser worker needed).
   assert.equal((await call(stack, 'POST', `/v2/scrape/${crypto.randomUUID()}/interact`, { code: '1' })).status, 404);
   // The crawl's webhook events go to a receiver that answers 200, so the dispatcher counts deliveries.
@@ -101,6 +109,12 @@ before(async () => {
     const s = await call(stack, 'GET', `/v2/agent/${agent.json.id}`);
     if (s.json?.status !== 'processing') break;
     await new Promise((r) => setTimeout(r, 250));
+  }
+  // Temporal refreshes a queue's statistics every few seconds: wait (30 s at most) until the probe's task shows.
+  for (let i = 0; i < 30; i++) {
+    const t = await scrapeText(`http://127.0.0.1:${workerPort}/metrics`);
+    if (sampleSum(t, 'wds_task_queue_backlog_tasks', { task_queue: 'wds-media', type: 'workflow' }) >= 1) break;
+    await new Promise((r) => setTimeout(r, 1000));
   }
   // Deliveries are asynchronous: wait (20 s at most) until the dispatcher has counted one.
   for (let i = 0; i < 80; i++) {
@@ -165,6 +179,15 @@ describe('metrics', () => {
     assert.ok(hooksReceived >= 1, 'the receiver got the crawl’s events');
     assert.ok(sampleSum(text.worker, 'wds_webhook_attempts_total', { outcome: 'delivered' }) >= 1);
     assert.equal(sampleSum(text.worker, 'wds_webhook_attempts_total', { outcome: 'given_up' }), 0);
+  });
+
+  test('worker: task-queue backlog from Temporal (count and oldest age per queue and task type)', () => {
+    for (const q of ['wds-control', 'wds-fetch', 'wds-browser', 'wds-llm', 'wds-media']) {
+      for (const type of ['workflow', 'activity']) assert.ok(text.worker.includes(`wds_task_queue_backlog_tasks{task_queue="${q}",type="${type}"}`), `${q} ${type} exported`);
+    }
+    assert.ok(sampleSum(text.worker, 'wds_task_queue_backlog_tasks', { task_queue: 'wds-media', type: 'workflow' }) >= 1, 'the unpolled workflow task is counted');
+    assert.ok(sampleSum(text.worker, 'wds_task_queue_backlog_age_seconds', { task_queue: 'wds-media', type: 'workflow' }) > 0, 'and aged');
+    assert.equal(sampleSum(text.worker, 'wds_task_queue_backlog_tasks', { task_queue: 'wds-control', type: 'workflow' }), 0, 'a served queue has none waiting');
   });
 
   test('worker: the Temporal SDK exports its own metrics on its own port', () => {
