@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import { claimDueDeliveries, recordDeliveryAttempt, type Db, type DueDelivery } from '@wds/db';
 import { createAgent, isForbiddenAddress } from '@wds/fetch';
-import { webhookAttempts } from '@wds/metrics';
+import { webhookAttempts, webhookDeliveryLag } from '@wds/metrics';
 import { WEBHOOK_SOURCES, type WebhookRequest } from './sources';
 
 /**
@@ -93,6 +93,7 @@ export function startWebhookDispatcher(o: DispatcherOptions): { stop(): Promise<
     const attempt = { attempt: d.attempt, startedAt, durationMs: Date.now() - startedAt.getTime(), statusCode, error };
     const outcome = error === null ? { delivered: true as const } : { delivered: false as const, retryInMs: retry && d.attempt < maxAttempts ? backoffMs(d.attempt) : null };
     webhookAttempts.inc({ outcome: outcome.delivered ? 'delivered' : outcome.retryInMs === null ? 'given_up' : 'failed' });
+    if (outcome.delivered) webhookDeliveryLag.observe(Math.max(0, Date.now() - d.eventAt.getTime()) / 1000);
     // Unrecorded (Postgres away): the claim lapses and the delivery is attempted again.
     await recordDeliveryAttempt(o.db, d.id, attempt, outcome).catch(() => {});
   }

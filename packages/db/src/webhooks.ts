@@ -20,6 +20,8 @@ export interface DueDelivery {
   origin: string;
   /** This attempt's number (1 for the first). */
   attempt: number;
+  /** When the event happened (its job_events row): delivery lag counts from here. */
+  eventAt: Date;
 }
 
 export interface ClaimDeliveriesInput {
@@ -42,7 +44,7 @@ export interface ClaimDeliveriesInput {
 export async function claimDueDeliveries(db: Db, c: ClaimDeliveriesInput): Promise<DueDelivery[]> {
   const busy = [...c.inFlight.entries()].filter(([, k]) => k > 0);
   const full = busy.filter(([, k]) => k >= c.perOrigin).map(([o]) => o);
-  type Row = { id: string; job_id: string; job_kind: BillingKind; event_seq: number; type: string; payload: Record<string, unknown>; url: string; origin: string; attempts: number };
+  type Row = { id: string; job_id: string; job_kind: BillingKind; event_seq: number; type: string; payload: Record<string, unknown>; url: string; origin: string; attempts: number; event_at: Date | string };
   const res = await db.execute<Row>(sql`
     WITH cand AS MATERIALIZED (
       SELECT id, origin, next_attempt_at FROM webhook_deliveries o
@@ -58,9 +60,9 @@ export async function claimDueDeliveries(db: Db, c: ClaimDeliveriesInput): Promi
     FROM job_events e
     WHERE w.id = ANY(${pickOnce(sql`SELECT id FROM ranked WHERE r <= room ORDER BY next_attempt_at, id LIMIT ${c.n}`)})
       AND e.job_id = w.job_id AND e.seq = w.event_seq
-    RETURNING w.id, w.job_id, w.job_kind, w.event_seq, e.type, e.payload, w.url, w.origin, w.attempts`);
+    RETURNING w.id, w.job_id, w.job_kind, w.event_seq, e.type, e.payload, w.url, w.origin, w.attempts, e.created_at AS event_at`);
   return res.rows
-    .map((r) => ({ id: Number(r.id), jobId: r.job_id, jobKind: r.job_kind, eventSeq: r.event_seq, eventType: r.type, eventPayload: r.payload, url: r.url, origin: r.origin, attempt: r.attempts }))
+    .map((r) => ({ id: Number(r.id), jobId: r.job_id, jobKind: r.job_kind, eventSeq: r.event_seq, eventType: r.type, eventPayload: r.payload, url: r.url, origin: r.origin, attempt: r.attempts, eventAt: new Date(r.event_at) }))
     .sort((a, b) => a.id - b.id);
 }
 

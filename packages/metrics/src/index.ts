@@ -156,6 +156,13 @@ export const webhookAttempts = new client.Counter({
   registers: [registry],
 });
 for (const outcome of ['delivered', 'failed', 'given_up']) webhookAttempts.inc({ outcome }, 0);
+/** From the job event to its delivery's 2xx (retries included): what a receiver waits for a webhook. */
+export const webhookDeliveryLag = new client.Histogram({
+  name: 'wds_webhook_delivery_lag_seconds',
+  help: 'Time from a job event to its webhook delivered (accepted by the receiver), retries included.',
+  buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600],
+  registers: [registry],
+});
 
 /** Agent jobs (POST /v2/agent): runs by outcome and error code, model steps, tool calls. */
 export const agentRunsStarted = new client.Counter({

@@ -179,6 +179,9 @@ describe('metrics', () => {
     assert.ok(hooksReceived >= 1, 'the receiver got the crawl’s events');
     assert.ok(sampleSum(text.worker, 'wds_webhook_attempts_total', { outcome: 'delivered' }) >= 1);
     assert.equal(sampleSum(text.worker, 'wds_webhook_attempts_total', { outcome: 'given_up' }), 0);
+    const lag = sampleSum(text.worker, 'wds_webhook_delivery_lag_seconds_count');
+    assert.ok(lag >= 1 && lag <= sampleSum(text.worker, 'wds_webhook_attempts_total', { outcome: 'delivered' }), 'one lag per delivery');
+    assert.ok(sampleSum(text.worker, 'wds_webhook_delivery_lag_seconds_sum') / lag < 30, 'lags are seconds, not the epoch');
   });
 
   test('worker: task-queue backlog from Temporal (count and oldest age per queue and task type)', () => {
