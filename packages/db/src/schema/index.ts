@@ -17,3 +17,4 @@ export * from './catalog';
 export * from './monitors';
 export * from './changes';
 export * from './interact';
+export * from './politeness';
