@@ -12,6 +12,7 @@ export type { WorkflowDescriber, StrandedSweeperOptions } from './stranded/sweep
 export { createParseActivities, type ParseActivityDeps } from './parse/activities';
 export { createBrowserActivities } from './browser/activities';
 export type { BrowserActivityDeps, BrowserDocument } from './browser/render-page';
+export { gatedRenderer, type Renderer } from './browser/gated-renderer';
 export { temporalBrowserAvailability, temporalQueueAvailability, type BrowserAvailability, type QueueAvailability } from './browser/availability';
 export { createLlmActivities, type LlmActivityDeps } from './llm/activities';
 export { createMediaActivities, MEDIA_URL_TTL_SECONDS, type MediaActivityDeps } from './media/activities';

@@ -79,7 +79,7 @@ function scrapeTool(deps: AgentFetchDeps): Tool<AgentToolArgsOf<'scrape'>> {
       const page = await asToolError(() =>
         scrapeOrEscalate(
           deps,
-          { url: a.url, options, scrapeId: pageIdOf(env.ctx.run.id, env.input), signal: env.signal, useCache: true, checkUrl: strictUrlCheck(env.ctx) },
+          { url: a.url, options, scrapeId: pageIdOf(env.ctx.run.id, env.input), signal: env.signal, useCache: true, checkUrl: strictUrlCheck(env.ctx), onBackoff: 'retry' },
           plan.escalateIfClientRendered ? clientRenderedPage : undefined,
         ),
       );

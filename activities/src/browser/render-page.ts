@@ -12,10 +12,13 @@ import { pageCacheKey, scrapeOnePage, type PageDeps, type PageResult } from '../
 import { mayKeepPage, type PageKeeper } from '../interact/park';
 import { storeActionResults, storeScreenshot, type DocumentActions } from './files';
 import { openProfile, type ProfileSession } from './profile';
+import type { GatedRenderResult, Renderer } from './gated-renderer';
+import type { PolitenessHints } from '@wds/fetch';
 
 /** What a browser worker's activities need; the pool is created once per process by the worker. */
 export interface BrowserActivityDeps extends PageDeps {
-  renderer: { render(req: RenderRequest): Promise<RenderResult> };
+  /** The pool behind the politeness gate (./gated-renderer.ts). */
+  renderer: Renderer;
   files: FileStore;
   /** Interact: the worker keeps each scrape's rendered page for a first interaction (../interact/park.ts). */
   interact?: PageKeeper;
@@ -80,6 +83,8 @@ export interface BrowserPageRequest {
   captureStorageState?: boolean;
   /** Keep the rendered page open (interact): `live` is then the caller's to park or close. */
   keepPage?: boolean;
+  /** What the render adds to its origin's politeness budget (a crawl's robots.txt Crawl-delay). */
+  politeness?: PolitenessHints;
 }
 
 export interface BrowserPageResult {
@@ -102,9 +107,10 @@ export async function renderBrowserPage(deps: BrowserActivityDeps, req: BrowserP
   assertUrlAllowed(req.url, o.threatProtection);
   const screenshot = screenshotOptions(o);
   const branding = o.formats.some((f) => f.type === 'branding');
-  let r: RenderResult;
+  let r: GatedRenderResult;
   try {
     r = await deps.renderer.render({
+      politeness: req.politeness,
       ...scrapeRenderRequest({ ...o, url: req.url }, { timeoutMs: Math.max(1, req.deadlineMs - Date.now()), allowPrivateNetwork: deps.allowPrivateNetwork, storageState: req.storageState, signal: req.signal }),
       screenshot,
       captureStorageState: req.captureStorageState,
@@ -128,7 +134,7 @@ export async function renderBrowserPage(deps: BrowserActivityDeps, req: BrowserP
 }
 
 /** The rendered DOM → formats, files as signed links, the cache entry. */
-async function pageFromRender(deps: BrowserActivityDeps, req: BrowserPageRequest, r: RenderResult, branding: boolean): Promise<BrowserPageResult> {
+async function pageFromRender(deps: BrowserActivityDeps, req: BrowserPageRequest, r: GatedRenderResult, branding: boolean): Promise<BrowserPageResult> {
   const o = req.options;
   // Threat protection: where the browser ended up after redirects is checked again; nothing of a blocked page is returned.
   assertUrlAllowed(r.finalUrl, o.threatProtection);
@@ -143,6 +149,7 @@ async function pageFromRender(deps: BrowserActivityDeps, req: BrowserPageRequest
     llm: deps.llmAvailable,
   });
   const doc: BrowserDocument = built.document;
+  if (r.politenessWaitMs) doc.metadata.politenessWaitMs = r.politenessWaitMs;
   const [shotUrl, actions] = await Promise.all([
     r.screenshot ? storeScreenshot(deps.files, req.scrapeId, r.screenshot) : undefined,
     r.actions && o.actions?.length ? storeActionResults(deps.files, req.scrapeId, r.actions) : undefined,
@@ -152,7 +159,7 @@ async function pageFromRender(deps: BrowserActivityDeps, req: BrowserPageRequest
   if (actions) doc.actions = actions;
 
   // A profile's page shows that profile's session: never shared through the cache.
-  if (mayStoreInCache(o) && !o.profile && page.statusCode < 500) {
+  if (mayStoreInCache(o) && !o.profile && page.statusCode < 500 && page.statusCode !== 429) {
     await storeCachedPage(deps.db, pageCacheKey(o, req.url), {
       url: req.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentType: page.contentTypeHeader, charset: 'utf-8', body: page.body, engine: 'browser',
       outputs: built.outputs && { variant: outputsVariant(withLlmInputs(o, deps.llmAvailable)), formats: built.outputs },

@@ -1,9 +1,10 @@
 import { changeTrackingOf, needsLlm } from '@wds/contracts';
-import { failPage, finishPage, finishPageCountingLinks, handToBrowser, storeCacheEntry, type ClaimedUrl, type FrontierEntry } from '@wds/db';
+import { deferPage, failPage, finishPage, finishPageCountingLinks, handToBrowser, storeCacheEntry, type ClaimedUrl, type Db, type FrontierEntry } from '@wds/db';
+import type { PolitenessHints } from '@wds/fetch';
 import { threatVerdict } from '@wds/fetch';
 import { crawlPageStored } from '@wds/metrics';
 import type { PageContent } from '@wds/documents';
-import { createScope, type CrawlScope } from '@wds/crawl';
+import { createScope, type CrawlScope, type RobotsRules } from '@wds/crawl';
 import { planEngine } from '@wds/workflows/scrape';
 import type { BatchRun, PageHandler, PageOutcome } from '../frontier/batch-runner';
 import { withInlineRetries } from '../frontier/page-retries';
@@ -59,10 +60,12 @@ export function crawlPageHandler(deps: CrawlPageDeps, { robotsFor, origins }: Cr
   const writer = jobPageWriter(deps.db, job.id, webhookFor(job, 'page'));
   const hints = cacheHints(deps.db, job.scrape);
   const handle: PageHandler = async (u, run) => {
-    if (!(await robotsAllow(job, u, robotsFor, run.signal))) {
+    const robots = await robotsOf(job, u, robotsFor, run.signal);
+    if (robots && !robots.isAllowed(u.url)) {
       await failPage(deps.db, job.id, u.key, 'robots', 'URL blocked by robots.txt');
       return 'skipped';
     }
+    const politeness = crawlDelayHint(robots);
     const plan = planEngine(job.scrape, (await deps.browserAvailable?.()) ?? false);
     if (plan.engine === 'unavailable') {
       const message = `Service Unavailable: this page needs the browser engine (${plan.reasons.join(', ')}), and no worker serves the wds-browser queue. Start a worker with WDS_WORKER_QUEUES including wds-browser.`;
@@ -76,7 +79,12 @@ export function crawlPageHandler(deps: CrawlPageDeps, { robotsFor, origins }: Cr
       let seen: PageRendering | undefined;
       const escalate = origin ? async (p: PageContent, ms: number) => (seen = await pageRendering(p, ms)) === 'script' : undefined;
       const cacheKnownMiss = (await hints?.knownMiss(u)) ?? false;
-      const page = await scrapeOrEscalate(deps, { url: u.url, options: job.scrape, scrapeId: u.pageId, signal: run.signal, useCache: true, cacheKnownMiss, collectLinks: followsLinks(job, u), sleep: run.sleep, browserOnMiss, deferCacheWrite: true }, escalate);
+      const page = await scrapeOrEscalate(
+        deps,
+        { url: u.url, options: job.scrape, scrapeId: u.pageId, signal: run.signal, useCache: true, cacheKnownMiss, collectLinks: followsLinks(job, u), sleep: run.sleep, browserOnMiss, deferCacheWrite: true, politeness, onBackoff: mayDefer(u) ? 'defer' : undefined },
+        escalate,
+      );
+      if ('backedOff' in page) return deferForBackoff(deps.db, job.id, u, page);
       if (origin && seen) await origins.learn(job.id, origin, seen);
       if ('needsBrowser' in page) return (await handToBrowser(deps.db, job.id, u.key)) ? 'browser' : 'skipped';
       return storeCrawlPage(deps, job, u, page, { writer });
@@ -98,11 +106,28 @@ export function keepingUrlsPrivate(job: LoadedJob, handle: PageHandler): PageHan
   };
 }
 
-async function robotsAllow(job: LoadedJob, u: ClaimedUrl, robotsFor: ReturnType<typeof createRobotsCache>, signal: AbortSignal): Promise<boolean> {
+/** The robots.txt rules a crawl page obeys; null for batch pages and crawls that ignore robots. */
+export async function robotsOf(job: LoadedJob, u: ClaimedUrl, robotsFor: ReturnType<typeof createRobotsCache>, signal: AbortSignal): Promise<RobotsRules | null> {
   const c = job.crawl;
-  if (!c || c.ignoreRobotsTxt) return true;
-  const rules = await robotsFor(job.id, new URL(u.url).origin, c.robotsUserAgent, signal);
-  return rules.isAllowed(u.url);
+  if (!c || c.ignoreRobotsTxt) return null;
+  return robotsFor(job.id, new URL(u.url).origin, c.robotsUserAgent, signal);
+}
+
+/** robots.txt Crawl-delay raises the origin's interval for the pages of a crawl that respects robots. */
+export const crawlDelayHint = (robots: RobotsRules | null): PolitenessHints | undefined => (robots?.crawlDelay ? { minIntervalMs: robots.crawlDelay * 1000 } : undefined);
+
+/**
+ * Claims after which a page whose site still answers 429/503 is stored with that answer instead
+ * of waiting again (a site that never lets up must not keep a crawl running for ever).
+ */
+const MAX_BACKOFF_CLAIMS = 20;
+export const mayDefer = (u: ClaimedUrl) => u.attempts < MAX_BACKOFF_CLAIMS;
+
+/** A page whose site answered 429/503 and backs off: given back to the frontier until the backoff ends, not failed. */
+export async function deferForBackoff(db: Db, jobId: string, u: ClaimedUrl, page: { statusCode: number; retryAtMs: number }): Promise<PageOutcome> {
+  const why = page.statusCode === 429 ? '429 Too Many Requests' : `${page.statusCode} Service Unavailable`;
+  await deferPage(db, jobId, u.key, page.retryAtMs - Date.now(), `${new URL(u.url).origin} answered ${why}; the page waits for its backoff`);
+  return 'skipped';
 }
 
 /**

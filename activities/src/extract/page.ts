@@ -19,7 +19,7 @@ export interface ExtractSourceDocument {
 export function extractPageHandler(deps: PageDeps, options: ScrapeOptions): PageHandler {
   return (u, run) =>
     withInlineRetries(deps.db, run.jobId, u, run, async () => {
-      const page = await scrapeOnePage(deps, { url: u.url, options, scrapeId: u.pageId, signal: run.signal, useCache: true, sleep: run.sleep });
+      const page = await scrapeOnePage(deps, { url: u.url, options, scrapeId: u.pageId, signal: run.signal, useCache: true, sleep: run.sleep, onBackoff: 'retry' });
       const m = page.document.metadata;
       const body: ExtractSourceDocument = {
         markdown: page.document.markdown ?? '',

@@ -90,7 +90,7 @@ export async function scrapeJobPage(deps: ScrapeActivityDeps, { jobId, engine, d
 
     const page = await scrapeOrEscalate(
       deps,
-      { url: o.url, options: o, scrapeId: jobId, signal, sleep, useCache: o.cacheLookup },
+      { url: o.url, options: o, scrapeId: jobId, signal, sleep, useCache: o.cacheLookup, onBackoff: 'retry' },
       escalate ? clientRenderedPage : undefined,
     );
     if ('needsBrowser' in page) return { jobId, statusCode: page.statusCode, needsBrowser: { required: false, reasons: ['clientRendered'] } };

@@ -3,7 +3,7 @@ import { addCachedOutputs, cacheEntryOf, findCachedPage, storeCacheEntry, type C
 import { WdsError, ScrapeCodes } from '@wds/errors';
 import { cacheLookups, startScrapeTimer } from '@wds/metrics';
 import { buildDocumentAsync, buildFromCache, cacheReadNeedsBody, needsPdfConversion, outputsVariant, storedFormatsNeeded, type AsyncBuildContext, type BuiltDocument, type PageContent } from '@wds/documents';
-import { acceptLanguage, assertUrlAllowed, fetchPage, scrapeCacheKey, threatUrlCheck } from '@wds/fetch';
+import { acceptLanguage, assertUrlAllowed, fetchPage, originGate, scrapeCacheKey, threatUrlCheck, type FetchedPage, type PolitenessHints } from '@wds/fetch';
 import type { ScrapeCacheLookup } from '@wds/workflows/scrape';
 import { withDocumentSlot } from '../parse/slots';
 import type { FetchValidators } from '../changes/track-document';
@@ -54,6 +54,14 @@ export interface PageRequest {
    * caller writes it with what else it stores (a crawl's page group), or itself.
    */
   deferCacheWrite?: boolean;
+  /** What the request adds to its origin's politeness budget (a crawl's robots.txt Crawl-delay). */
+  politeness?: PolitenessHints;
+  /**
+   * A 429/503 that put the origin in backoff: `retry` fetches again once the backoff ends, if that
+   * is within the timeout (single scrapes); `defer` answers `{ backedOff }` without building
+   * anything, for the caller to try the page later (crawl and batch pages). Unset: the answer is the page.
+   */
+  onBackoff?: 'retry' | 'defer';
 }
 
 export interface PageResult extends BuiltDocument {
@@ -68,6 +76,23 @@ export interface PageResult extends BuiltDocument {
 export interface EscalatedPage {
   needsBrowser: true;
   statusCode: number;
+}
+
+/** `onBackoff: 'defer'`: the site answered 429/503 and is in backoff until `retryAtMs`; nothing was built or cached. */
+export interface BackedOffPage {
+  backedOff: true;
+  statusCode: number;
+  retryAtMs: number;
+}
+
+/** Answers that ask the site to slow down: the origin backs off (@wds/fetch politeness). */
+export const isBackoffStatus = (status: number) => status === 429 || status === 503;
+/** Fetches of one single scrape while its site backs off: the first and two after backoff windows. */
+const MAX_BACKOFF_FETCHES = 3;
+
+/** Until when a fetched page's origin backs off (0: it does not), as this worker knows it. */
+export function backoffOf(page: Pick<FetchedPage, 'statusCode' | 'finalUrl'>): number {
+  return isBackoffStatus(page.statusCode) ? (originGate()?.retryAt(new URL(page.finalUrl).origin) ?? 0) : 0;
 }
 
 /**
@@ -148,14 +173,19 @@ export async function scrapeOnePage(deps: PageDeps, req: PageRequest): Promise<P
   return (await scrapeOrEscalate(deps, req)) as PageResult;
 }
 
-/** scrapeOnePage, but a fetched page for which `escalateIf` says yes comes back as `{ needsBrowser }`. */
-export async function scrapeOrEscalate(deps: PageDeps, req: PageRequest, escalateIf?: EscalateIf): Promise<PageResult | EscalatedPage> {
+/**
+ * scrapeOnePage, but a fetched page for which `escalateIf` says yes comes back as `{ needsBrowser }`
+ * (and, with `onBackoff: 'defer'`, a 429/503 that put its site in backoff as `{ backedOff }`).
+ */
+export async function scrapeOrEscalate(deps: PageDeps, req: PageRequest & { onBackoff?: 'retry' }, escalateIf?: EscalateIf): Promise<PageResult | EscalatedPage>;
+export async function scrapeOrEscalate(deps: PageDeps, req: PageRequest, escalateIf?: EscalateIf): Promise<PageResult | EscalatedPage | BackedOffPage>;
+export async function scrapeOrEscalate(deps: PageDeps, req: PageRequest, escalateIf?: EscalateIf): Promise<PageResult | EscalatedPage | BackedOffPage> {
   // Metrics: engine is `cache` for hits, `http` otherwise; escalations to the browser are not timed here.
   const done = startScrapeTimer();
   const state = { engine: 'http' as 'http' | 'cache' };
   try {
     const r = await scrapeOrEscalateUntimed(deps, req, state, escalateIf);
-    if (!('needsBrowser' in r)) done(state.engine, 'success');
+    if (!('needsBrowser' in r) && !('backedOff' in r)) done(state.engine, 'success');
     return r;
   } catch (e) {
     if (!req.signal?.aborted) done(state.engine, 'error');
@@ -163,7 +193,7 @@ export async function scrapeOrEscalate(deps: PageDeps, req: PageRequest, escalat
   }
 }
 
-async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: { engine: 'http' | 'cache' }, escalateIf?: EscalateIf): Promise<PageResult | EscalatedPage> {
+async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: { engine: 'http' | 'cache' }, escalateIf?: EscalateIf): Promise<PageResult | EscalatedPage | BackedOffPage> {
   const o = req.options;
   const started = Date.now();
   const deadline = started + o.timeout;
@@ -182,28 +212,49 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
   if (req.browserOnMiss && escalateIf) return { needsBrowser: true, statusCode: 0 };
   const waitFor = effectiveWaitFor(o);
   if (waitFor > 0) await (req.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(waitFor);
-  const page = await fetchPage({
-    url: req.url,
-    headers: requestHeaders(o),
-    timeoutMs: Math.max(1, deadline - Date.now()),
-    skipTlsVerification: o.skipTlsVerification,
-    allowPrivateNetwork: deps.allowPrivateNetwork,
-    maxBodyBytes: deps.maxBodyBytes,
-    signal: req.signal,
-    // Threat protection (and the caller's rule): the URL and every redirect hop, before each is requested.
-    checkUrl: combinedUrlChecks(threatUrlCheck(o.threatProtection), req.checkUrl),
-  }).catch((e) => {
-    // The user's timeout is spent: another attempt could only answer later than asked.
-    if (e instanceof WdsError && e.kind === 'REQUEST_TIMEOUT') throw new WdsError('REQUEST_TIMEOUT', { message: e.message, code: e.code, retryable: false });
-    throw e;
-  });
+  const fetchOnce = () =>
+    fetchPage({
+      url: req.url,
+      headers: requestHeaders(o),
+      timeoutMs: Math.max(1, deadline - Date.now()),
+      skipTlsVerification: o.skipTlsVerification,
+      allowPrivateNetwork: deps.allowPrivateNetwork,
+      maxBodyBytes: deps.maxBodyBytes,
+      signal: req.signal,
+      // Threat protection (and the caller's rule): the URL and every redirect hop, before each is requested.
+      checkUrl: combinedUrlChecks(threatUrlCheck(o.threatProtection), req.checkUrl),
+      politeness: req.politeness,
+    }).catch((e) => {
+      // The user's timeout is spent: another attempt could only answer later than asked.
+      if (e instanceof WdsError && e.kind === 'REQUEST_TIMEOUT') throw new WdsError('REQUEST_TIMEOUT', { message: e.message, code: e.code, retryable: false });
+      throw e;
+    });
+  let page = await fetchOnce();
+  let waitedMs = page.politenessWaitMs ?? 0;
+  // A single scrape whose site asked it to slow down asks again once the backoff ends, within its timeout.
+  for (let n = 1; req.onBackoff === 'retry' && n < MAX_BACKOFF_FETCHES; n++) {
+    const retryAt = backoffOf(page);
+    if (!retryAt || retryAt >= deadline - 250) break;
+    const again = await fetchOnce().catch((e) => {
+      if (e instanceof WdsError && e.kind === 'REQUEST_TIMEOUT') return null; // no time left after all: the answer is the one in hand
+      throw e;
+    });
+    if (!again) break;
+    page = again;
+    waitedMs += page.politenessWaitMs ?? 0;
+  }
+  if (req.onBackoff === 'defer') {
+    const retryAtMs = backoffOf(page);
+    if (retryAtMs) return { backedOff: true, statusCode: page.statusCode, retryAtMs };
+  }
   const contentTypeHeader = page.headers['content-type'] ?? '';
   const content: PageContent = { requestedUrl: req.url, finalUrl: page.finalUrl, statusCode: page.statusCode, contentTypeHeader, body: page.body };
   if (escalateIf && (await escalateIf(content, Math.max(1, deadline - Date.now())))) return { needsBrowser: true, statusCode: page.statusCode };
   const built = await buildPage(content, o, { scrapeId: req.scrapeId, engine: 'http', cache: { state: 'miss' }, collectLinks: req.collectLinks, signal: req.signal, llm: deps.llmAvailable }, deadline);
-  // Server errors are transient by nature: never serve them from the cache.
+  if (waitedMs) built.document.metadata.politenessWaitMs = waitedMs;
+  // Server errors and "too many requests" are transient by nature: never serve them from the cache.
   const cacheEntry =
-    mayStoreInCache(o) && page.statusCode < 500
+    mayStoreInCache(o) && page.statusCode < 500 && page.statusCode !== 429
       ? await cacheEntryOf(key, {
           url: req.url,
           finalUrl: page.finalUrl,

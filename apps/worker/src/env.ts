@@ -51,6 +51,41 @@ export const workerEnvShape = {
    * sites); browser workers pass it to Chromium as `--host-resolver-rules`.
    */
   WDS_HOST_OVERRIDES: envStr(),
+  // ---- Politeness: one budget per origin for the whole deployment ----
+  /**
+   * Every request a worker makes to a site (HTTP fetches of scrapes, crawls, batches, maps, monitors, agent and extract
+   * tools, robots.txt and sitemaps, media downloads; browser renders) takes a slot of its origin's budget, shared through
+   * Postgres by every worker, job and team: the caps below, robots.txt `Crawl-delay` for crawls that respect robots, and
+   * the backoff after 429/503. `false` turns all of it off (each job then limits only itself).
+   */
+  WDS_POLITENESS: envBool(true),
+  /** Requests in flight at once to one origin (scheme://host:port) across the deployment; `0`: no cap. */
+  WDS_ORIGIN_MAX_IN_FLIGHT: envInt(0, 0, 100_000),
+  /** Least time between two request starts at one origin across the deployment (ms); `0`: none. */
+  WDS_ORIGIN_MIN_INTERVAL_MS: envInt(0, 0, 3_600_000),
+  /**
+   * Per-origin overrides of the two above, a JSON object from an origin (`https://shop.example`), a host (`example.com`,
+   * any scheme and port) or a domain with its subdomains (`*.example.org`) to `{"maxInFlight": n, "minIntervalMs": ms}`;
+   * the most specific entry wins, fields it leaves out keep the defaults. Give every worker the same value.
+   * @values JSON object
+   */
+  WDS_ORIGIN_LIMITS: envStr(),
+  /** robots.txt `Crawl-delay` is honoured up to this (ms): a site asking for more gets this. */
+  WDS_ORIGIN_MAX_CRAWL_DELAY_MS: envInt(30_000, 0, 3_600_000),
+  /**
+   * First backoff step after a 429 or 503 without `Retry-After` (or a burst of connection resets); each further step
+   * doubles it, with ±50% jitter. `Retry-After` (seconds or a date) is honoured instead when the answer has it.
+   */
+  WDS_ORIGIN_BACKOFF_BASE_MS: envInt(1_000, 10, 3_600_000),
+  /** No backoff window is longer than this, `Retry-After` included. */
+  WDS_ORIGIN_BACKOFF_MAX_MS: envInt(300_000, 100, 86_400_000),
+  /**
+   * After a backoff window, starts at the origin are spaced by this, doubled per step left, and each success at least
+   * this long after the last step removes one step (recovery step by step).
+   */
+  WDS_ORIGIN_RECOVERY_MS: envInt(500, 10, 600_000),
+  /** How long a worker's slots outlive it: a SIGKILLed worker's in-flight slots come back after this (renewed a third as often). */
+  WDS_ORIGIN_SLOT_LEASE_MS: envInt(15_000, 1_000, 600_000),
   // ---- Webhooks (delivered by workers serving wds-control) ----
   /** HMAC-SHA256 key of `X-Firecrawl-Signature: sha256=…` on webhook deliveries; unsigned when unset. */
   WDS_WEBHOOK_SECRET: envStr(),

@@ -21,6 +21,7 @@ import { startLoops } from './loops';
 import { taskQueueBacklog } from './queue-backlog';
 import { workflowBundleOption } from './workflow-bundle';
 import { serveDirectScrapes } from './direct';
+import { startPoliteness } from './politeness';
 
 const env = loadWorkerEnv();
 const log = createLogger({ name: 'worker', level: env.LOG_LEVEL });
@@ -61,6 +62,8 @@ const dbh = connectDb(env.DATABASE_URL, { max: Math.min(50, env.WDS_FETCH_CONCUR
 setSearchIndexing(env.WDS_SEARCH_INDEX);
 await migrateDb(dbh);
 const connection = await NativeConnection.connect({ address: env.TEMPORAL_ADDRESS });
+// Workers that reach sites take their requests' slots from the deployment's per-origin budget.
+const politeness = env.WDS_WORKER_QUEUES.some((q) => q === 'wds-fetch' || q === 'wds-browser' || q === 'wds-media') ? await startPoliteness(env, dbh.db, log) : null;
 
 // Fetch workers convert PDFs: load pdf.js in a worker thread now rather than on the first PDF.
 if (env.WDS_WORKER_QUEUES.includes('wds-fetch')) warmPdfWorker();
@@ -201,6 +204,7 @@ await browser?.stop();
 await media?.stop();
 fileResources?.stop();
 await Promise.all([closeTransformThreads(), closeSchemaThreads()]);
+await politeness?.stop();
 await connection.close();
 await dbh.close();
 metrics.server.close();

@@ -30,6 +30,7 @@ import {
   createStoreActivities,
   createTokenBudget,
   deploymentSearch,
+  gatedRenderer,
   type BrowserAvailability,
   type QueueAvailability,
   type WebSearch,
@@ -109,21 +110,24 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
         },
         maxConcurrentActivityTaskExecutions: env.WDS_FETCH_CONCURRENCY,
       };
-    case TaskQueues.browser:
+    case TaskQueues.browser: {
       if (!res.browser) return null;
+      // Every render takes its origin's politeness slot (as every fetchPage does).
+      const renderer = gatedRenderer(res.browser.pool);
       return {
         activities: {
-          ...createBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files, llmAvailable: res.llmConfigured, interact: res.browser.interact.keeper }),
+          ...createBrowserActivities({ ...pageDeps, renderer, files: res.browser.files, llmAvailable: res.llmConfigured, interact: res.browser.interact.keeper }),
           // Crawl and batch pages: one page per activity, so these slots are the pool's pages too.
           // No llmAvailable: their model work runs in the job's LLM window, as for HTTP pages.
-          ...createCrawlBrowserActivities({ ...pageDeps, renderer: res.browser.pool, files: res.browser.files }),
-          ...createAgentBrowserActivities({ ...pageDeps, renderer: res.browser.pool }),
+          ...createCrawlBrowserActivities({ ...pageDeps, renderer, files: res.browser.files }),
+          ...createAgentBrowserActivities({ ...pageDeps, renderer }),
           ...createInteractReplayActivities(interactDeps(res.browser, pageDeps)),
         },
         // The pool's pages and half as many again (browserActivitySlots): no page idles while an
         // activity claims or stores, and few tasks wait here that another browser worker could start.
         maxConcurrentActivityTaskExecutions: browserActivitySlots(env),
       };
+    }
     case TaskQueues.media:
       if (!res.media) return null;
       return {
@@ -169,7 +173,7 @@ export function queueOptions(queue: TaskQueue, env: WorkerEnv, res: QueueResourc
 
 function interactDeps(browser: NonNullable<QueueResources['browser']>, pageDeps: { db: Db; allowPrivateNetwork: boolean }) {
   const { queue, sessions, engine } = browser.interact;
-  return { db: pageDeps.db, allowPrivateNetwork: pageDeps.allowPrivateNetwork, renderer: browser.pool, sessions, queue, engine };
+  return { db: pageDeps.db, allowPrivateNetwork: pageDeps.allowPrivateNetwork, renderer: gatedRenderer(browser.pool), sessions, queue, engine };
 }
 
 /**

@@ -48,6 +48,10 @@ export const documentMetadataSchema = z.looseObject({
   sourceFile: z.string().optional(),
   concurrencyLimited: z.boolean().optional(),
   concurrencyQueueDurationMs: z.number().optional(),
+  politenessWaitMs: z
+    .number()
+    .optional()
+    .describe("Ms the request waited for its site's politeness budget (the deployment's per-origin cap and interval, robots.txt Crawl-delay, a backoff after 429/503), counted in its timeout; only when it waited."),
 });
 
 const pdfPage = z.strictObject({ pageNumber: z.int(), markdown: z.string() });
@@ -279,6 +283,10 @@ export const jobStatusFieldsShape = {
   createdAt: z.iso.datetime(),
   completedAt: z.iso.datetime().optional(),
   duration: z.number().describe('Seconds from createdAt to completedAt (or to now while running).'),
+  backoff: z
+    .strictObject({ pages: z.int(), retryAt: z.iso.datetime() })
+    .optional()
+    .describe("While pages wait for their site's backoff (it answered 429/503): how many, and the earliest time one is retried. They are not failed; GET …/errors lists them with code ORIGIN_BACKOFF."),
 };
 
 export const jobStatusResponseSchema = z.strictObject({
@@ -292,7 +300,15 @@ export const jobCancelledResponseSchema = z.strictObject({ success: z.literal(tr
 
 export const jobErrorsResponseSchema = z.strictObject({
   success: z.literal(true),
-  errors: z.array(z.strictObject({ id: z.string(), url: z.string(), error: z.string(), timestamp: z.iso.datetime().nullable() })),
+  errors: z.array(
+    z.strictObject({
+      id: z.string(),
+      url: z.string(),
+      error: z.string(),
+      timestamp: z.iso.datetime().nullable(),
+      code: z.string().optional().describe('`ORIGIN_BACKOFF`: the page is not failed but waits for its site\'s backoff (the site answered 429/503) and is retried.'),
+    }),
+  ),
   robotsBlocked: z.array(z.string()),
 });
 

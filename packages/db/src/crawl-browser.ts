@@ -25,7 +25,7 @@ export async function handToBrowser(db: Db, jobId: string, key: string): Promise
   return (r.rowCount ?? 0) > 0;
 }
 
-type Row = { url: string; url_key: string; depth: number; external: boolean; discovery_only: boolean; page_id: string; hidden: boolean; seq: string };
+type Row = { url: string; url_key: string; depth: number; external: boolean; discovery_only: boolean; page_id: string; hidden: boolean; attempts: number; seq: string };
 
 /**
  * Leases up to `n` browser pages to `owner` (an activity id, stable across its retries): first
@@ -41,7 +41,7 @@ export async function claimBrowserPages(db: Db, jobId: string, owner: string, n:
       await db.execute<Row>(sql`
         UPDATE crawl_urls c SET status = 'rendering', lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = c.attempts + 1
         WHERE c.job_id = ${jobId} AND c.url_key = ANY(${pickOnce(sql`${pick} LIMIT ${limit} FOR UPDATE SKIP LOCKED`)})
-        RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id, c.hidden, c.seq`)
+        RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id, c.hidden, c.attempts, c.seq`)
     ).rows;
   const rows = await lease(
     sql`SELECT url_key FROM crawl_urls WHERE job_id = ${jobId} AND status = 'rendering' AND (${mine}lease_until < now())
@@ -52,7 +52,7 @@ export async function claimBrowserPages(db: Db, jobId: string, owner: string, n:
   // RETURNING follows the physical order: frontier order (seq) is restored here.
   return rows
     .sort((a, b) => Number(a.seq) - Number(b.seq))
-    .map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id, hidden: r.hidden }));
+    .map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id, hidden: r.hidden, attempts: r.attempts }));
 }
 
 /** Whether pages of the job wait for a browser page activity (one finishing render then starts the next). */

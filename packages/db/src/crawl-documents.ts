@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Db } from './client';
 import { crawlDocuments, crawlUrls } from './schema/index';
+import { BACKOFF_OWNER } from './frontier';
 
 /** Reading a crawl or batch job's results: documents by page, sequence or URL key, and its errors. */
 
@@ -60,14 +61,38 @@ export async function documentsBySeq(db: Db, jobId: string, seqs: number[]): Pro
     .orderBy(asc(crawlDocuments.seq));
 }
 
+/** Code of the errors entries of pages waiting for their site's backoff (not failed: they are retried). */
+export const BACKOFF_ERROR_CODE = 'ORIGIN_BACKOFF';
+
+/**
+ * A job's failed pages and robots-blocked URLs, then the pages waiting for their site's backoff
+ * (429/503; code ORIGIN_BACKOFF, the time they are retried from in the message): they leave the
+ * list when they are retried.
+ */
 export async function jobErrors(db: Db, jobId: string) {
-  const rows = await db
-    .select({ id: crawlUrls.pageId, url: crawlUrls.url, error: crawlUrls.error, status: crawlUrls.status, doneAt: crawlUrls.doneAt })
-    .from(crawlUrls)
-    .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, ['failed', 'robots'])))
-    .orderBy(asc(crawlUrls.seq));
+  const [rows, waiting] = await Promise.all([
+    db
+      .select({ id: crawlUrls.pageId, url: crawlUrls.url, error: crawlUrls.error, status: crawlUrls.status, doneAt: crawlUrls.doneAt })
+      .from(crawlUrls)
+      .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, ['failed', 'robots'])))
+      .orderBy(asc(crawlUrls.seq)),
+    db
+      .select({ id: crawlUrls.pageId, url: crawlUrls.url, error: crawlUrls.error, until: crawlUrls.leaseUntil })
+      .from(crawlUrls)
+      .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, ['leased', 'rendering']), eq(crawlUrls.leaseOwner, BACKOFF_OWNER)))
+      .orderBy(asc(crawlUrls.seq)),
+  ]);
   return {
-    errors: rows.filter((r) => r.status === 'failed').map((r) => ({ id: r.id, url: r.url, error: r.error ?? 'Unknown error', timestamp: r.doneAt?.toISOString() ?? null })),
+    errors: [
+      ...rows.filter((r) => r.status === 'failed').map((r) => ({ id: r.id, url: r.url, error: r.error ?? 'Unknown error', timestamp: r.doneAt?.toISOString() ?? null })),
+      ...waiting.map((r) => ({
+        id: r.id,
+        url: r.url,
+        code: BACKOFF_ERROR_CODE,
+        error: `Waiting, not failed: ${r.error ?? 'the site asked to slow down'}; retried from ${r.until?.toISOString() ?? 'now'}`,
+        timestamp: null,
+      })),
+    ],
     robotsBlocked: rows.filter((r) => r.status === 'robots').map((r) => r.url),
   };
 }

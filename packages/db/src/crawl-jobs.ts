@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { JOB_SPECS, crawlJob } from '@wds/workflows/job-specs';
 import { crawlWords, isLive, type JobStatus } from '@wds/workflows/jobs';
 import { inTransaction, type Db } from './client';
-import { frontierInsert, UNFINISHED_URL, type FrontierEntry } from './frontier';
+import { BACKOFF_OWNER, frontierInsert, UNFINISHED_URL, type FrontierEntry } from './frontier';
 import { endJobSql, insertJobSql, shownExpiry } from './jobs/index';
 
 /**
@@ -138,16 +138,21 @@ export async function jobStatus(db: Db, id: string): Promise<CrawlStatus | null>
 }
 
 /** Counters of a running job, counted from its frontier and documents. */
-export async function liveCounters(db: Db, jobId: string): Promise<{ total: number; completed: number; failed: number; creditsUsed: number }> {
-  const res = await db.execute<{ total: number; completed: number; failed: number; credits: number }>(sql`
+export async function liveCounters(db: Db, jobId: string): Promise<{ total: number; completed: number; failed: number; creditsUsed: number; backoff?: { pages: number; retryAt: Date } }> {
+  const res = await db.execute<{ total: number; completed: number; failed: number; credits: number; waiting: number; retry_at: Date | string | null }>(sql`
     SELECT
       (SELECT least(count(*), (SELECT page_limit FROM crawl_jobs WHERE id = ${jobId}))::int
          FROM crawl_urls WHERE job_id = ${jobId} AND NOT discovery_only AND status NOT IN ('robots', 'cancelled')) AS total,
       (SELECT count(*)::int FROM crawl_urls WHERE job_id = ${jobId} AND status = 'failed') AS failed,
+      w.waiting, w.retry_at,
       d.completed, d.credits
-    FROM (SELECT count(*)::int AS completed, coalesce(sum(credits), 0)::int AS credits FROM crawl_documents WHERE job_id = ${jobId}) d`);
+    FROM (SELECT count(*)::int AS completed, coalesce(sum(credits), 0)::int AS credits FROM crawl_documents WHERE job_id = ${jobId}) d,
+      (SELECT count(*)::int AS waiting, min(lease_until) AS retry_at FROM crawl_urls
+         WHERE job_id = ${jobId} AND status IN ('leased', 'rendering') AND lease_owner = ${BACKOFF_OWNER}) w`);
   const r = res.rows[0]!;
-  return { total: Math.max(r.total, r.completed), completed: r.completed, failed: r.failed, creditsUsed: r.credits };
+  // Pages waiting for their site's backoff (429/503), and the earliest time one is retried.
+  const backoff = r.waiting > 0 && r.retry_at ? { backoff: { pages: r.waiting, retryAt: new Date(r.retry_at) } } : {};
+  return { total: Math.max(r.total, r.completed), completed: r.completed, failed: r.failed, creditsUsed: r.credits, ...backoff };
 }
 
 export interface JobOutcome {

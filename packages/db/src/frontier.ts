@@ -77,6 +77,8 @@ export interface ClaimedUrl {
   pageId: string;
   /** Reached only from memory of earlier crawls (change tracking's visibility `hidden`). */
   hidden: boolean;
+  /** Claims of this URL so far, this one included (retries after a dead worker, backoffs). */
+  attempts: number;
 }
 
 /**
@@ -92,7 +94,7 @@ export interface ClaimedUrl {
  * for a claim and the two can never deadlock.
  */
 export async function claimUrls(db: Db, jobId: string, owner: string, n: number, leaseMs: number, opts: { retakeOwn: boolean }): Promise<ClaimedUrl[]> {
-  type Row = { url: string; url_key: string; depth: number; external: boolean; discovery_only: boolean; page_id: string; hidden: boolean; seq: string };
+  type Row = { url: string; url_key: string; depth: number; external: boolean; discovery_only: boolean; page_id: string; hidden: boolean; attempts: number; seq: string };
   // RETURNING follows the physical order: frontier order (seq) is restored here.
   const bySeq = (a: Row, b: Row) => Number(a.seq) - Number(b.seq);
   return db.transaction(async (tx) => {
@@ -105,7 +107,7 @@ export async function claimUrls(db: Db, jobId: string, owner: string, n: number,
         await tx.execute<Row>(sql`
           UPDATE crawl_urls c SET status = 'leased', lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = c.attempts + 1
           WHERE c.job_id = ${jobId} AND c.url_key = ANY(${pickOnce(pick)})
-          RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id, c.hidden, c.seq`)
+          RETURNING c.url, c.url_key, c.depth, c.external, c.discovery_only, c.page_id, c.hidden, c.attempts, c.seq`)
       ).rows.sort(bySeq);
     // A retried attempt takes back every URL its earlier attempts still lease, however many (their
     // slots and buffer could hold more than one claim's worth): left leased, they would wait for
@@ -131,7 +133,7 @@ export async function claimUrls(db: Db, jobId: string, owner: string, n: number,
         rows.push(...fresh);
       }
     }
-    return rows.map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id, hidden: r.hidden }));
+    return rows.map((r) => ({ url: r.url, key: r.url_key, depth: r.depth, external: r.external, discoveryOnly: r.discovery_only, pageId: r.page_id, hidden: r.hidden, attempts: r.attempts }));
   });
 }
 
@@ -143,9 +145,26 @@ export async function claimUrls(db: Db, jobId: string, owner: string, n: number,
 export async function othersFetching(db: Db, jobId: string, owner: string): Promise<boolean> {
   const res = await db.execute<{ busy: boolean }>(sql`
     SELECT EXISTS (
-      SELECT 1 FROM crawl_urls WHERE job_id = ${jobId} AND status = 'leased' AND lease_until > now() AND lease_owner IS DISTINCT FROM ${owner}
+      SELECT 1 FROM crawl_urls WHERE job_id = ${jobId} AND status = 'leased' AND lease_until > now() AND lease_owner IS DISTINCT FROM ${owner} AND lease_owner IS DISTINCT FROM ${BACKOFF_OWNER}
     ) AND coalesce((SELECT page_limit - enqueued FROM crawl_jobs WHERE id = ${jobId}), 0) > 0 AS busy`);
   return res.rows[0]?.busy === true;
+}
+
+/**
+ * The lease owner of pages whose site is backing off (429/503): nobody holds them, and when the
+ * lease ends any batch takes them again (claimUrls and claimBrowserPages take ended leases).
+ */
+export const BACKOFF_OWNER = 'backoff';
+
+/**
+ * A leased page (or browser page) whose site asked to slow down: given back until `retryInMs`
+ * from now, with why (shown by GET …/errors while it waits); it keeps its status, so the job's
+ * counts and the workflow's wait (the next lease's end) see it as leased.
+ */
+export async function deferPage(db: Db, jobId: string, key: string, retryInMs: number, reason: string): Promise<void> {
+  await db.execute(sql`
+    UPDATE crawl_urls SET lease_owner = ${BACKOFF_OWNER}, lease_until = now() + make_interval(secs => ${Math.max(0, retryInMs) / 1000}), error = ${storableText(reason)}
+    WHERE job_id = ${jobId} AND url_key = ${key} AND status IN ('leased', 'rendering')`);
 }
 
 /** A URL not yet fetched or rendered: what a page failure or a cancelled job may still end. */

@@ -24,6 +24,7 @@ export * from './maps';
 export * from './parse';
 export * from './profiles';
 export * from './limits';
+export * from './origin-budget';
 export { admitRequest, type Admission, type AdmissionAsk } from './admission';
 export { storable, storableText } from './text';
 export * from './extracts';

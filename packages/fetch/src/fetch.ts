@@ -14,6 +14,7 @@ import { ipLiteral, isForbiddenAddress, ssrfBlockedError } from './ssrf';
 import { createAgent, systemResolver, type AddressPolicy, type Resolver } from './net/connector';
 import { readBody } from './net/body';
 import { mapNetworkError, timeoutError } from './net/errors';
+import { originGate, type OriginGate, type OriginTicket } from './politeness/gate';
 
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; WDS/1.0; +https://github.com/)';
 const DEFAULT_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -30,6 +31,8 @@ export interface FetcherOptions {
   isForbidden?: AddressPolicy;
   /** DNS resolution for the connector. Default: dns.lookup (getaddrinfo, honours /etc/hosts). */
   resolve?: Resolver;
+  /** The politeness gate every hop takes its slot from. Default: the process's (configureOriginGate), if any. */
+  gate?: () => OriginGate | null;
 }
 
 export interface Fetcher {
@@ -62,7 +65,7 @@ export function createFetcher(opts: FetcherOptions = {}): Fetcher {
 
   const fetcher = (req: FetchRequest): Promise<FetchedPage> => {
     const allowPrivate = req.allowPrivateNetwork === true;
-    return fetchWithBudget(req, agentFor(req.skipTlsVerification === true, allowPrivate), allowPrivate ? null : policy);
+    return fetchWithBudget(req, agentFor(req.skipTlsVerification === true, allowPrivate), allowPrivate ? null : policy, (opts.gate ?? originGate)());
   };
   fetcher.close = async () => {
     const all = [...agents.values()];
@@ -151,6 +154,7 @@ async function fetchWithBudget(
   req: FetchRequest,
   agent: Agent,
   isForbidden: AddressPolicy | null,
+  gate: OriginGate | null,
 ): Promise<FetchedPage> {
   const url = parseHttpUrl(req.url, 'the requested URL');
   if (req.signal?.aborted) throw abortReason(req.signal);
@@ -168,11 +172,14 @@ async function fetchWithBudget(
   const onCallerAbort = () => controller.abort(abortReason(req.signal!));
   req.signal?.addEventListener('abort', onCallerAbort, { once: true });
 
+  const deadlineMs = timer ? Date.now() + budget : undefined;
+  const hop: HopGate | null = gate ? { gate, hints: req.politeness, deadlineMs, waitedMs: 0, waiting: null } : null;
   try {
-    return await followRedirects(req, url, agent, isForbidden, controller.signal);
+    return await followRedirects(req, url, agent, isForbidden, controller.signal, hop);
   } catch (err) {
     // Whatever undici threw on abort (RequestAbortedError, AbortError, a premature close...),
     // the cause is known here, so report that instead.
+    if (timedOut && hop?.waiting) throw politenessTimeoutError(hop.waiting, budget);
     if (timedOut) throw timeoutError(budget);
     if (req.signal?.aborted) throw abortReason(req.signal);
     throw err;
@@ -218,6 +225,36 @@ function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * A fetch's side of the politeness gate: each hop takes a slot of its own origin, held until its
+ * body is read. `waiting` is the error to report if the budget runs out while a hop waits.
+ */
+interface HopGate {
+  gate: OriginGate;
+  hints: FetchRequest['politeness'];
+  deadlineMs: number | undefined;
+  waitedMs: number;
+  /** The origin a hop is waiting for, while it waits. */
+  waiting: string | null;
+}
+
+async function enterHop(hop: HopGate, url: URL, signal: AbortSignal): Promise<OriginTicket> {
+  hop.waiting = url.origin;
+  const t = await hop.gate.enter(url, { hints: hop.hints, deadlineMs: hop.deadlineMs, signal });
+  hop.waiting = null;
+  hop.waitedMs += t.waitedMs;
+  return t;
+}
+
+function politenessTimeoutError(origin: string, timeoutMs: number): WdsError {
+  return new WdsError('REQUEST_TIMEOUT', {
+    code: ScrapeCodes.TIMEOUT,
+    retryable: false,
+    message: `Request Timeout: the request to ${origin} was still waiting for the site's politeness budget (its in-flight cap, interval or backoff) when its ${timeoutMs} ms timeout ran out`,
+    details: { origin, timeoutMs },
+  });
+}
+
 /** GET, following redirects by hand so that every hop goes through the address policy and the credential rule. */
 async function followRedirects(
   req: FetchRequest,
@@ -225,6 +262,7 @@ async function followRedirects(
   agent: Agent,
   isForbidden: AddressPolicy | null,
   signal: AbortSignal,
+  hop: HopGate | null,
 ): Promise<FetchedPage> {
   let headers = buildHeaders(req);
   const maxRedirects = req.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
@@ -234,12 +272,31 @@ async function followRedirects(
   for (let redirects = 0; ; redirects++) {
     chain.push(url.href);
     req.checkUrl?.(url);
-    const res = await requestOnce(url, agent, headers, isForbidden, signal);
+    const ticket = hop ? await enterHop(hop, url, signal) : null;
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await requestOnce(url, agent, headers, isForbidden, signal);
+    } catch (err) {
+      await ticket?.end({ error: err });
+      throw err;
+    }
     const location = first(res.headers['location']);
-    if (!REDIRECT_STATUSES.has(res.statusCode) || !location) return readPage(req, url, chain, res, signal);
+    if (!REDIRECT_STATUSES.has(res.statusCode) || !location) {
+      let page: FetchedPage;
+      try {
+        page = await readPage(req, url, chain, res, signal);
+      } catch (err) {
+        await ticket?.end({ error: err });
+        throw err;
+      }
+      await ticket?.end({ status: page.statusCode, headers: page.headers });
+      if (hop?.waitedMs) page.politenessWaitMs = hop.waitedMs;
+      return page;
+    }
 
     // Drain so the connection can be reused; a failure only costs that connection.
     await res.body.dump({ limit: REDIRECT_DRAIN_LIMIT, signal }).catch(() => {});
+    await ticket?.end({ status: res.statusCode, headers: flattenHeaders(res.headers) });
     if (redirects >= maxRedirects) throw tooManyRedirectsError(maxRedirects, startUrl, chain);
     const nextUrl = redirectTarget(location, url, chain);
     // Like browsers: the caller's credentials were meant for the origin they asked for.

@@ -9,3 +9,6 @@ export { acceptLanguage } from './locale';
 export { readBody, type ReadBodyOptions } from './net/body';
 export { mapNetworkError } from './net/errors';
 export { allowedUrls, assertUrlAllowed, threatModeProblem, threatUrlCheck, threatVerdict, unsafeUrlError, type ThreatPolicy, type ThreatRule } from './threat';
+export { configureOriginGate, createOriginGate, originGate, type OriginBudgetStore, type OriginGate, type OriginTicket, type PolitenessConfig, type PolitenessHints, type PolitenessObserver, type RequestOutcome } from './politeness/gate';
+export { limitsResolver, parseOriginLimits, type OriginLimit, type OriginLimitRule } from './politeness/limits';
+export { parseRetryAfter } from './politeness/retry-after';

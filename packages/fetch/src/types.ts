@@ -1,4 +1,5 @@
 /** Shapes of a fetch: what is asked, what comes back, and the decoded text of a body. */
+import type { PolitenessHints } from './politeness/gate';
 
 export interface FetchRequest {
   url: string;
@@ -21,6 +22,8 @@ export interface FetchRequest {
   signal?: AbortSignal;
   /** Called with every URL before it is requested (the first and each redirect hop): throws to refuse it (threat protection). */
   checkUrl?: (url: URL) => void;
+  /** What this request adds to its origins' politeness budgets (robots.txt Crawl-delay of a crawl that respects robots). */
+  politeness?: PolitenessHints;
 }
 
 export interface FetchedPage {
@@ -37,6 +40,8 @@ export interface FetchedPage {
   contentType: string;
   /** Decompressed body bytes. */
   body: Buffer;
+  /** Ms the request waited for its origins' politeness budgets (every hop); absent when it did not wait. */
+  politenessWaitMs?: number;
 }
 
 

@@ -7,10 +7,22 @@ import type { AddressInfo } from 'node:net';
  */
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
+/** One request a fixture site served: when it arrived and ended (ms, sub-ms precision), how many were open then, its status. */
+export interface ServedRequest {
+  path: string;
+  at: number;
+  /** Requests open at the moment it arrived, itself included. */
+  open: number;
+  endedAt?: number;
+  status?: number;
+}
+
 export interface FixtureSite {
   url(path: string): string;
   origin: string;
   hits(path: string): number;
+  /** Every request served so far, in arrival order (politeness tests: arrival times, requests open at once). */
+  requests(): ServedRequest[];
   /** Request headers of the last request to the path. */
   lastHeaders(path: string): IncomingMessage['headers'] | undefined;
   route(path: string, h: Handler): void;
@@ -26,8 +38,18 @@ export async function startFixtureSite(routes: Record<string, Handler> = {}, hos
   const table = new Map(Object.entries(routes));
   const counts = new Map<string, number>();
   const headers = new Map<string, IncomingMessage['headers']>();
+  const served: ServedRequest[] = [];
+  let open = 0;
+  const now = () => performance.timeOrigin + performance.now();
   const server = createServer(async (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
+    const entry: ServedRequest = { path, at: now(), open: ++open };
+    served.push(entry);
+    res.once('close', () => {
+      open--;
+      entry.endedAt = now();
+      entry.status = res.statusCode;
+    });
     counts.set(path, (counts.get(path) ?? 0) + 1);
     headers.set(path, req.headers);
     const h = table.get(path);
@@ -52,6 +74,7 @@ export async function startFixtureSite(routes: Record<string, Handler> = {}, hos
     origin,
     url: (p) => `${origin}${p}`,
     hits: (p) => counts.get(p) ?? 0,
+    requests: () => served.slice(),
     lastHeaders: (p) => headers.get(p),
     route: (p, h) => void table.set(p, h),
     close: () =>

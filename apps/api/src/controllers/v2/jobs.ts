@@ -46,6 +46,7 @@ export async function statusFields(db: Db, job: JobRow) {
     createdAt: job.createdAt.toISOString(),
     ...(job.completedAt ? { completedAt: job.completedAt.toISOString() } : {}),
     duration: Math.round((end.getTime() - job.createdAt.getTime()) / 10) / 100,
+    ...('backoff' in c && c.backoff ? { backoff: { pages: c.backoff.pages, retryAt: c.backoff.retryAt.toISOString() } } : {}),
   };
 }
 
