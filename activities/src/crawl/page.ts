@@ -118,9 +118,11 @@ export const crawlDelayHint = (robots: RobotsRules | null): PolitenessHints | un
 
 /**
  * Claims after which a page whose site still answers 429/503 is stored with that answer instead
- * of waiting again (a site that never lets up must not keep a crawl running for ever).
+ * of waiting again: a site that never lets up must not keep a crawl running for ever. Seven
+ * windows of the default backoff (1 s doubling per step, ±50%) are about three minutes at most;
+ * Retry-After can make each up to WDS_ORIGIN_BACKOFF_MAX_MS.
  */
-const MAX_BACKOFF_CLAIMS = 20;
+const MAX_BACKOFF_CLAIMS = 8;
 export const mayDefer = (u: ClaimedUrl) => u.attempts < MAX_BACKOFF_CLAIMS;
 
 /** A page whose site answered 429/503 and backs off: given back to the frontier until the backoff ends, not failed. */

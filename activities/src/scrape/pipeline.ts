@@ -87,7 +87,11 @@ export interface BackedOffPage {
 
 /** Answers that ask the site to slow down: the origin backs off (@wds/fetch politeness). */
 export const isBackoffStatus = (status: number) => status === 429 || status === 503;
-/** Fetches of one single scrape while its site backs off: the first and two after backoff windows. */
+/**
+ * Fetches of one single scrape whose site answered 429/503 with Retry-After: the first and two
+ * after the windows it named. Without Retry-After the answer is the page (a site that is simply
+ * down should not cost the caller its whole timeout); the origin backs off for later requests either way.
+ */
 const MAX_BACKOFF_FETCHES = 3;
 
 /** Until when a fetched page's origin backs off (0: it does not), as this worker knows it. */
@@ -233,7 +237,7 @@ async function scrapeOrEscalateUntimed(deps: PageDeps, req: PageRequest, state: 
   let waitedMs = page.politenessWaitMs ?? 0;
   // A single scrape whose site asked it to slow down asks again once the backoff ends, within its timeout.
   for (let n = 1; req.onBackoff === 'retry' && n < MAX_BACKOFF_FETCHES; n++) {
-    const retryAt = backoffOf(page);
+    const retryAt = page.headers['retry-after'] ? backoffOf(page) : 0;
     if (!retryAt || retryAt >= deadline - 250) break;
     const again = await fetchOnce().catch((e) => {
       if (e instanceof WdsError && e.kind === 'REQUEST_TIMEOUT') return null; // no time left after all: the answer is the one in hand

@@ -19,7 +19,7 @@ const RETRY_AFTER_S = 2;
 let stack: Stack;
 let second: Stack['worker'];
 let fc: Firecrawl;
-let shared: FixtureSite; // three crawls, two teams, two workers: cap 2, 100 ms
+let shared: FixtureSite; // three crawls, two teams, two workers: cap 2, 150 ms
 let delayed: FixtureSite; // robots.txt Crawl-delay: 1
 let delayedIgnored: FixtureSite; // the same, crawled with ignoreRobotsTxt
 let limited: FixtureSite; // answers 429 Retry-After: 2 for its first seconds
