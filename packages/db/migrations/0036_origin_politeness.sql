@@ -123,3 +123,36 @@ BEGIN
   RETURN v_level;
 END
 $$;
+--> statement-breakpoint
+-- A granted request is about to start, `p_late_ms` after the start it reserved (`p_reserved_in_ms_ago` ago): a
+-- process that woke late must not crowd the request reserved after it. Nobody reserved after it: it starts now,
+-- and the next reservation counts from now. Someone did and it is later than `p_tolerance_ms`: it takes a new
+-- start after the latest reservation (returned, in ms from now; the caller waits and asks again); else 0: start.
+CREATE OR REPLACE FUNCTION wds_origin_begin(p_origin text, p_reserved_ms_ago integer, p_interval_ms integer, p_recovery_ms integer, p_tolerance_ms integer)
+RETURNS integer
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  b origin_budgets%ROWTYPE;
+  v_now timestamptz := clock_timestamp();
+  v_reserved timestamptz := v_now - p_reserved_ms_ago * interval '1 millisecond';
+  v_gap double precision;
+  v_start timestamptz;
+BEGIN
+  SELECT * INTO b FROM origin_budgets WHERE origin = p_origin FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN 0;
+  END IF;
+  -- Reservations are whole milliseconds apart at least: within 1 ms of this one is this one.
+  IF b.last_start_at IS NULL OR b.last_start_at <= v_reserved + interval '1 millisecond' THEN
+    UPDATE origin_budgets SET last_start_at = greatest(last_start_at, v_now) WHERE origin = p_origin;
+    RETURN 0;
+  END IF;
+  IF p_reserved_ms_ago <= p_tolerance_ms THEN
+    RETURN 0;
+  END IF;
+  v_gap := greatest(p_interval_ms, CASE WHEN b.backoff_level > 0 THEN least(p_recovery_ms * power(2, b.backoff_level - 1), 60000) ELSE 0 END);
+  v_start := greatest(v_now, b.last_start_at + v_gap * interval '1 millisecond', b.backoff_until);
+  UPDATE origin_budgets SET last_start_at = v_start WHERE origin = p_origin;
+  RETURN ceil(extract(epoch FROM v_start - v_now) * 1000)::integer;
+END
+$$;
