@@ -1,9 +1,10 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { backOffOrigin, dropHolder, listenOnChannel, ORIGIN_BACKOFF_CHANNEL, originsInBackoff, recoverOrigin, releaseOriginSlot, renewHolder, takeOriginSlot, type Db } from '@wds/db';
+import { backOffOrigin, beginOriginStart, dropHolder, listenOnChannel, ORIGIN_BACKOFF_CHANNEL, originsInBackoff, recoverOrigin, releaseOriginSlot, renewHolder, takeOriginSlot, type Db } from '@wds/db';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { configureOriginGate, createOriginGate, parseOriginLimits, type OriginGate, type OriginLimitRule } from '@wds/fetch';
 import type { Logger } from '@wds/log';
+import { politenessMetrics } from '@wds/metrics';
 import type { WorkerEnv } from './env';
 
 /** Connection resets from one origin within RESET_WINDOW_MS that count as one 503. */
@@ -39,6 +40,7 @@ export async function startPoliteness(env: WorkerEnv, db: Db, log: Logger): Prom
       release: (origin) => releaseOriginSlot(db, origin, holder),
       backoff: (b) => backOffOrigin(db, b),
       recover: (origin, stepMs) => recoverOrigin(db, origin, stepMs),
+      begin: (b) => beginOriginStart(db, b),
     },
     {
       defaults: { maxInFlight: env.WDS_ORIGIN_MAX_IN_FLIGHT, minIntervalMs: env.WDS_ORIGIN_MIN_INTERVAL_MS },
@@ -49,6 +51,8 @@ export async function startPoliteness(env: WorkerEnv, db: Db, log: Logger): Prom
       maxCrawlDelayMs: env.WDS_ORIGIN_MAX_CRAWL_DELAY_MS,
       resetBurst: RESET_BURST,
       resetWindowMs: RESET_WINDOW_MS,
+      // The origins the operator names are labelled in the metrics from the start.
+      observer: politenessMetrics(overrides.flatMap((r) => (r.match.includes('://') ? [new URL(r.match).origin] : []))),
     },
   );
   // Another worker's backoff step reaches this one's fast path; after a reconnection, what was missed is read.

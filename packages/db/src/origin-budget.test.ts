@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { namespaceFor, stackDatabase, testInfra } from '@wds/test-utils';
 import { connectDb, migrateDb, type DbHandle } from './client';
-import { backOffOrigin, originBudgetState, recoverOrigin, releaseOriginSlot, renewHolder, takeOriginSlot, type OriginTake } from './origin-budget';
+import { backOffOrigin, beginOriginStart, originBudgetState, recoverOrigin, releaseOriginSlot, renewHolder, takeOriginSlot, type OriginTake } from './origin-budget';
 
 let h: DbHandle;
 before(async () => {
@@ -82,4 +82,29 @@ test('backoff: Retry-After sets the window, answers in flight together add no st
   assert.ok(e2.level === 2 && e2.backoffInMs >= 950 && e2.backoffInMs <= 3_000, `${JSON.stringify(e2)}`);
   const capped = await backOffOrigin(h.db, { origin: o, retryAfterMs: 3_600_000, startedMsAgo: 0, baseMs: 1_000, maxMs: 2_000, reason: '429' });
   assert.ok(capped.backoffInMs <= 3_000, 'Retry-After is capped too');
+});
+
+test('a late start gives its turn to the start reserved after it; with nobody after it, it starts and the next counts from it', async () => {
+  const [a, o, lone] = [randomUUID(), origin(), origin()];
+  await renewHolder(h.db, a, 10_000);
+  const begin = (org: string, reservedAt: number) => beginOriginStart(h.db, { origin: org, reservedMsAgo: Date.now() - reservedAt, intervalMs: 300, recoveryMs: 500, toleranceMs: 25 });
+  // The reserved start as the gate computes it: when the answer is in (never before Postgres reserved it).
+  const startOf = async (org: string) => {
+    const r = await take({ origin: org, holder: a, intervalMs: 300 });
+    return Date.now() + r.startInMs!;
+  };
+  const t1 = await startOf(o);
+  const second = await take({ origin: o, holder: a, intervalMs: 300 });
+  assert.ok(Math.abs(second.startInMs! - 300) < 40, `the second reserved 300 ms on (${second.startInMs})`);
+  await new Promise((r) => setTimeout(r, 100));
+  const wait = await begin(o, t1);
+  assert.ok(Math.abs(wait - 500) < 60, `100 ms late with a start reserved after it: a new turn after that one (${wait} ms)`);
+  assert.equal(await begin(o, Date.now() - 10), 0, 'within the tolerance it goes');
+
+  const t = await startOf(lone);
+  await new Promise((r) => setTimeout(r, 200));
+  const loneWait = await begin(lone, t);
+  assert.equal(loneWait, 0, `late, but nobody reserved after it: it goes (${loneWait})`);
+  const next = await take({ origin: lone, holder: a, intervalMs: 300 });
+  assert.ok(next.startInMs! > 250, `the next start counts from the late one's real start (${next.startInMs} ms)`);
 });

@@ -42,6 +42,18 @@ export async function takeOriginSlot(db: Db, t: OriginTake): Promise<OriginTakeR
   return { granted: row.o_granted, startInMs: row.o_start_in_ms, backoffInMs: row.o_backoff_in_ms, level: row.o_level, inFlight: row.o_in_flight };
 }
 
+/**
+ * A granted request is about to start, `reservedMsAgo` after the start it reserved: 0 to start now,
+ * else ms to wait for the new start it was given (it woke later than `toleranceMs` and another
+ * request's start was reserved after its own, which it would have crowded).
+ */
+export async function beginOriginStart(db: Db, b: { origin: string; reservedMsAgo: number; intervalMs: number; recoveryMs: number; toleranceMs: number }): Promise<number> {
+  const r = await db.execute<{ wait: number }>(sql`
+    SELECT wds_origin_begin(${b.origin}, ${Math.max(0, Math.round(b.reservedMsAgo))}::int, ${Math.round(b.intervalMs)}::int, ${Math.round(b.recoveryMs)}::int, ${Math.round(b.toleranceMs)}::int) AS wait,
+      set_config('synchronous_commit', 'off', true) AS async_commit`);
+  return r.rows[0]?.wait ?? 0;
+}
+
 /** One request of `holder` at `origin` ended. */
 export async function releaseOriginSlot(db: Db, origin: string, holder: string): Promise<void> {
   await db.execute(sql`

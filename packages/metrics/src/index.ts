@@ -304,6 +304,83 @@ export function observeTaskQueueBacklog(source: () => Promise<TaskQueueBacklog[]
   backlogSource = source;
 }
 
+/**
+ * The per-origin politeness budget as this worker sees it (@wds/fetch's gate calls these hooks).
+ * `origin` is a label only for a bounded set — the origins the operator names in
+ * WDS_ORIGIN_LIMITS and the first POLITENESS_ORIGIN_LABELS others that made a request wait, back
+ * off or answer 429/503 here — every other origin is `other`, so a crawl of a million sites adds
+ * no series.
+ */
+export const POLITENESS_ORIGIN_LABELS = 20;
+export const politenessInFlight = new client.Gauge({
+  name: 'wds_politeness_in_flight',
+  help: "Requests of this worker in flight, by origin (labelled origins, the rest `other`).",
+  labelNames: ['origin'] as const,
+  registers: [registry],
+});
+export const politenessWait = new client.Histogram({
+  name: 'wds_politeness_wait_seconds',
+  help: "Time requests waited for their origin's politeness budget (cap, interval, Crawl-delay, backoff), by origin; only requests that waited.",
+  labelNames: ['origin'] as const,
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+  registers: [registry],
+});
+export const politenessBackoffs = new client.Counter({
+  name: 'wds_politeness_backoffs_total',
+  help: 'Backoff steps recorded for an origin after its answers, by origin and reason (429, 503, connection resets).',
+  labelNames: ['origin', 'reason'] as const,
+  registers: [registry],
+});
+export const politenessAnswers = new client.Counter({
+  name: 'wds_politeness_slow_down_answers_total',
+  help: 'Answers asking to slow down (429, 503), by origin and status.',
+  labelNames: ['origin', 'status'] as const,
+  registers: [registry],
+});
+politenessInFlight.set({ origin: 'other' }, 0);
+
+/** The gate's observer: hooks that feed the metrics above, labels bounded as described there. */
+export function politenessMetrics(namedOrigins: string[] = []) {
+  const labelled = new Set(namedOrigins);
+  let others = 0;
+  const label = (origin: string, notable: boolean): string => {
+    if (labelled.has(origin)) return origin;
+    if (notable && others < POLITENESS_ORIGIN_LABELS) {
+      others++;
+      labelled.add(origin);
+      return origin;
+    }
+    return 'other';
+  };
+  // In-flight counts stay on the label they started under, even if the origin earns its own meanwhile.
+  const startedAs = new Map<string, string[]>();
+  return {
+    inFlight(origin: string, delta: 1 | -1) {
+      if (delta > 0) {
+        const l = label(origin, false);
+        const open = startedAs.get(origin);
+        if (open) open.push(l);
+        else startedAs.set(origin, [l]);
+        politenessInFlight.inc({ origin: l });
+        return;
+      }
+      const open = startedAs.get(origin);
+      const l = open?.pop() ?? 'other';
+      if (open && !open.length) startedAs.delete(origin);
+      politenessInFlight.dec({ origin: l });
+    },
+    waited(origin: string, ms: number) {
+      politenessWait.observe({ origin: label(origin, true) }, ms / 1000);
+    },
+    backedOff(origin: string, reason: string) {
+      politenessBackoffs.inc({ origin: label(origin, true), reason });
+    },
+    answered(origin: string, status: number) {
+      if (status === 429 || status === 503) politenessAnswers.inc({ origin: label(origin, true), status: String(status) });
+    },
+  };
+}
+
 /** Time a page scrape: call the returned function with the outcome and engine actually used. */
 export function startScrapeTimer(): (engine: Engine, outcome: 'success' | 'error') => void {
   const t0 = performance.now();

@@ -96,17 +96,22 @@ describe('politeness', () => {
     const maxOpen = Math.max(...rs.map((r) => r.open));
     assert.equal(maxOpen, CAP, `never more than ${CAP} requests open at once, and the cap was reached (${maxOpen})`);
     const g = gaps(rs);
-    assert.ok(Math.min(...g) >= INTERVAL_MS - LAG_MS, `starts ${INTERVAL_MS} ms apart at least (gaps ${g.map(Math.round).join(' ')})`);
+    assert.ok(Math.min(...g) >= INTERVAL_MS - LAG_MS, `starts ${INTERVAL_MS} ms apart at least (${rs.map((r) => `${r.path} +${Math.round(r.at - rs[0]!.at)}`).join(', ')})`);
     const mean = (rs.at(-1)!.at - rs[0]!.at) / g.length;
     assert.ok(mean >= INTERVAL_MS, `mean gap ${mean}`);
     // Lag moves a start, it cannot add one: no second of the run holds more starts than the interval allows.
     const most = Math.max(...rs.map((r) => rs.filter((x) => x.at >= r.at && x.at < r.at + 1_000).length));
     assert.ok(most <= Math.floor(1_000 / INTERVAL_MS) + 1, `${most} starts within a second`);
     // Both workers fetched: the budget held across processes, not within one.
+    let waits = 0;
     for (const w of [stack.worker, second]) {
       const m = await (await fetch(w.metricsUrl!)).text();
       assert.ok(sampleSum(m, 'wds_scrape_duration_seconds_count', { engine: 'http', outcome: 'success' }) > 0, `${w.metricsUrl} fetched pages of the crawls`);
+      // The operator named the origin in WDS_ORIGIN_LIMITS: its own series, nothing left in flight.
+      waits += sampleSum(m, 'wds_politeness_wait_seconds_count', { origin: shared.origin });
+      assert.equal(sampleSum(m, 'wds_politeness_in_flight', { origin: shared.origin }), 0, 'every slot given back');
     }
+    assert.ok(waits > 0, 'the waits are in the metrics');
   });
 
   test('robots.txt Crawl-delay: 1 spaces a crawl\'s requests a second apart; ignoreRobotsTxt skips it', async () => {
@@ -154,6 +159,16 @@ describe('politeness', () => {
 
     const rs = limited.requests();
     const refused = rs.filter((r) => r.status === 429);
+    // An origin that answered 429 earns its own label (the first few such origins do).
+    let answers = 0;
+    let steps = 0;
+    for (const w of [stack.worker, second]) {
+      const m = await (await fetch(w.metricsUrl!)).text();
+      answers += sampleSum(m, 'wds_politeness_slow_down_answers_total', { origin: limited.origin, status: '429' });
+      steps += sampleSum(m, 'wds_politeness_backoffs_total', { origin: limited.origin, reason: '429' });
+    }
+    assert.equal(answers, refused.length, 'every 429 counted');
+    assert.ok(steps >= 1 && steps <= answers, `backoff steps counted (${steps})`);
     assert.ok(refused.length >= 2, `several windows (${refused.length} answers of 429)`);
     for (const r of refused) {
       const sent = r.endedAt!;

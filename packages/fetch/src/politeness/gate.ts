@@ -47,10 +47,18 @@ export interface OriginBudgetStore {
   release(origin: string): Promise<void>;
   backoff(b: { origin: string; retryAfterMs: number | null; startedMsAgo: number; baseMs: number; maxMs: number; reason: string }): Promise<{ backoffInMs: number; level: number }>;
   recover(origin: string, stepMs: number): Promise<number | null>;
+  /**
+   * A granted request spaced by an interval is about to start, `reservedMsAgo` after its reserved
+   * start: 0 to go, else ms until the later start it was given (it woke too late to keep the gap
+   * to the request reserved after it).
+   */
+  begin(b: { origin: string; reservedMsAgo: number; intervalMs: number; recoveryMs: number; toleranceMs: number }): Promise<number>;
 }
 
-/** Metrics hook (not wired to Prometheus yet): what the gate saw, per origin. */
+/** Metrics hook (the worker wires @wds/metrics' politenessMetrics): what the gate saw, per origin. */
 export interface PolitenessObserver {
+  /** A request of this process started (+1) or ended (-1) at the origin. */
+  inFlight?(origin: string, delta: 1 | -1): void;
   waited?(origin: string, ms: number): void;
   backedOff?(origin: string, reason: string, inMs: number, level: number): void;
   answered?(origin: string, status: number): void;
@@ -74,6 +82,10 @@ export interface PolitenessConfig {
 }
 
 const POLL_MIN_MS = 10;
+/** A spaced start may come this late (and at most a quarter of its interval) before it gives its turn to the next one. */
+const START_TOLERANCE_MS = 25;
+/** Turns a late start gives away before it goes regardless (a process that is always late must still make progress). */
+const MAX_RESCHEDULES = 3;
 const POLL_MAX_MS = 250;
 const RELEASE_TRIES = 3;
 
@@ -172,10 +184,21 @@ export function createOriginGate(store: OriginBudgetStore, config: PolitenessCon
     }
   };
 
-  const fastTicket = (origin: string): OriginTicket => {
-    const startedAt = Date.now();
-    return { waitedMs: 0, end: (o) => readOutcome(origin, startedAt, o) };
+  /** Ends a ticket once: the in-flight count, then (on the slow path) the slot. */
+  const ender = (origin: string, startedAt: number, freeSlot: boolean) => {
+    obs?.inFlight?.(origin, 1);
+    let ended = false;
+    return (o: RequestOutcome) => {
+      if (!ended) {
+        ended = true;
+        obs?.inFlight?.(origin, -1);
+        if (freeSlot) release(origin);
+      }
+      return readOutcome(origin, startedAt, o);
+    };
   };
+
+  const fastTicket = (origin: string): OriginTicket => ({ waitedMs: 0, end: ender(origin, Date.now(), false) });
 
   const release = (origin: string, tries = 0): void => {
     store.release(origin).then(
@@ -189,22 +212,13 @@ export function createOriginGate(store: OriginBudgetStore, config: PolitenessCon
     // The round trip of a slot granted at once is no wait.
     const waitedMs = w.held ? startedAt - w.enqueuedAt : 0;
     if (waitedMs > 0) obs?.waited?.(origin, waitedMs);
-    let ended = false;
-    return {
-      waitedMs,
-      end: (o) => {
-        if (!ended) {
-          ended = true;
-          release(origin);
-        }
-        return readOutcome(origin, startedAt, o);
-      },
-    };
+    return { waitedMs, end: ender(origin, startedAt, true) };
   };
 
   /** A granted waiter waits for its reserved start, then for any backoff announced meanwhile. */
   const start = async (origin: string, w: Waiter, startInMs: number, lim: OriginLimit) => {
     try {
+      let reservedAt = Date.now() + startInMs;
       if (startInMs > 0) {
         w.held = true;
         await sleep(startInMs, w.signal);
@@ -213,6 +227,19 @@ export function createOriginGate(store: OriginBudgetStore, config: PolitenessCon
         w.held = true;
         if (w.deadlineMs !== null && held > w.deadlineMs) throw timeoutError(origin, lim, w.intervalMs, w.deadlineMs, w.enqueuedAt);
         await sleep(held - Date.now(), w.signal);
+      }
+      // Spaced starts are confirmed in the store: one that woke late (a busy event loop) must not
+      // crowd the start reserved after it across the deployment.
+      const spaced = w.intervalMs > 0 || (backoffs.get(origin)?.level ?? 0) > 0;
+      for (let n = 0; spaced && n <= MAX_RESCHEDULES; n++) {
+        const toleranceMs = n === MAX_RESCHEDULES ? 2 ** 31 - 1 : Math.min(START_TOLERANCE_MS, w.intervalMs / 4);
+        // Postgres unreachable: the reservation stands.
+        const again = await store.begin({ origin, reservedMsAgo: Date.now() - reservedAt, intervalMs: w.intervalMs, recoveryMs: config.recoveryMs, toleranceMs }).catch(() => 0);
+        if (!again) break;
+        w.held = true;
+        reservedAt = Date.now() + again;
+        if (w.deadlineMs !== null && reservedAt > w.deadlineMs) throw timeoutError(origin, lim, w.intervalMs, w.deadlineMs, w.enqueuedAt);
+        await sleep(again, w.signal);
       }
       // The reservation spaced the starts; a timer that fired late moved the previous one closer.
       const since = Date.now() - (lastStart.get(origin) ?? 0);
