@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   'search-cost': async () => (await import('./search-cost')).runSearchCostBench(),
   'cache-body': async () => (await import('./cache-body')).runCacheBodyBench(),
   extraction: async () => (await import('./extraction')).runExtractionBench(),
+  polite: async () => (await import('./polite')).runPoliteBench(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
