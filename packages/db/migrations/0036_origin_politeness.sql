@@ -21,6 +21,22 @@ CREATE UNLOGGED TABLE "politeness_holders" (
 );
 --> statement-breakpoint
 CREATE INDEX "origin_holds_holder_idx" ON "origin_holds" USING btree ("holder");--> statement-breakpoint
+-- The budget row of an origin, created if missing, locked FOR UPDATE until the caller's transaction ends: every
+-- function below starts with it, so the statements of all workers on one origin are serialised.
+CREATE OR REPLACE FUNCTION wds_origin_row(p_origin text) RETURNS origin_budgets
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  b origin_budgets%ROWTYPE;
+BEGIN
+  SELECT * INTO b FROM origin_budgets WHERE origin = p_origin FOR UPDATE;
+  IF NOT FOUND THEN
+    INSERT INTO origin_budgets (origin) VALUES (p_origin) ON CONFLICT DO NOTHING;
+    SELECT * INTO b FROM origin_budgets WHERE origin = p_origin FOR UPDATE;
+  END IF;
+  RETURN b;
+END
+$$;
+--> statement-breakpoint
 -- The politeness budget of an origin (packages/db/src/origin-budget.ts), one round trip per call. The origin's
 -- budget row is locked first (FOR UPDATE), so the count of live holds and the reserved start are consistent
 -- across every worker; VOLATILE: each statement sees what committed before it, in particular the holds of the
@@ -35,11 +51,7 @@ DECLARE
   v_gap double precision;
   v_start timestamptz;
 BEGIN
-  SELECT * INTO b FROM origin_budgets WHERE origin = p_origin FOR UPDATE;
-  IF NOT FOUND THEN
-    INSERT INTO origin_budgets (origin) VALUES (p_origin) ON CONFLICT DO NOTHING;
-    SELECT * INTO b FROM origin_budgets WHERE origin = p_origin FOR UPDATE;
-  END IF;
+  b := wds_origin_row(p_origin);
   v_now := clock_timestamp();
   SELECT coalesce(sum(h.in_flight), 0)::integer INTO o_in_flight
     FROM origin_holds h JOIN politeness_holders p ON p.holder = h.holder
@@ -81,11 +93,7 @@ DECLARE
   v_now timestamptz;
   v_delay double precision;
 BEGIN
-  SELECT * INTO b FROM origin_budgets WHERE origin = p_origin FOR UPDATE;
-  IF NOT FOUND THEN
-    INSERT INTO origin_budgets (origin) VALUES (p_origin) ON CONFLICT DO NOTHING;
-    SELECT * INTO b FROM origin_budgets WHERE origin = p_origin FOR UPDATE;
-  END IF;
+  b := wds_origin_row(p_origin);
   v_now := clock_timestamp();
   IF b.backoff_level > 0 AND b.backoff_changed_at > v_now - p_started_ms_ago * interval '1 millisecond' THEN
     IF p_retry_after_ms IS NOT NULL THEN
