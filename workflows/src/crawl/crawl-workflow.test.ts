@@ -145,15 +145,14 @@ test('crawl: batches that keep failing for good fail the job after five in a row
   }
 });
 
-// runFrontierJob rethrows its own plain Error ("5 batches in a row failed"); the TypeScript SDK
-// treats a plain Error thrown by workflow code as a workflow *task* failure and retries the task
-// forever, so the workflow stays Running after its job row says failed (no worker sets
-// workflowFailureErrorTypes). Recorded here as the behaviour that is wanted; loop.ts is not changed by this test.
-test('crawl: after five failed batches the workflow itself ends failed', { todo: 'loop.ts throws a plain Error: the workflow task fails and retries, the workflow never closes' }, async () => {
+// A plain Error thrown by workflow code would fail the workflow *task*, which Temporal retries forever (the
+// workflow stayed Running after its job row said failed until loop.ts threw a non-retryable ApplicationFailure).
+test('crawl: after five failed batches the workflow itself ends failed', async () => {
   const { handle } = await failingBatches();
   try {
-    const ended = await Promise.race([handle.result().then(() => 'completed', () => 'failed'), new Promise((r) => setTimeout(() => r('still running'), 3_000))]);
-    assert.equal(ended, 'failed');
+    const ended = await Promise.race([handle.result().then(() => 'completed', (e: unknown) => e), new Promise((r) => setTimeout(() => r('still running'), 10_000))]);
+    assert.ok(ended instanceof WorkflowFailedError, `the workflow ended failed, not: ${String(ended)}`);
+    assert.match(String((ended.cause as Error | undefined)?.message), /5 batches in a row failed/);
   } finally {
     await handle.terminate('test over').catch(() => {});
   }

@@ -1,4 +1,4 @@
-import { ActivityCancellationType, CancellationScope, isCancellation, patched, sleep, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityCancellationType, ApplicationFailure, CancellationScope, isCancellation, patched, sleep, TemporalFailure, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import { NON_RETRYABLE_KINDS, TaskQueues, type JobRef, type TaskQueue } from '../common';
 import type { BrowserPageInput, BrowserPlan, CrawlPlan, CrawlProgress, FinishJobInput, FrontierState, LlmBatchInput, LlmBatchResult, LlmPlan, ProcessBatchInput, ProcessBatchResult } from './contracts';
 
@@ -76,7 +76,7 @@ export type FrontierOutcome = { done: true; status: string } | { done: false };
  * is finished: `done`) or this run should hand over to a new one (`done: false`: the caller
  * continues as new with `progress`; continueAsNew works by throwing, so it must not happen in
  * here, where a throw ends the job as failed). Cancellation marks the job cancelled and is
- * rethrown; any other failure marks it failed and is rethrown.
+ * rethrown; any other failure marks it failed and ends the workflow failed.
  */
 export async function runFrontierJob(job: FrontierJob, steps: FrontierSteps): Promise<FrontierOutcome> {
   const { jobId } = job;
@@ -95,7 +95,11 @@ export async function runFrontierJob(job: FrontierJob, steps: FrontierSteps): Pr
     }
     const message = err instanceof Error ? err.message : String(err);
     await CancellationScope.nonCancellable(() => steps.finishJob({ jobId, outcome: 'failed', error: message }));
-    throw err;
+    // A plain Error thrown by workflow code fails the workflow *task*, which Temporal retries forever: the
+    // workflow would stay Running after its job ended. The job's own verdicts ("5 batches in a row failed")
+    // end the workflow as failed instead; failures from activities already do.
+    if (err instanceof TemporalFailure) throw err;
+    throw ApplicationFailure.nonRetryable(message, 'FrontierJobFailed');
   }
 }
 
