@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -71,7 +71,7 @@ before(async () => {
   assert.equal((await call(stack, 'POST', '/v2/scrape', { url: 'not a url' })).status, 400);
   // Refusals and failures the error panels and the SLO recording rules need: a body over the size limit (413), a
   // media format no worker serves (503), and a model step the provider rejects.
-  assert.equal((await call(stack, 'POST', '/v2/scrape', { url: site.url('/page'), pad: 'x'.repeat(11 * 1024 * 1024) })).status, 413);
+  assert.equal(await oversizedScrape(), 413);
   assert.equal((await call(stack, 'POST', '/v2/scrape', { url: site.url('/other?media=1'), formats: ['audio'] })).status, 503);
   model.enqueue({ error: { status: 400, message: 'rejected by the test', type: 'invalid_request_error' } });
   const rejected = await call(stack, 'POST', '/v2/scrape', { url: site.url('/other'), formats: ['summary'], maxAge: 0 });
@@ -129,6 +129,26 @@ before(async () => {
   await prom.waitForScrapes(3);
   if (process.env.WDS_METRICS_DUMP) for (const [k, v] of Object.entries(text)) writeFileSync(`${process.env.WDS_METRICS_DUMP}-${k}.txt`, v);
 });
+/**
+ * A scrape whose declared body is over WDS_MAX_REQUEST_BYTES (10 MiB). The API answers 413 from the header and
+ * closes the connection, so the body is never sent in full (a client that writes all of it can see EPIPE instead).
+ */
+function oversizedScrape(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${stack.url}/v2/scrape`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(11 * 1024 * 1024), authorization: `Bearer ${stack.apiKey}` },
+    }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+      req.destroy();
+    });
+    req.on('error', (e) => reject(e));
+    req.setTimeout(15_000, () => req.destroy(new Error('no answer to the oversized scrape')));
+    req.write(`{"url":"${site.url('/page')}","pad":"`);
+  });
+}
+
 after(async () => {
   await stack?.stop();
   await site?.close();
