@@ -3,7 +3,7 @@
 // GET /__stats answers {maxOpen, served} and resets them.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sitePages } from './site-pages';
+import { answerPage, sitePages } from './site-pages';
 
 const origins = Number(process.argv[2] ?? 50);
 const site = sitePages({ pages: Number(process.argv[3] ?? 200), bytes: Number(process.argv[4] ?? 20_000) });
@@ -22,11 +22,7 @@ const ports = await Promise.all(
       maxOpen = Math.max(maxOpen, ++open);
       served++;
       res.once('close', () => open--);
-      const m = /^\/p\/(\d+)$/.exec(req.url ?? '');
-      const html = m ? site.html(Number(m[1])) : null;
-      if (html === null) return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(html);
+      answerPage(site, req.url, res);
     });
     server.keepAliveTimeout = 5_000;
     return new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 // The synthetic crawl site's pages (bench/site-server.ts serves them; bench/search-cost.ts indexes
 // them without a crawl): /p/i links to its three children (/p/3i+1 … /p/3i+3) and to a few hub
 // pages, with ~`bytes` of text per page: one paragraph repeated, or (`varied`) different text in
@@ -39,4 +40,13 @@ export function sitePages(o: { pages: number; bytes?: number; js?: boolean; vari
       return `<!doctype html><html lang="en"><head><title>Page ${i}</title></head><body>${body}</body></html>`;
     },
   };
+}
+
+/** Answers GET /p/<n> with the site's page n, anything else 404 (the bench fixture servers' one route). */
+export function answerPage(site: SitePages, url: string | undefined, res: ServerResponse): void {
+  const m = /^\/p\/(\d+)$/.exec(url ?? '');
+  const html = m ? site.html(Number(m[1])) : null;
+  if (html === null) return void res.writeHead(404).end();
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(html);
 }

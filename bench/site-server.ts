@@ -4,16 +4,12 @@
 // the browser engine is for) or `varied` (every paragraph different text; the search bench indexes it).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sitePages } from './site-pages';
+import { answerPage, sitePages } from './site-pages';
 
 const site = sitePages({ pages: Number(process.argv[2] ?? 2000), bytes: Number(process.argv[3] ?? 20_000), js: process.argv[4] === 'js', varied: process.argv[4] === 'varied' });
 
 const server = createServer((req, res) => {
-  const m = /^\/p\/(\d+)$/.exec(req.url ?? '');
-  const html = m ? site.html(Number(m[1])) : null;
-  if (html === null) return void res.writeHead(404).end();
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(html);
+  answerPage(site, req.url, res);
 });
 server.keepAliveTimeout = 5_000;
 server.listen(0, '127.0.0.1', () => process.stdout.write(`PORT ${(server.address() as AddressInfo).port}\n`));
