@@ -13,7 +13,7 @@ export { createParseActivities, type ParseActivityDeps } from './parse/activitie
 export { createBrowserActivities } from './browser/activities';
 export type { BrowserActivityDeps, BrowserDocument } from './browser/render-page';
 export { gatedRenderer, type Renderer } from './browser/gated-renderer';
-export { temporalBrowserAvailability, temporalQueueAvailability, type BrowserAvailability, type QueueAvailability } from './browser/availability';
+export { temporalBrowserAvailability, temporalQueueAvailability, temporalQueueBacklog, type BrowserAvailability, type QueueAvailability } from './browser/availability';
 export { createLlmActivities, type LlmActivityDeps } from './llm/activities';
 export { createMediaActivities, MEDIA_URL_TTL_SECONDS, type MediaActivityDeps } from './media/activities';
 export { createExtractFetchActivities, createExtractControlActivities, createExtractLlmActivities } from './extract/activities';

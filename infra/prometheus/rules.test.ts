@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import { isExecutable, onPath } from '@wds/config/executables';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const rulesDir = join(root, 'infra/prometheus/rules');
@@ -17,7 +18,7 @@ const testFiles = readdirSync(testsDir).filter((f) => f.endsWith('.test.yml')).s
 
 /** Debian puts the tools on PATH; a fresh machine gets them from .ci/run (packages prometheus, prometheus-alertmanager). */
 function tool(name: string): string {
-  const found = ['/usr/bin', '/usr/local/bin', ...(process.env.PATH ?? '').split(':')].map((d) => join(d, name)).find((p) => existsSync(p));
+  const found = onPath(name) ?? (isExecutable(`/usr/bin/${name}`) ? `/usr/bin/${name}` : undefined);
   assert.ok(found, `${name} is installed (.ci/run installs it)`);
   return found;
 }

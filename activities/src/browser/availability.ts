@@ -1,4 +1,5 @@
-import { TaskQueues, type TaskQueue } from '@wds/workflows/common';
+import type { TaskQueueBacklog } from '@wds/metrics';
+import { ALL_QUEUES, TaskQueues, type TaskQueue } from '@wds/workflows/common';
 
 /** Whether some worker serves a queue (wds-browser, wds-media) right now. Injected into the fetch activity. */
 export type BrowserAvailability = () => Promise<boolean>;
@@ -11,11 +12,16 @@ export interface TaskQueueDescriber {
       namespace: string;
       taskQueue: { name: string; kind?: number };
       taskQueueType?: number;
-    }): Promise<{ pollers?: { lastAccessTime?: { seconds?: unknown; nanos?: number | null } | null }[] | null }>;
+      reportStats?: boolean;
+    }): Promise<{
+      pollers?: { lastAccessTime?: { seconds?: unknown; nanos?: number | null } | null }[] | null;
+      stats?: { approximateBacklogCount?: unknown; approximateBacklogAge?: { seconds?: unknown; nanos?: number | null } | null } | null;
+    }>;
   };
 }
 
-/** TASK_QUEUE_TYPE_ACTIVITY in temporal.api.enums.v1.TaskQueueType. */
+/** TASK_QUEUE_TYPE_WORKFLOW and _ACTIVITY in temporal.api.enums.v1.TaskQueueType. */
+const WORKFLOW_QUEUE = 1;
 const ACTIVITY_QUEUE = 2;
 /** A live poller re-polls at least once a minute; older entries are workers that went away. */
 const POLLER_FRESH_MS = 90_000;
@@ -24,7 +30,7 @@ const CACHE_YES_MS = 5_000;
 const CACHE_NO_MS = 1_000;
 
 /** protobufjs gives int64 as a Long object (or a number/string, depending on options). */
-function seconds(v: unknown): number {
+function int64(v: unknown): number {
   if (v && typeof v === 'object' && 'toNumber' in v && typeof (v as { toNumber: unknown }).toNumber === 'function') return (v as { toNumber(): number }).toNumber();
   return Number(v ?? 0);
 }
@@ -47,7 +53,7 @@ export function temporalQueueAvailability(conn: TaskQueueDescriber, namespace: s
       const res = await conn.workflowService.describeTaskQueue({ namespace, taskQueue: { name: queue, kind: 1 }, taskQueueType: ACTIVITY_QUEUE });
       const t = now();
       return (res.pollers ?? []).some((p) => {
-        const s = seconds(p.lastAccessTime?.seconds);
+        const s = int64(p.lastAccessTime?.seconds);
         return s > 0 && t - s * 1000 < POLLER_FRESH_MS;
       });
     } catch {
@@ -63,4 +69,26 @@ export function temporalQueueAvailability(conn: TaskQueueDescriber, namespace: s
     });
     return inflight;
   };
+}
+
+/**
+ * Every WDS task queue's backlog, both task types, from Temporal's own statistics (DescribeTaskQueue with
+ * report_stats: the approximate count and the oldest task's age that Temporal documents as the scaling signal).
+ * Queues Temporal has never seen answer zero. Read by control workers for /metrics.
+ */
+export function temporalQueueBacklog(conn: TaskQueueDescriber, namespace: string): () => Promise<TaskQueueBacklog[]> {
+  const types = [
+    { type: 'workflow', code: WORKFLOW_QUEUE },
+    { type: 'activity', code: ACTIVITY_QUEUE },
+  ] as const;
+  return async () =>
+    Promise.all(
+      ALL_QUEUES.flatMap((taskQueue) =>
+        types.map(async ({ type, code }) => {
+          const res = await conn.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue, kind: 1 }, taskQueueType: code, reportStats: true });
+          const age = res.stats?.approximateBacklogAge;
+          return { taskQueue, type, tasks: int64(res.stats?.approximateBacklogCount), oldestSeconds: age ? int64(age.seconds) + (age.nanos ?? 0) / 1e9 : 0 };
+        }),
+      ),
+    );
 }

@@ -1,5 +1,5 @@
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { temporalBrowserAvailability, temporalQueueAvailability } from '@wds/activities';
+import { temporalBrowserAvailability, temporalQueueAvailability, temporalQueueBacklog } from '@wds/activities';
 import { TaskQueues } from '@wds/workflows/common';
 import { ConfigError, exitOnConfigError } from '@wds/config';
 import { llmEnvOf } from '@wds/config/common';
@@ -18,7 +18,6 @@ import { coreLogFilter, TemporalPinoLogger } from './logging';
 import { createInteractResources } from './interact';
 import { queueOptions, sessionQueueOptions } from './queues';
 import { startLoops } from './loops';
-import { taskQueueBacklog } from './queue-backlog';
 import { workflowBundleOption } from './workflow-bundle';
 import { serveDirectScrapes } from './direct';
 import { startPoliteness } from './politeness';
@@ -110,7 +109,7 @@ if (env.WDS_WORKER_QUEUES.includes('wds-fetch')) loadCharsets();
 if (env.WDS_WORKER_QUEUES.includes('wds-llm') && !llmConfig.ok) log.warn({ queue: 'wds-llm' }, `not serving wds-llm: ${llmConfig.message}`);
 const workflows = env.WDS_WORKER_QUEUES.includes('wds-control') ? await workflowBundleOption(log) : undefined;
 // Control workers export the task queues' backlog (one view of the whole fleet; rules take the max over replicas).
-if (env.WDS_WORKER_QUEUES.includes('wds-control')) observeTaskQueueBacklog(taskQueueBacklog(connection, env.TEMPORAL_NAMESPACE));
+if (env.WDS_WORKER_QUEUES.includes('wds-control')) observeTaskQueueBacklog(temporalQueueBacklog(connection, env.TEMPORAL_NAMESPACE));
 const resources = {
   db: dbh.db,
   browserAvailable: temporalBrowserAvailability(connection, env.TEMPORAL_NAMESPACE),

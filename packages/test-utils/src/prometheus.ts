@@ -1,15 +1,13 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
+import { isExecutable, onPath } from '@wds/config/executables';
 import { freePort, stopChild } from '@wds/launch';
 
 /** Debian's Prometheus server (package `prometheus`; .ci/run installs it). */
 export function findPrometheus(): string | null {
-  for (const dir of ['/usr/bin', ...(process.env.PATH ?? '').split(delimiter)]) {
-    if (dir && existsSync(join(dir, 'prometheus'))) return join(dir, 'prometheus');
-  }
-  return null;
+  return onPath('prometheus') ?? (isExecutable('/usr/bin/prometheus') ? '/usr/bin/prometheus' : null);
 }
 
 export interface PromSeries {

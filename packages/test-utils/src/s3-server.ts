@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
+import { onPath } from '@wds/config/executables';
 import { freePort, stopChild } from '@wds/launch';
 
 /** The S3-compatible server the tests run (Versity's gateway; SeaweedFS's module cannot be `go install`ed). */
@@ -10,9 +11,8 @@ export const S3_SERVER_INSTALL = 'go install github.com/versity/versitygw/cmd/ve
 
 export function findS3Server(explicit = process.env.WDS_TEST_S3_SERVER): string | null {
   if (explicit) return existsSync(explicit) ? explicit : null;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir && existsSync(join(dir, 'versitygw'))) return join(dir, 'versitygw');
-  }
+  const found = onPath('versitygw');
+  if (found) return found;
   const goBin = join(homedir(), 'go', 'bin', 'versitygw');
   return existsSync(goBin) ? goBin : null;
 }
