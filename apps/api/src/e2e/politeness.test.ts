@@ -72,6 +72,9 @@ before(async () => {
       WDS_ORIGIN_LIMITS: JSON.stringify({ [shared.origin]: { maxInFlight: CAP, minIntervalMs: INTERVAL_MS }, [single.origin]: { maxInFlight: 1 } }),
       // Recovery after a backoff: starts spaced 50 ms per step left, a step down per 50 ms of successes.
       WDS_ORIGIN_RECOVERY_MS: '50',
+      // One wds-fetch slot per worker, so three crawls at once cannot all land on one worker (CI on 9455d4e saw the
+      // second worker fetch nothing): the cross-process assertions below need both workers to have fetched.
+      WDS_FETCH_CONCURRENCY: '1',
     },
   });
   second = await stack.addWorker();
