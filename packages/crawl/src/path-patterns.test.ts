@@ -62,11 +62,11 @@ test('caps: pattern length, count per list, total characters', () => {
   assert.match(issues[0]!.message, /at most 10000 characters/);
 });
 
-test('scope matching uses the linear engine: (a+)+$ against a long path', () => {
+test('scope matching uses the linear engine: (a+)+$ against a long path (2,000 characters: longer is a trap, traps.ts)', () => {
   const s = createScope('https://site.test/', { includePaths: ['(a+)+$'] });
   const t = performance.now();
-  const r = s.admit(`https://site.test/${'a'.repeat(5_000)}b`, { depth: 0, external: false });
+  const r = s.admit(`https://site.test/${'a'.repeat(2_000)}b`, { depth: 0, external: false });
   assert.deepEqual(r, { ok: false, reason: 'include' });
-  assert.equal(s.admit(`https://site.test/${'a'.repeat(5_000)}`, { depth: 0, external: false }).ok, true);
+  assert.equal(s.admit(`https://site.test/${'a'.repeat(2_000)}`, { depth: 0, external: false }).ok, true);
   assert.ok(performance.now() - t < 3_000, `${(performance.now() - t).toFixed(0)} ms`);
 });

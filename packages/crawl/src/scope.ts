@@ -1,12 +1,13 @@
 import { compilePathPatterns } from './path-patterns';
 import { canonicalCrawlUrl, crawlUrlKey } from './url-key';
+import { createTrapGuard, type TrapReason } from './traps';
 
 /**
  * Which discovered links a crawl follows, from Firecrawl's documented options: child paths of
  * the start URL unless crawlEntireDomain; the start host only unless allowSubdomains; external
  * sites one hop only with allowExternalLinks; include/exclude regexes on the path (or the whole
  * URL with regexOnFullURL), matched in linear time (path-patterns.ts); maxDiscoveryDepth;
- * obvious non-document files skipped.
+ * obvious non-document files skipped; crawler traps refused (./traps.ts).
  */
 export interface ScopeOptions {
   includePaths?: string[] | null;
@@ -21,7 +22,7 @@ export interface ScopeOptions {
 
 export type Admission =
   | { ok: true; url: string; key: string; depth: number; external: boolean }
-  | { ok: false; reason: 'invalid' | 'scheme' | 'file-type' | 'external' | 'subdomain' | 'path' | 'include' | 'exclude' | 'depth' | 'external-root' };
+  | { ok: false; reason: 'invalid' | 'scheme' | 'file-type' | 'external' | 'subdomain' | 'path' | 'include' | 'exclude' | 'depth' | 'external-root' | TrapReason };
 
 const SKIPPED_EXTENSIONS = /\.(png|jpe?g|gif|webp|svg|ico|bmp|tiff?|avif|css|js|mjs|map|woff2?|ttf|otf|eot|mp3|mp4|m4a|wav|ogg|webm|mov|avi|mkv|zip|gz|tgz|bz2|xz|7z|rar|tar|exe|dmg|msi|apk|iso|bin|woff)$/i;
 
@@ -44,6 +45,7 @@ export function createScope(startUrl: string, o: ScopeOptions) {
   const startPath = start.pathname.endsWith('/') ? start.pathname : `${start.pathname}/`;
   const includes = compilePathPatterns(o.includePaths);
   const excludes = compilePathPatterns(o.excludePaths);
+  const trapOf = createTrapGuard();
 
   /** The include/exclude rules alone (also applied to the start URL and sitemap URLs). */
   function passesPathRules(u: URL): 'include' | 'exclude' | null {
@@ -87,7 +89,10 @@ export function createScope(startUrl: string, o: ScopeOptions) {
       if (rule) return { ok: false, reason: rule };
     }
     const url = canonicalCrawlUrl(u, o);
-    return { ok: true, url, key: crawlUrlKey(url, o), depth, external };
+    const key = crawlUrlKey(url, o);
+    const trap = trapOf(new URL(url), key);
+    if (trap) return { ok: false, reason: trap };
+    return { ok: true, url, key, depth, external };
   }
 
   return { admit, passesPathRules, startKey: crawlUrlKey(start, o) };
