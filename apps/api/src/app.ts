@@ -10,6 +10,7 @@ import { installMetrics } from './metrics';
 import { openApiController } from './controllers/v2/openapi';
 import { docsAssetController, docsPageController } from './controllers/v2/docs';
 import { installResponseCheck, type Mismatch } from './response-check';
+import { v1Routes } from './routes/v1';
 import { v2Routes, type RouteConfig } from './routes/v2';
 import { attachJobStreams, type JobStreamConfig } from './ws/job-stream';
 
@@ -50,6 +51,8 @@ export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<Fastify
     return reply.status(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not ready', ...r });
   });
   await app.register(async (v2) => v2Routes(v2, deps, opts), { prefix: '/v2' });
+  // Firecrawl's v1 API: adapters that run the v2 controllers (routes/v1.ts).
+  await app.register(async (v1) => v1Routes(v1, deps, opts), { prefix: '/v1' });
   // Signed links instead of bearer auth, so it sits outside the authenticated v2 plugin.
   if (opts.files) app.get('/v2/files/*', filesController(opts.files));
   // Monitor emails' confirm and unsubscribe links, signed with the same secret.

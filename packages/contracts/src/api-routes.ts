@@ -19,6 +19,10 @@ import {
 } from './responses';
 import { scrapeCatalogRequestSchema, scrapeUrlRequestSchema } from './scrape';
 import { searchRequestSchema, searchResponseSchema } from './search';
+import {
+  v1BatchScrapeRequestSchema, v1CrawlRequestSchema, v1CreditUsageResponseSchema, v1ExtractRequestSchema, v1JobStatusResponseSchema, v1MapRequestSchema,
+  v1MapResponseSchema, v1ScrapeRequestSchema, v1ScrapeResponseSchema, v1SearchRequestSchema, v1SearchResponseSchema, v1TokenUsageResponseSchema,
+} from './v1';
 
 /**
  * Every route the API answers, with what it takes and each status it can answer: the table
@@ -45,6 +49,12 @@ export const REQUEST_SCHEMAS = {
   MonitorRunRequest: monitorRunRequestSchema,
   MonitorRecipientResendRequest: monitorRecipientResendRequestSchema,
   InteractRequest: interactRequestSchema,
+  V1ScrapeRequest: v1ScrapeRequestSchema,
+  V1BatchScrapeRequest: v1BatchScrapeRequestSchema,
+  V1CrawlRequest: v1CrawlRequestSchema,
+  V1MapRequest: v1MapRequestSchema,
+  V1SearchRequest: v1SearchRequestSchema,
+  V1ExtractRequest: v1ExtractRequestSchema,
 } as const;
 
 export const RESPONSE_SCHEMAS = {
@@ -92,6 +102,12 @@ export const RESPONSE_SCHEMAS = {
   MonitorCheckDetailResponse: monitorCheckDetailResponseSchema,
   InteractResponse: interactResponseSchema,
   InteractStopResponse: interactStopResponseSchema,
+  V1ScrapeResponse: v1ScrapeResponseSchema,
+  V1JobStatusResponse: v1JobStatusResponseSchema,
+  V1MapResponse: v1MapResponseSchema,
+  V1SearchResponse: v1SearchResponseSchema,
+  V1CreditUsageResponse: v1CreditUsageResponseSchema,
+  V1TokenUsageResponse: v1TokenUsageResponseSchema,
   OpenApiDocument: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }),
 } as const;
 

@@ -19,3 +19,5 @@ export * from './api-routes';
 export * from './openapi';
 export * from './change-tracking';
 export * from './monitor';
+export * from './v1';
+export * from './v1-routes';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { API_ROUTES, REQUEST_SCHEMAS, RESPONSE_SCHEMAS, type ApiRoute, type RouteResponse } from './api-routes';
 import { httpUrl } from './scrape';
+import { V1_ROUTES } from './v1-routes';
 
 /**
  * `GET /v2/openapi.json`: an OpenAPI 3.1 document built from the zod schemas that validate
@@ -109,7 +110,7 @@ function operation(route: ApiRoute): JsonObject {
   return op;
 }
 
-export function buildOpenApiDocument(routes: readonly ApiRoute[] = API_ROUTES): OpenApiDocument {
+export function buildOpenApiDocument(routes: readonly ApiRoute[] = [...API_ROUTES, ...V1_ROUTES]): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
   for (const route of routes) {
     const p = (paths[openApiPath(route.path)] ??= {});
@@ -121,7 +122,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = API_ROUTES): 
       title: 'WDS API',
       version: 'v2',
       description:
-        "A self-hosted web data service, wire-compatible with Firecrawl's public v2 API. Generated from the zod " +
+        "A self-hosted web data service, wire-compatible with Firecrawl's public v2 API, and its v1 API as adapters over v2 (the /v1 paths). Generated from the zod " +
         'schemas the API validates with (packages/contracts). Every non-2xx answer carries the ErrorBody.',
     },
     tags: ['Scraping', 'Crawling', 'Mapping', 'Search', 'Extraction', 'Parsing', 'Agent', 'Account', 'Operations'].map((name) => ({ name })),

@@ -21,7 +21,11 @@ const JOB_CLASS: Record<string, LimitClass> = {
   '/v2/scrape/:id/interact': 'other',
 };
 
-export function limitClassOf(method: string, route: string | undefined): LimitClass {
+/** A v1 route (routes/v1.ts) counts as the v2 route it runs. */
+const asV2 = (route: string | undefined) => route?.replace(/^\/v1\//, '/v2/');
+
+export function limitClassOf(method: string, url: string | undefined): LimitClass {
+  const route = asV2(url);
   if (route && method === 'POST' && JOB_CLASS[route]) return JOB_CLASS[route]!;
   if (route && method === 'GET' && /\/:id/.test(route)) return 'status';
   return 'other';
@@ -82,7 +86,7 @@ export function admitRequests(db: Db, cfg: LimitsConfig, limitsOf: TeamLimitsRea
     if (!m) throw new WdsError('UNAUTHORIZED');
     const keyHash = hashKey(m[1]!);
     const cls = limitClassOf(req.method, req.routeOptions.url);
-    const jobRoute = req.method === 'POST' && !!JOB_CLASS[req.routeOptions.url ?? ''];
+    const jobRoute = req.method === 'POST' && !!JOB_CLASS[asV2(req.routeOptions.url) ?? ''];
     const guess = teamOfKey.get(keyHash);
     const known = guess ? limitsOf.peek(guess) : undefined;
     // The slot comes after the credit check: with a credit limit, it is taken on its own below.
@@ -105,7 +109,7 @@ export function admitRequests(db: Db, cfg: LimitsConfig, limitsOf: TeamLimitsRea
     if (!jobRoute) return;
 
     // POST /v2/scrape is checked once its body is read (scrapeCreditCheck): catalog mode answers its own 402.
-    if (req.routeOptions.url !== '/v2/scrape') await checkCredits(db, req.auth.teamId, limits);
+    if (asV2(req.routeOptions.url) !== '/v2/scrape') await checkCredits(db, req.auth.teamId, limits);
     if (needsSlot(cls, jobRoute, limits)) await holdSlot(db, cfg, req, reply, limits.maxConcurrency!, a.slot);
   };
 }
