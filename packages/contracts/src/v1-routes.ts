@@ -52,9 +52,8 @@ export const V1_UNAVAILABLE = [
 function derive(r: V1Route): ApiRoute {
   const base = API_ROUTES.find((x) => x.method === r.method && x.path === r.v2) ?? API_ROUTES.find((x) => x.path === r.v2 && x.method === 'GET');
   if (!base) throw new Error(`v1 route ${r.method} ${r.v1}: no v2 route ${r.v2}`);
-  const { websocket: _ws, ...rest } = base;
   return {
-    ...rest,
+    ...base,
     method: r.method,
     path: r.v1,
     operationId: `v1${base.operationId[0]!.toUpperCase()}${base.operationId.slice(1)}${r.method === base.method ? '' : 'ByDelete'}`,

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { FirecrawlAppV1 } from '@mendable/firecrawl-js';
 import { call, html, namespaceFor, startFixtureSite, startStack, type FixtureSite, type Stack } from '@wds/test-utils';
+import { WebSocket } from 'ws';
 import { requireVenv, runTool } from '../../../../tests/venv';
 
 // Firecrawl's v1 API (routes/v1.ts: adapters over the v2 controllers) through the clients that
@@ -101,6 +102,25 @@ describe('v1 through the JS SDK (FirecrawlAppV1)', () => {
     assert.equal(found.success, true);
     assert.ok(Array.isArray(found.data), 'v1 search answers one list');
     assert.ok(found.data.some((d) => d.url === site.url('/a')), JSON.stringify(found.data));
+  });
+
+  test('crawlUrlAndWatch and batchScrapeUrlsAndWatch: the v1 WebSocket (batches watched on /v1/crawl/{id}, as the SDK does)', async () => {
+    // The SDK's CrawlWatcher uses the global WebSocket (Node 22+); on older Node a user supplies one, as here.
+    (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
+    // The watcher's `done` carries only what `catchup` held: users collect the `document` events.
+    const watch = (w: { addEventListener: (t: string, f: (e: Event) => void) => void }) =>
+      new Promise<{ status: string; urls: string[] }>((resolve, reject) => {
+        const urls: string[] = [];
+        w.addEventListener('document', (e) => urls.push((e as CustomEvent).detail.metadata.sourceURL));
+        w.addEventListener('done', (e) => resolve({ status: (e as CustomEvent).detail.status, urls }));
+        w.addEventListener('error', (e) => reject(new Error(JSON.stringify((e as CustomEvent).detail))));
+      });
+    const crawl = await watch(await fc.crawlUrlAndWatch(site.url('/'), { limit: 3, ignoreSitemap: true }));
+    assert.equal(crawl.status, 'completed');
+    assert.deepEqual(paths(crawl.urls), ['/', '/a', '/b']);
+    const batch = await watch(await fc.batchScrapeUrlsAndWatch([site.url('/b')], { formats: ['markdown'] }));
+    assert.equal(batch.status, 'completed');
+    assert.deepEqual(paths(batch.urls), ['/b']);
   });
 
   test('team usage in v1 field names', async () => {

@@ -11,9 +11,10 @@ import { statusFields } from '../controllers/v2/jobs';
  * a `catchup` with the status and documents so far, then one `document` message per new page
  * and `status` snapshots when counters move, ending with `done` (completed) or a terminal
  * status snapshot (failed/cancelled). The API key comes as the subprotocol (the SDK's way) or
- * as a Bearer header.
+ * as a Bearer header. The same under /v1 for the v1 clients, whose watcher (JS SDK v1
+ * CrawlWatcher) follows batch scrapes on /v1/crawl/{id} as well.
  */
-const PATH = /^\/v2\/(crawl|batch\/scrape)\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/?(?:\?.*)?$/i;
+const PATH = /^\/(v1|v2)\/(crawl|batch\/scrape)\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/?(?:\?.*)?$/i;
 const POLL_MS = 500;
 const BATCH = 200;
 
@@ -90,7 +91,8 @@ export function attachJobStreams(app: FastifyInstance, deps: ApiDeps, cfg: JobSt
     void (async () => {
       const m = PATH.exec(req.url ?? '');
       if (!m) return refuse(socket, 404, { error: 'Not Found' });
-      const kind = m[1] === 'crawl' ? 'crawl' : 'batch';
+      const [, version, route, id] = m as unknown as [string, string, string, string];
+      const kind = route === 'crawl' ? 'crawl' : 'batch';
       const protocol = String(req.headers['sec-websocket-protocol'] ?? '').split(',')[0]!.trim();
       const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
       const key = bearer ?? protocol;
@@ -99,7 +101,9 @@ export function attachJobStreams(app: FastifyInstance, deps: ApiDeps, cfg: JobSt
       if (auth.scopes && !auth.scopes.includes(SCOPE[kind])) {
         return refuse(socket, 403, { error: 'Forbidden', details: { reason: `This API key is not allowed to use '${SCOPE[kind]}'` } });
       }
-      const job = await loadTeamCrawlJob(deps.db, auth.teamId, m[2]!, kind);
+      let job = await loadTeamCrawlJob(deps.db, auth.teamId, id, kind);
+      // The JS SDK v1's watcher follows batch scrapes on /v1/crawl/{id} too (as its status polling does).
+      if (!job && version === 'v1' && kind === 'crawl' && (!auth.scopes || auth.scopes.includes(SCOPE.batch))) job = await loadTeamCrawlJob(deps.db, auth.teamId, id, 'batch');
       if (!job) return refuse(socket, 404, { error: 'Not Found' });
       const open = openPerKey.get(auth.keyId) ?? 0;
       if (cfg.connectionsPerKey && open >= cfg.connectionsPerKey) {
