@@ -108,12 +108,14 @@ describe('v1 through the JS SDK (FirecrawlAppV1)', () => {
     // The SDK's CrawlWatcher uses the global WebSocket (Node 22+); on older Node a user supplies one, as here.
     (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
     // The watcher's `done` carries only what `catchup` held: users collect the `document` events.
-    const watch = (w: { addEventListener: (t: string, f: (e: Event) => void) => void }) =>
+    const watch = (w: Awaited<ReturnType<FirecrawlAppV1['crawlUrlAndWatch']>>) =>
       new Promise<{ status: string; urls: string[] }>((resolve, reject) => {
         const urls: string[] = [];
-        w.addEventListener('document', (e) => urls.push((e as CustomEvent).detail.metadata.sourceURL));
-        w.addEventListener('done', (e) => resolve({ status: (e as CustomEvent).detail.status, urls }));
-        w.addEventListener('error', (e) => reject(new Error(JSON.stringify((e as CustomEvent).detail))));
+        w.addEventListener('document', (e) => {
+          urls.push(e.detail.metadata!.sourceURL!);
+        });
+        w.addEventListener('done', (e) => resolve({ status: e.detail.status, urls }));
+        w.addEventListener('error', (e) => reject(new Error(JSON.stringify(e.detail))));
       });
     const crawl = await watch(await fc.crawlUrlAndWatch(site.url('/'), { limit: 3, ignoreSitemap: true }));
     assert.equal(crawl.status, 'completed');
