@@ -83,9 +83,9 @@ export function crawlToV2(raw: Body): Body {
   if (scrapeOptions !== undefined) body.scrapeOptions = nested(scrapeOptions, 'scrapeOptions');
   if (allowBackwardLinks !== undefined && body.crawlEntireDomain === undefined) body.crawlEntireDomain = allowBackwardLinks;
   if (ignoreSitemap !== undefined && body.sitemap === undefined) body.sitemap = ignoreSitemap ? 'skip' : 'include';
-  if (maxDepth !== undefined) {
-    const excl = Array.isArray(body.excludePaths) ? body.excludePaths : [];
-    body.excludePaths = [...excl, depthPattern(raw.url, maxDepth, raw.regexOnFullURL === true)];
+  // An excludePaths that is not a list is left for the v2 schema to refuse.
+  if (maxDepth !== undefined && (body.excludePaths == null || Array.isArray(body.excludePaths))) {
+    body.excludePaths = [...((body.excludePaths as string[] | null) ?? []), depthPattern(raw.url, maxDepth, raw.regexOnFullURL === true)];
   }
   return body;
 }
