@@ -71,6 +71,7 @@ export const V1_ROUTES: ApiRoute[] = [
     (u): ApiRoute => ({
       method: u.method, path: u.path, operationId: `v1Unavailable${u.path.replace(/[^A-Za-z]/g, '')}${u.method}`, tag: 'Agent', auth: 'bearer',
       summary: `Not served by WDS: use ${u.instead}`,
+      ...(u.path.endsWith(':id') ? { params: { id: { description: 'The job id (none exists: nothing is started).', schema: { type: 'string' } } } } : {}),
       description: '400 FEATURE_NOT_AVAILABLE always (after authentication): Firecrawl has deprecated this v1 endpoint and WDS does not run it.',
       responses: { 400: { json: 'ErrorBody', description: 'FEATURE_NOT_AVAILABLE, naming the v2 endpoint to use.' }, 401: { json: 'ErrorBody', description: 'Unauthorized: Invalid token.' }, 413: { json: 'ErrorBody', description: 'Payload Too Large.' }, 415: { json: 'ErrorBody', description: 'Unsupported Media Type.' }, 429: { json: 'ErrorBody', description: 'Rate limit exceeded.' }, 500: { json: 'ErrorBody', description: 'Internal Server Error.' } },
     }),
