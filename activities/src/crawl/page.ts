@@ -19,6 +19,7 @@ import type { OriginEngines } from './origin-engines';
 import { hideUrlsFromLogs } from '../log-privacy';
 import { jobPageWriter, type PageWriter } from './page-writer';
 import { cacheHints } from './cache-hints';
+import { duplicateOf } from './duplicates';
 
 export interface CrawlPageDeps extends PageDeps {
   /** Whether a worker serves wds-browser (absent: never; pages that need the browser then fail, as single scrapes answer 503). */
@@ -143,10 +144,17 @@ export async function deferForBackoff(db: Db, jobId: string, u: ClaimedUrl, page
  * cache row the fetch left to it (`cacheEntry`: written here on the other paths).
  */
 export async function storeCrawlPage(deps: PageDeps, job: LoadedJob, u: ClaimedUrl, page: PageResult, via: { run: BatchRun } | { writer: PageWriter }): Promise<PageOutcome> {
+  // A crawl page repeating a stored one (its text, or the canonical URL it names) ends here: not
+  // stored, not billed, its links not followed (./duplicates.ts).
+  if (!u.discoveryOnly && (await duplicateOf(deps.db, job, u.key, page))) {
+    if (page.cacheEntry) await storeCacheEntry(deps.db, page.cacheEntry);
+    return 'skipped';
+  }
   const scope = scopeOf(job);
   const links: FrontierEntry[] = [];
   if (scope) {
-    for (const l of page.links ?? []) {
+    // The canonical URL a page names is one more link (a page reached under many URLs is then stored under its own).
+    for (const l of page.canonical ? [...(page.links ?? []), page.canonical] : (page.links ?? [])) {
       const a = scope.admit(l, { depth: u.depth, external: u.external });
       // Threat protection: blocked links found mid-crawl are skipped, the crawl goes on (Firecrawl's docs).
       if (a.ok && !threatVerdict(a.url, job.scrape.threatProtection)) links.push({ url: a.url, key: a.key, depth: a.depth, external: a.external });

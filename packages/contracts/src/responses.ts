@@ -310,6 +310,10 @@ export const jobErrorsResponseSchema = z.strictObject({
     }),
   ),
   robotsBlocked: z.array(z.string()),
+  duplicates: z
+    .array(z.strictObject({ url: z.string(), duplicateOf: z.string().nullable() }))
+    .optional()
+    .describe('WDS: pages of a crawl not stored because they repeat an earlier page (the same text, or the same `<link rel="canonical">`); `duplicateOf` is that page\'s URL. Present only when there are some.'),
 });
 
 export const activeCrawlsResponseSchema = z.strictObject({

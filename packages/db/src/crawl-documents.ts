@@ -65,16 +65,16 @@ export async function documentsBySeq(db: Db, jobId: string, seqs: number[]): Pro
 export const BACKOFF_ERROR_CODE = 'ORIGIN_BACKOFF';
 
 /**
- * A job's failed pages and robots-blocked URLs, then the pages waiting for their site's backoff
+ * A job's failed pages, robots-blocked URLs and duplicate pages (a crawl's, when it has any), then the pages waiting for their site's backoff
  * (429/503; code ORIGIN_BACKOFF, the time they are retried from in the message): they leave the
  * list when they are retried.
  */
 export async function jobErrors(db: Db, jobId: string) {
   const [rows, waiting] = await Promise.all([
     db
-      .select({ id: crawlUrls.pageId, url: crawlUrls.url, error: crawlUrls.error, status: crawlUrls.status, doneAt: crawlUrls.doneAt })
+      .select({ id: crawlUrls.pageId, url: crawlUrls.url, error: crawlUrls.error, status: crawlUrls.status, doneAt: crawlUrls.doneAt, duplicateOf: crawlUrls.duplicateOf })
       .from(crawlUrls)
-      .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, ['failed', 'robots'])))
+      .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, ['failed', 'robots', 'duplicate'])))
       .orderBy(asc(crawlUrls.seq)),
     db
       .select({ id: crawlUrls.pageId, url: crawlUrls.url, error: crawlUrls.error, until: crawlUrls.leaseUntil })
@@ -82,6 +82,7 @@ export async function jobErrors(db: Db, jobId: string) {
       .where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.status, ['leased', 'rendering']), eq(crawlUrls.leaseOwner, BACKOFF_OWNER)))
       .orderBy(asc(crawlUrls.seq)),
   ]);
+  const dups = rows.filter((r) => r.status === 'duplicate');
   return {
     errors: [
       ...rows.filter((r) => r.status === 'failed').map((r) => ({ id: r.id, url: r.url, error: r.error ?? 'Unknown error', timestamp: r.doneAt?.toISOString() ?? null })),
@@ -94,5 +95,16 @@ export async function jobErrors(db: Db, jobId: string) {
       })),
     ],
     robotsBlocked: rows.filter((r) => r.status === 'robots').map((r) => r.url),
+    ...(dups.length ? { duplicates: await duplicatesOf(db, jobId, dups) } : {}),
   };
+}
+
+/** Duplicate pages of a crawl with the URL of the page each repeats (by its URL key). */
+async function duplicatesOf(db: Db, jobId: string, dups: { url: string; duplicateOf: string | null }[]) {
+  const keys = [...new Set(dups.flatMap((d) => (d.duplicateOf ? [d.duplicateOf] : [])))];
+  const originals = keys.length
+    ? await db.select({ key: crawlUrls.urlKey, url: crawlUrls.url }).from(crawlUrls).where(and(eq(crawlUrls.jobId, jobId), inArray(crawlUrls.urlKey, keys)))
+    : [];
+  const urlOf = new Map(originals.map((o) => [o.key, o.url]));
+  return dups.map((d) => ({ url: d.url, duplicateOf: (d.duplicateOf && urlOf.get(d.duplicateOf)) ?? null }));
 }

@@ -142,7 +142,7 @@ export async function liveCounters(db: Db, jobId: string): Promise<{ total: numb
   const res = await db.execute<{ total: number; completed: number; failed: number; credits: number; waiting: number; retry_at: Date | string | null }>(sql`
     SELECT
       (SELECT least(count(*), (SELECT page_limit FROM crawl_jobs WHERE id = ${jobId}))::int
-         FROM crawl_urls WHERE job_id = ${jobId} AND NOT discovery_only AND status NOT IN ('robots', 'cancelled')) AS total,
+         FROM crawl_urls WHERE job_id = ${jobId} AND NOT discovery_only AND status NOT IN ('robots', 'duplicate', 'cancelled')) AS total,
       (SELECT count(*)::int FROM crawl_urls WHERE job_id = ${jobId} AND status = 'failed') AS failed,
       w.waiting, w.retry_at,
       d.completed, d.credits

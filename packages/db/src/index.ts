@@ -13,6 +13,7 @@ export * from './frontier';
 export * from './crawl-pages';
 export * from './crawl-pages-batch';
 export * from './crawl-documents';
+export * from './crawl-duplicates';
 export * from './retention';
 export * from './crawl-llm';
 export * from './crawl-browser';

@@ -37,6 +37,7 @@ async function purgeJobs(db: Db, cond: SQL): Promise<number> {
     ), drafts AS (DELETE FROM crawl_llm_pages WHERE job_id IN (SELECT id FROM j)
     ), urls AS (DELETE FROM crawl_urls WHERE job_id IN (SELECT id FROM j)
     ), robots AS (DELETE FROM crawl_robots WHERE job_id IN (SELECT id FROM j)
+    ), prints AS (DELETE FROM crawl_fingerprints WHERE job_id IN (SELECT id FROM j)
     ), origins AS (DELETE FROM crawl_origin_engines WHERE job_id IN (SELECT id FROM j)
     ), events AS (DELETE FROM job_events WHERE job_id IN (SELECT id FROM j)
     ), ext AS (UPDATE crawl_jobs SET url = NULL WHERE id IN (SELECT id FROM j) AND url IS NOT NULL

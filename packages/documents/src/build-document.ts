@@ -89,6 +89,8 @@ export interface BuiltDocument {
   creditsUsed: number;
   /** Absolute links of the page, when ctx.collectLinks was set. */
   links?: string[];
+  /** With ctx.collectLinks: the page's `<link rel="canonical">` URL, if any (crawl deduplication). */
+  canonical?: string;
   /** HTML pages: what the conversion produced, to store with the page's cache entry (outputs.ts). */
   outputs?: PageOutputs;
 }
@@ -164,7 +166,7 @@ function assemble(p: PreparedPage, result: TransformResult, ctx: BuildContext, o
   };
   const built = documentOf(parts, p.metadata, p.text, p.want, o, ctx, p.kind === 'html');
   addMediaSources(built.document, o, p.kind === 'html' ? p.text : null, pageUrl);
-  return { ...built, charset: p.charset, links: ctx.collectLinks ? (result.links ?? []) : undefined, outputs };
+  return { ...built, charset: p.charset, links: ctx.collectLinks ? (result.links ?? []) : undefined, ...(ctx.collectLinks && result.canonical ? { canonical: result.canonical } : {}), outputs };
 }
 
 /** What the conversion produced that depends only on the page and the conversion options (see outputs.ts). */
@@ -173,6 +175,7 @@ function outputsOf(p: PreparedPage, result: TransformResult, pageUrl: string): P
   if (result.markdown !== undefined) out.markdown = result.markdown;
   if (result.html !== undefined) out.html = result.html;
   if (result.links !== undefined) out.links = result.links;
+  if (result.canonical !== undefined) out.canonical = result.canonical;
   if (result.images !== undefined) out.images = result.images;
   if (p.want.has('product')) out.product = productOf(p.text, pageUrl);
   if (p.want.has('menu')) out.menu = menuOf(p.text, pageUrl);
@@ -218,7 +221,7 @@ export function documentFromOutputs(page: CachedPageContent, out: PageOutputs, o
   }
   const built = documentOf(out, serviceMetadata(page, 'html', mime, ctx), html, want, o, ctx);
   addMediaSources(built.document, o, html ?? null, page.finalUrl);
-  return { ...built, charset: page.charset ?? null, links: ctx.collectLinks ? (out.links ?? []) : undefined };
+  return { ...built, charset: page.charset ?? null, links: ctx.collectLinks ? (out.links ?? []) : undefined, ...(ctx.collectLinks && out.canonical ? { canonical: out.canonical } : {}) };
 }
 
 const textResult = (text: string): TransformResult => ({ ...transformText(text), html: text, links: [], images: [] });

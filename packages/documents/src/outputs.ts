@@ -15,6 +15,8 @@ export interface PageOutputs {
   markdown?: string;
   html?: string;
   links?: string[];
+  /** The page's canonical URL (with links; absent in entries stored before it was kept). */
+  canonical?: string;
   images?: string[];
   /** The `product` format as extracted (product or null, and its warning). */
   product?: ProductResult;

@@ -17,6 +17,12 @@ export function linksOf(scan: PageScan, pageUrl: string): string[] {
   return [...seen];
 }
 
+/** The page's `<link rel="canonical">` as an absolute http(s) URL, if it names one. */
+export function canonicalOf(scan: PageScan, pageUrl: string): string | undefined {
+  const abs = resolveUrl(scan.canonicalHref, documentBaseUrl(scan.baseHref, pageUrl));
+  return abs && isHttpUrl(abs) ? abs : undefined;
+}
+
 /** Images of a scan: absolute, the largest srcset candidate, no data: URIs, deduplicated. */
 export function imagesOf(scan: PageScan, pageUrl: string): string[] {
   const base = documentBaseUrl(scan.baseHref, pageUrl);

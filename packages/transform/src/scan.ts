@@ -15,6 +15,8 @@ export interface PageScan {
   lang: string | undefined;
   iconHref: string | undefined;
   baseHref: string | undefined;
+  /** href of the first <link rel="canonical">, as written. */
+  canonicalHref: string | undefined;
   /** href of every <a href>, as written. */
   hrefs: string[];
   /** Every <img> with a src or srcset. */
@@ -24,7 +26,7 @@ export interface PageScan {
 const SKIPPED = new Set(['noscript', 'template']);
 
 export function scanPage(root: AnyNode): PageScan {
-  const s: PageScan = { metas: [], title: null, lang: undefined, iconHref: undefined, baseHref: undefined, hrefs: [], images: [] };
+  const s: PageScan = { metas: [], title: null, lang: undefined, iconHref: undefined, baseHref: undefined, canonicalHref: undefined, hrefs: [], images: [] };
   const walk = (node: AnyNode, inSvg: boolean) => {
     if (!('children' in node)) return;
     for (const c of node.children) {
@@ -48,6 +50,7 @@ export function scanPage(root: AnyNode): PageScan {
           break;
         case 'link':
           if (s.iconHref === undefined && a.rel && /(?:^|\s)icon(?:\s|$)/i.test(a.rel) && a.href !== undefined) s.iconHref = a.href;
+          else if (s.canonicalHref === undefined && a.rel && /(?:^|\s)canonical(?:\s|$)/i.test(a.rel) && a.href?.trim()) s.canonicalHref = a.href.trim();
           break;
         case 'base':
           if (s.baseHref === undefined && a.href !== undefined) s.baseHref = a.href;

@@ -1,7 +1,7 @@
 import type { TransformOptions, TransformResult } from './types';
 import { cleanPage, serializeHtml } from './clean';
 import { parsePage } from './dom';
-import { imagesOf, linksOf } from './links';
+import { canonicalOf, imagesOf, linksOf } from './links';
 import { pageToMarkdown } from './markdown';
 import { metadataOf } from './metadata';
 import { scanPage } from './scan';
@@ -24,7 +24,11 @@ export function transformHtml(rawHtml: string, baseUrl: string, opts: TransformO
   const page = parsePage(rawHtml);
   const scan = scanPage(page.doc);
   const result: TransformResult = { metadata: metadataOf(scan, baseUrl) };
-  if (opts.want.links) result.links = linksOf(scan, baseUrl);
+  if (opts.want.links) {
+    result.links = linksOf(scan, baseUrl);
+    const canonical = canonicalOf(scan, baseUrl);
+    if (canonical) result.canonical = canonical;
+  }
   if (opts.want.images) result.images = imagesOf(scan, baseUrl);
 
   if (opts.want.html || opts.want.markdown) {

@@ -17,6 +17,8 @@ export interface TransformResult {
   markdown?: string;
   html?: string;
   links?: string[];
+  /** With `links`: the absolute URL of the page's `<link rel="canonical">` (crawls deduplicate by it); not a format. */
+  canonical?: string;
   images?: string[];
   /** title, description, keywords, language, og*, favicon, other <meta> tags (camelCased names). */
   metadata: Record<string, MetaValue | null>;

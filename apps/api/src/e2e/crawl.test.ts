@@ -26,7 +26,7 @@ describe('crawl', () => {
     const job = await fc.crawl(site.url('/'), { limit: 100, maxDiscoveryDepth: 3, pollInterval: 1 } as never);
     assert.equal(job.status, 'completed');
     const got = paths(job.data);
-    for (const p of ['/', '/docs', '/docs/a', '/docs/b', '/blog', '/blog/post-1', '/orphan', '/p/1', '/p/1?ref=a']) {
+    for (const p of ['/', '/docs', '/docs/a', '/docs/b', '/blog', '/blog/post-1', '/orphan']) {
       assert.ok(got.some((g) => g === p || g === `${p}/`), `missing ${p} in ${got.join(' ')}`);
     }
     assert.ok(!got.includes('/private/secret'), 'robots.txt disallows /private/');
@@ -39,6 +39,11 @@ describe('crawl', () => {
     for (const d of job.data) assert.ok(d.markdown !== undefined && d.metadata?.statusCode, 'documents are scrape documents');
     const errors = await fc.getCrawlErrors((job as { id: string }).id);
     assert.deepEqual(errors.robotsBlocked, [site.url('/private/secret')]);
+    // /p/1 and /p/1?ref=a are one page: whichever was fetched first is stored, the other is its duplicate.
+    const p1 = got.filter((g) => g === '/p/1' || g === '/p/1?ref=a');
+    assert.equal(p1.length, 1, `one of /p/1 and /p/1?ref=a (${p1.join(' ')})`);
+    const dups: { url: string; duplicateOf: string }[] = (await call(stack, 'GET', `/v2/crawl/${(job as { id: string }).id}/errors`)).json.duplicates ?? [];
+    assert.ok(dups.some((d) => d.duplicateOf === site.url(p1[0]!) && [site.url('/p/1'), site.url('/p/1?ref=a')].includes(d.url)), JSON.stringify(dups));
     assert.ok(errors.errors.some((e) => e.url === site.url('/bin')), 'an unconvertible page is reported as an error');
     assert.equal(site.hits('/robots.txt'), 1, 'robots.txt fetched once per host');
   });

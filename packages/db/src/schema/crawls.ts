@@ -31,7 +31,7 @@ export const crawlJobs = pgTable('crawl_jobs', {
   deliveredAt: timestamp('delivered_at', { withTimezone: true }),
 });
 
-export type CrawlUrlStatus = 'queued' | 'leased' | 'browser' | 'rendering' | 'llm' | 'done' | 'failed' | 'robots' | 'cancelled';
+export type CrawlUrlStatus = 'queued' | 'leased' | 'browser' | 'rendering' | 'llm' | 'done' | 'failed' | 'robots' | 'duplicate' | 'cancelled';
 
 export const crawlUrls = pgTable(
   'crawl_urls',
@@ -41,7 +41,8 @@ export const crawlUrls = pgTable(
     url: text('url').notNull(),
     depth: integer('depth').notNull().default(0),
     /**
-     * queued → leased → done | failed | robots (blocked by robots.txt) | cancelled; a page whose
+     * queued → leased → done | failed | robots (blocked by robots.txt) | duplicate (a crawl page repeating
+     * an earlier page's content or canonical URL: `duplicate_of`, no document) | cancelled; a page whose
      * request asks for model-made formats goes leased → llm (fetched, waiting in crawl_llm_pages)
      * → done | failed | cancelled; a page the browser engine renders (crawl-browser.ts) goes
      * leased → browser (handed over, waiting for a browser page activity) → rendering (leased to
@@ -66,6 +67,8 @@ export const crawlUrls = pgTable(
     hidden: boolean('hidden').notNull().default(false),
     seq: bigserial('seq', { mode: 'number' }).notNull(),
     doneAt: timestamp('done_at', { withTimezone: true }),
+    /** Status `duplicate`: the URL key of the page this one repeats (crawl_fingerprints). */
+    duplicateOf: text('duplicate_of'),
   },
   (t) => [
     primaryKey({ columns: [t.jobId, t.urlKey] }),
@@ -77,10 +80,10 @@ export const crawlUrls = pgTable(
     index('crawl_urls_claim_idx')
       .on(t.jobId, t.status, t.seq)
       .where(sql`${t.status} IN ('queued', 'leased', 'browser', 'rendering')`),
-    // Failed and robots-blocked URLs (errors, counters): few, read in frontier order.
+    // Failed, robots-blocked and duplicate URLs (errors, counters): few, read in frontier order.
     index('crawl_urls_problem_idx')
       .on(t.jobId, t.seq)
-      .where(sql`${t.status} IN ('failed', 'robots')`),
+      .where(sql`${t.status} IN ('failed', 'robots', 'duplicate')`),
   ],
 );
 
@@ -133,6 +136,22 @@ export const crawlLlmPages = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.jobId, t.urlKey] }), index('crawl_llm_pages_job_seq_idx').on(t.jobId, t.seq)],
+);
+
+/**
+ * A crawl's page fingerprints (activities/src/crawl/duplicates.ts): a hash of the page's text and,
+ * when it names one, of its canonical URL's key, each held by the first page that had it. A later
+ * page with a fingerprint some other page holds is that page's duplicate. Hashes only: nothing of
+ * the page's content or URL is kept here.
+ */
+export const crawlFingerprints = pgTable(
+  'crawl_fingerprints',
+  {
+    jobId: uuid('job_id').notNull().references(() => crawlJobs.id, { onDelete: 'cascade' }),
+    fingerprint: text('fingerprint').notNull(),
+    urlKey: text('url_key').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.fingerprint] })],
 );
 
 /** robots.txt, fetched once per origin per crawl. `body` null: none (404) or unreachable → everything allowed. */
