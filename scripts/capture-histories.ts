@@ -2,13 +2,13 @@
 // embedded stack and writes its workflow history to workflows/src/histories/, for the replay
 // test (workflows/src/replay.test.ts). Capture again when a workflow changes on purpose, and
 // keep the old files: running workflows still have to replay after a deploy.
-// CAPTURE_ONLY=crawl-llm,scrape-llm,crawl-browser,interact captures only those (of the jobs with model-made formats or
-// browser pages); the others stay as they are.
+// CAPTURE_ONLY=crawl-llm,scrape-llm,crawl-browser,interact,map,extract,crawl-params,agent,monitor captures only those
+// (of the jobs with model-made formats, browser pages, or of the kinds captured later); the others stay as they are.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
 import { findTemporalCli, spawnApp } from '@wds/launch';
-import { html, startFakeOpenAI, startFixtureSite } from '@wds/test-utils';
+import { agentStepOf, FAST_MONITOR_ENV, html, startFakeOpenAI, startFixtureSite, toolCall, type FakeChatRequest } from '@wds/test-utils';
 import { workflowIds } from '@wds/workflows/common';
 import { startBenchStack } from '../bench/stack';
 
@@ -25,9 +25,16 @@ const site = await startFixtureSite({
   '/js-a': html(`<html><body><div id="root"></div><script>document.getElementById('root').innerHTML = '<main><h1>JS A</h1><a href="/js-b">b</a></main>';</script></body></html>`),
   '/js-b': html(`<html><body><div id="root"></div><script>document.getElementById('root').innerHTML = '<main><h1>JS B</h1></main>';</script></body></html>`),
 });
-// A model for the LLM jobs: json replies carry a title, summaries are one line.
-const model = await startFakeOpenAI({ handler: (r) => (String(r.messages[0]?.content ?? '').includes('summarize') ? { content: 'A short summary.' } : { content: { title: 'T' } }) });
-const stack = await startBenchStack({ env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-capture-not-a-secret', MODEL_NAME: 'fake-model' } });
+// A model for the LLM jobs: json replies carry a title, summaries are one line, a crawl prompt
+// becomes a page limit; an agent scrapes /a, then finishes.
+const model = await startFakeOpenAI({ handler: (r: FakeChatRequest) => {
+  if (r.tools?.length) return agentStepOf(r) === 1 ? { toolCalls: [toolCall('scrape', { url: site.url('/a') }, 'c-a')] } : { toolCalls: [toolCall('finish', { data: { title: 'A' } }, 'c-fin')] };
+  const system = String(r.messages[0]?.content ?? '');
+  if (system.startsWith('You configure a web crawler')) return { content: { limit: 2, sitemap: 'skip' } };
+  return system.includes('summarize') ? { content: 'A short summary.' } : { content: { title: 'T' } };
+} });
+// Monitors tick every second (FAST_MONITOR_ENV), so a tick that starts a run is captured in seconds.
+const stack = await startBenchStack({ env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-capture-not-a-secret', MODEL_NAME: 'fake-model', ...FAST_MONITOR_ENV } });
 const only = process.env.CAPTURE_ONLY?.split(',').filter(Boolean);
 const wanted = (name: string) => !only || only.includes(name);
 // A second API on the same stack, starting scrapes with a local fetch.
@@ -51,7 +58,39 @@ async function save(name: string, workflowId: string) {
   writeFileSync(`${out}${name}.json`, json);
   process.stdout.write(`wrote ${name}.json\n`);
 }
+/** The first closed workflow of `type` that `accept` takes (visibility lags a little); jobs answered synchronously carry no workflow id. */
+async function closedOf(type: string, accept: (id: string) => Promise<boolean> = async () => true): Promise<string> {
+  for (let i = 0; i < 300; i++) {
+    for await (const w of client.workflow.list({ query: `WorkflowType = '${type}' AND ExecutionStatus != 'Running'` })) if (await accept(w.workflowId)) return w.workflowId;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no closed ${type} showed up in visibility`);
+}
 try {
+  if (wanted('map')) {
+    await post(stack.base, '/v2/map', { url: site.url('/'), sitemap: 'skip' });
+    await save('map', await closedOf('mapWorkflow'));
+  }
+  if (wanted('extract')) {
+    const extract = await post(stack.base, '/v2/extract', { urls: [site.url('/a'), site.url('/b')], prompt: 'the title' });
+    await save('extract', workflowIds.extract(extract.id));
+  }
+  if (wanted('crawl-params')) {
+    await post(stack.base, '/v2/crawl/params-preview', { url: site.url('/'), prompt: 'at most two pages' });
+    await save('crawl-params', await closedOf('crawlParamsWorkflow'));
+  }
+  if (wanted('agent')) {
+    const agent = await post(stack.base, '/v2/agent', { prompt: 'The title of page A' });
+    await save('agent', workflowIds.agent(agent.id));
+  }
+  if (wanted('monitor')) {
+    // A run started by "run now", then a tick that started a run of the (due) monitor.
+    const monitor = await post(stack.base, '/v2/monitor', { name: 'capture', schedule: { cron: '* * * * *' }, targets: [{ type: 'scrape', urls: [site.url('/a'), site.url('/b')] }] });
+    await post(stack.base, `/v2/monitor/${monitor.id}/run`, {});
+    await save('monitor-run', await closedOf('monitorRunWorkflow'));
+    const startedRuns = async (id: string) => ((await client.workflow.getHandle(id).result()) as { runs: number }).runs > 0;
+    await save('monitor-tick', await closedOf('monitorTickWorkflow', startedRuns));
+  }
   if (wanted('scrape-llm')) {
     const llm = await post(stack.base, '/v2/scrape', { url: site.url('/b'), maxAge: 0, formats: ['summary'] });
     await save('scrape-llm', workflowIds.scrape(llm.data.metadata.scrapeId));
