@@ -2,7 +2,7 @@
 // embedded stack and writes its workflow history to workflows/src/histories/, for the replay
 // test (workflows/src/replay.test.ts). Capture again when a workflow changes on purpose, and
 // keep the old files: running workflows still have to replay after a deploy.
-// CAPTURE_ONLY=crawl-llm,scrape-llm,crawl-browser,interact,map,extract,crawl-params,agent,monitor captures only those
+// CAPTURE_ONLY=crawl-llm,scrape-llm,crawl-browser,interact,map,extract,crawl-params,parse,agent,monitor captures only those
 // (of the jobs with model-made formats, browser pages, or of the kinds captured later); the others stay as they are.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
@@ -78,6 +78,13 @@ try {
   if (wanted('crawl-params')) {
     await post(stack.base, '/v2/crawl/params-preview', { url: site.url('/'), prompt: 'at most two pages' });
     await save('crawl-params', await closedOf('crawlParamsWorkflow'));
+  }
+  if (wanted('parse')) {
+    const form = new FormData();
+    form.append('file', new Blob(['<html><body><main><h1>Parsed</h1></main></body></html>'], { type: 'text/html' }), 'page.html');
+    const parsed = await fetch(`${stack.base}/v2/parse`, { method: 'POST', headers: { authorization: stack.headers.authorization! }, body: form });
+    if (parsed.status !== 200) throw new Error(`parse: ${parsed.status} ${await parsed.text()}`);
+    await save('parse', await closedOf('parseWorkflow'));
   }
   if (wanted('agent')) {
     const agent = await post(stack.base, '/v2/agent', { prompt: 'The title of page A' });
