@@ -6,6 +6,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { scrapeUrlRequestSchema } from '@wds/contracts';
 import { connectDb, ensureTeam, insertScrapeJob, loadScrapeJob, migrateDb, type DbHandle } from '@wds/db';
 import { html, namespaceFor, stackDatabase, startFixtureSite, testInfra, type FixtureSite } from '@wds/test-utils';
+import type { FetchPageInput, FetchPageResult } from '@wds/workflows/scrape';
 import { createScrapeActivities } from './activities';
 
 // The scrape page activity (the HTTP engine's step of a single scrape) in Temporal's
@@ -44,6 +45,10 @@ async function job(path: string): Promise<string> {
   await insertScrapeJob(h.db, { id, teamId, url, options: scrapeUrlRequestSchema.parse({ url, maxAge: 0, timeout: 30_000 }) });
   return id;
 }
+/** The page step's input: the HTTP engine (no browser worker is asked about). */
+const page = (jobId: string): FetchPageInput => ({ jobId, engine: 'http' });
+/** The scrape page activity run in `env`. */
+const scrape = (env: MockActivityEnvironment, jobId: string): Promise<FetchPageResult> => env.run(activities().scrapePage, page(jobId));
 /** A mock activity environment counting the heartbeats the activity sends. */
 function mockEnv(info: Record<string, unknown> = {}) {
   // Quiet: the cancellation test fails the activity on purpose, which the SDK logs as a warning.
@@ -56,7 +61,7 @@ function mockEnv(info: Record<string, unknown> = {}) {
 test('scrape activity: a page completes its job row with the document; a short scrape sends no heartbeat; a retry fetches nothing again', async () => {
   const jobId = await job('/fast');
   const { env, beats } = mockEnv();
-  const r = await env.run(activities().scrapePage, { jobId, engine: 'http' });
+  const r = await scrape(env, jobId);
 
   assert.equal(r.statusCode, 200);
   assert.equal(r.needsBrowser, undefined);
@@ -66,7 +71,7 @@ test('scrape activity: a page completes its job row with the document; a short s
   assert.deepEqual(beats, [], 'the first beat comes after a second');
 
   const served = site.hits('/fast');
-  const again = await mockEnv().env.run(activities().scrapePage, { jobId, engine: 'http' });
+  const again = await scrape(mockEnv().env, jobId);
   assert.equal(again.statusCode, 200);
   assert.equal(site.hits('/fast'), served, 'a completed job is not fetched again');
 });
@@ -75,7 +80,7 @@ test('scrape activity: heartbeats about every second while a slow page loads', a
   const jobId = await job('/slow?ms=2500');
   const { env, beats } = mockEnv();
   const t0 = Date.now();
-  const r = await env.run(activities().scrapePage, { jobId, engine: 'http' });
+  const r = await scrape(env, jobId);
 
   assert.equal(r.statusCode, 200);
   assert.ok(beats.length >= 2, `heartbeats: ${beats.length}`);
@@ -87,7 +92,7 @@ test('scrape activity: a cancellation aborts the fetch at once and leaves the jo
   const jobId = await job('/slow?ms=20000');
   const { env, beats } = mockEnv();
   const before = abandoned;
-  const running = env.run(activities().scrapePage, { jobId, engine: 'http' });
+  const running = scrape(env, jobId);
   while (beats.length === 0) await new Promise((r) => setTimeout(r, 50));
   const t0 = Date.now();
   env.cancel();
@@ -104,7 +109,7 @@ test('scrape activity: a cancellation aborts the fetch at once and leaves the jo
 test('scrape activity: run as a local activity it sends no heartbeat (local activities cannot)', async () => {
   const jobId = await job('/slow?ms=1500');
   const { env, beats } = mockEnv({ isLocal: true });
-  const r = await env.run(activities().scrapePage, { jobId, engine: 'http' });
+  const r = await scrape(env, jobId);
 
   assert.equal(r.statusCode, 200);
   assert.deepEqual(beats, []);
