@@ -111,3 +111,14 @@ export async function untilCancelled(): Promise<never> {
   }
 }
 
+
+/** How a workflow ended within `ms`: its result, its failure, or 'still running' (a workflow task failing forever never ends). */
+export async function endedWithin(handle: { result(): Promise<unknown> }, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise((r) => (timer = setTimeout(() => r('still running'), ms)));
+  try {
+    return await Promise.race([handle.result().then(() => 'completed', (e: unknown) => e), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

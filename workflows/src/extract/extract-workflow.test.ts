@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { until } from '@wds/test-utils';
-import { nonRetryable, startFakeWorkers, untilCancelled, type FakeWorkers } from '@wds/test-utils/workflow-env';
+import { endedWithin, nonRetryable, startFakeWorkers, untilCancelled, type FakeWorkers } from '@wds/test-utils/workflow-env';
 import { TaskQueues, workflowIds } from '../common';
 import type { CrawlPlan, FrontierState, ProcessBatchInput, ProcessBatchResult } from '../crawl/contracts';
 import type { EndExtractInput, EndScrapePhaseInput, ExtractPageInput, ExtractPageResult } from './contracts';
@@ -178,7 +178,7 @@ test('extract: five failed fetch batches end the fetch phase and the job failed,
     },
   });
   const handle = await start(jobId, { p: { ...plan, window: 1 } });
-  const ended = await Promise.race([handle.result().then(() => 'completed', (e: unknown) => e), new Promise((r) => setTimeout(() => r('still running'), 15_000))]);
+  const ended = await endedWithin(handle, 15_000);
   await handle.terminate('test over').catch(() => {});
 
   assert.ok(ended instanceof WorkflowFailedError, `ended: ${String(ended)}`);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { CancelledFailure, defaultPayloadConverter, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { until } from '@wds/test-utils';
-import { nonRetryable, startFakeWorkers, untilCancelled, type FakeWorkers } from '@wds/test-utils/workflow-env';
+import { endedWithin, nonRetryable, startFakeWorkers, untilCancelled, type FakeWorkers } from '@wds/test-utils/workflow-env';
 import { TaskQueues, workflowIds } from '../common';
 import type { CrawlPlan, FinishJobInput, FrontierState, ProcessBatchResult } from '../crawl/contracts';
 import type { ClaimDueInput, ClaimDueResult, MonitorRunInput, MonitorTargetTask, MonitorTickInput, TargetRef } from './contracts';
@@ -191,7 +191,7 @@ test('monitor run: five failed page batches in a row fail the run and end its wo
     },
   });
   const handle = await startRun(runId, { plan: { ...plan, window: 1 } });
-  const ended = await Promise.race([handle.result().then(() => 'completed', (e: unknown) => e), new Promise((r) => setTimeout(() => r('still running'), 15_000))]);
+  const ended = await endedWithin(handle, 15_000);
   await handle.terminate('test over').catch(() => {});
 
   assert.ok(ended instanceof WorkflowFailedError, `ended: ${String(ended)}`);
