@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { appendAgentMessage, loadTranscript, noteAgentStep, type AgentMessageRow, type Db } from '@wds/db';
-import { countMessageTokens, isLlmError, type LlmClient, type ToolCall } from '@wds/llm';
+import { countMessageTokens, isLlmError, outputReserve, type LlmClient, type ToolCall } from '@wds/llm';
 import { agentSteps, llmCalls, llmTokens } from '@wds/metrics';
 import type { AgentStepInput, AgentStepResult } from '@wds/workflows/agent';
 import { reservationKey, reserveForRun, shrinkReservation, tokensToCredits } from './billing';
@@ -62,9 +62,10 @@ export async function agentStep(deps: AgentStepDeps, input: AgentStepInput): Pro
     const tools = toolSpecs(availability);
     const limits = deps.client.config.limits;
     const toolTokens = specTokens(tools);
-    const { messages, tokens } = fitTranscript(rows, limits, toolTokens + STEP_OUTPUT_TOKENS);
+    const replyTokens = outputReserve(limits, STEP_OUTPUT_TOKENS);
+    const { messages, tokens } = fitTranscript(rows, limits, toolTokens + replyTokens);
     const promptTokens = tokens + toolTokens;
-    const estimate = tokensToCredits(promptTokens + STEP_OUTPUT_TOKENS);
+    const estimate = tokensToCredits(promptTokens + replyTokens);
 
     const resKey = reservationKey(input.runId, stepKey(input.step));
     const granted = await reserveForRun(db, ctx, resKey, estimate);
@@ -83,7 +84,7 @@ export async function agentStep(deps: AgentStepDeps, input: AgentStepInput): Pro
         messages,
         tools,
         toolChoice: input.final ? { name: 'finish' } : 'auto',
-        maxOutputTokens: Math.min(STEP_OUTPUT_TOKENS, limits.maxOutput),
+        maxOutputTokens: replyTokens,
         model,
         signal: actx.cancellationSignal,
       });

@@ -4,7 +4,8 @@ import { promptText } from '@wds/test-utils/fake-openai';
 import { llmFormatCredits, tokenCredits } from './credits';
 import { answerQuestion, cleanContent, findHighlights, summarize } from './formats';
 import { checkPromptInjection, parseVerdict } from './injection';
-import { cleanContentPrompt, highlightsPrompt, injectionPrompt, jsonPrompt, questionPrompt, summaryPrompt } from './prompts';
+import { modelLimits } from './models';
+import { cleanContentPrompt, highlightsPrompt, injectionPrompt, jsonPrompt, OUTPUT_TOKENS, questionPrompt, summaryPrompt } from './prompts';
 import { CONTEXT_MARGIN, countMessageTokens } from './tokens';
 import { fakeProvider } from './test-helpers';
 
@@ -48,6 +49,19 @@ test('prompt builders: truncation keeps every request within the context budget'
     assert.equal(b.truncated, true);
     assert.ok(countMessageTokens(b.messages) + b.maxOutputTokens <= small.contextWindow * (1 - CONTEXT_MARGIN));
   }
+});
+
+test("prompt builders: a small window whose output limit is the whole window still carries the page (the reply gets at most half)", () => {
+  // What modelLimits gives an unknown model with WDS_LLM_CONTEXT_TOKENS=4096: maxOutput = the window.
+  const tiny = modelLimits('smollm2-135m-instruct', { contextWindow: 4_096 });
+  assert.equal(tiny.maxOutput, 4_096);
+  const half = Math.floor((4_096 * (1 - CONTEXT_MARGIN)) / 2);
+  for (const b of [jsonPrompt({ page, schema: { type: 'object' }, mode: 'json_schema', limits: tiny }), summaryPrompt(page, tiny), questionPrompt(page, 'q?', tiny), highlightsPrompt(page, 'q', tiny)]) {
+    assert.ok(b.messages[1]!.content!.includes(PAGE_TEXT), 'the page went in whole');
+    assert.equal(b.truncated, false);
+    assert.ok(b.maxOutputTokens <= half, `reply reserve ${b.maxOutputTokens} ≤ ${half}`);
+  }
+  assert.equal(summaryPrompt(page, tiny).maxOutputTokens, OUTPUT_TOKENS.summary, 'a budget under the cap is kept');
 });
 
 test('summary: page in, summary out; a reply cut at the output limit carries a warning', async () => {

@@ -86,8 +86,10 @@ export async function cleanContent(client: LlmClient, page: PageInput, opts: Cal
     warning: `onlyCleanContent was skipped: ${why}; the original markdown is returned.`,
   });
   if (tokens > limits.maxOutput) return skip(`the markdown (${tokens} tokens) exceeds the cleaning model's output limit (${limits.maxOutput} tokens)`);
-  const prompt = cleanContentPrompt(page, limits, Math.min(reserved, limits.maxOutput));
-  if (prompt.truncated) return skip(`the markdown (${tokens} tokens) and its cleaned copy do not fit the cleaning model's context window`);
+  const wanted = Math.min(reserved, limits.maxOutput);
+  const prompt = cleanContentPrompt(page, limits, wanted);
+  // A reserve cut to half the window cannot hold the cleaned copy: the reply would be cut.
+  if (prompt.truncated || prompt.maxOutputTokens < wanted) return skip(`the markdown (${tokens} tokens) and its cleaned copy do not fit the cleaning model's context window`);
   let r: ChatResult;
   try {
     r = await client.chat({ messages: prompt.messages, maxOutputTokens: prompt.maxOutputTokens, ...callOpts(opts) });

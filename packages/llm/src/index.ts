@@ -8,7 +8,7 @@ export type { LlmCode } from './errors';
 export { retryAfterMs } from './provider-errors';
 export { modelLimits, DEFAULT_LIMITS } from './models';
 export type { ModelLimits } from './models';
-export { loadTokenizer, countTokens, countMessageTokens, truncateToTokens, fitToContext, splitByTokens, CONTEXT_MARGIN, TRUNCATION_MARKER } from './tokens';
+export { loadTokenizer, countTokens, countMessageTokens, truncateToTokens, fitToContext, outputReserve, splitByTokens, CONTEXT_MARGIN, TRUNCATION_MARKER } from './tokens';
 export { compileUserSchema } from './schema';
 export type { CompiledSchema, SchemaVerdict } from './schema';
 export { warmSchemaThreads, closeSchemaThreads, SCHEMA_LIMITS } from './schema-pool';

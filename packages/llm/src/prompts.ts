@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ChatMessage } from './client';
 import type { ModelLimits } from './models';
-import { countMessageTokens, fitToContext } from './tokens';
+import { countMessageTokens, fitToContext, outputReserve } from './tokens';
 
 /**
  * The prompts of every LLM format. Page text is untrusted third-party content: it goes in a
@@ -74,7 +74,7 @@ export function buildPrompt(opts: {
   limits: ModelLimits;
   reservedOutput: number;
 }): BuiltPrompt {
-  const maxOutputTokens = Math.max(1, Math.min(opts.reservedOutput, opts.limits.maxOutput));
+  const maxOutputTokens = outputReserve(opts.limits, opts.reservedOutput);
   const user = (pageText: string) => [opts.before, pageBlock(opts.page, pageText), opts.after].filter((x) => x !== undefined && x !== '').join('\n\n');
   const fixed = countMessageTokens([{ content: opts.system }, { content: user('') }]);
   const fit = fitToContext(opts.page.markdown, { limits: opts.limits, reservedOutput: maxOutputTokens, promptTokens: fixed });

@@ -4,7 +4,7 @@ import { LlmCodes, LlmError, isLlmError, type LlmCode } from './errors';
 import type { JsonPromptMode } from './prompts';
 import { parseJsonReply } from './reply-text';
 import { compileUserSchema, type CompiledSchema } from './schema';
-import { countMessageTokens } from './tokens';
+import { countMessageTokens, outputReserve } from './tokens';
 import { addUsage, emptyUsage, type Usage } from './usage';
 
 /**
@@ -39,7 +39,7 @@ export async function askJson(client: LlmClient, input: AskJsonInput): Promise<A
       { role: 'system', content: system },
       { role: 'user', content: input.user },
     ];
-    return { messages, truncated: false, pageTokens: 0, maxOutputTokens: Math.max(1, Math.min(input.maxOutputTokens, client.config.limits.maxOutput)) };
+    return { messages, truncated: false, pageTokens: 0, maxOutputTokens: outputReserve(client.config.limits, input.maxOutputTokens) };
   };
   const { result, mode, prompt } = await callWithLadder(client, { schema: compiled, build, options: input, onUsage: (u) => (usage = addUsage(usage, u)) });
   let verdict = await judgeReply(result, compiled, input.check).catch((e: unknown) => Promise.reject(withUsage(e, usage)));

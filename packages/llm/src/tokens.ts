@@ -81,6 +81,17 @@ export interface FitResult extends Truncated {
 }
 
 /**
+ * Output tokens to reserve for a reply that wants `wanted`: capped by the model's output limit and
+ * by half of the usable context, so the input always keeps the other half. Without the second cap
+ * a small window (Ollama's and llama.cpp's 2–8k defaults, where the output limit defaults to the
+ * whole window) left no room at all: the page was cut to nothing and the model answered blind.
+ */
+export function outputReserve(limits: ModelLimits, wanted: number): number {
+  const half = Math.floor((limits.contextWindow * (1 - CONTEXT_MARGIN)) / 2);
+  return Math.max(1, Math.min(wanted, limits.maxOutput, half));
+}
+
+/**
  * Fits page text into what a request leaves for it: the model's window, minus the safety margin,
  * the tokens reserved for the reply, and the rest of the prompt (instructions, schema, question).
  * The result (with its truncation marker) never exceeds the budget.
