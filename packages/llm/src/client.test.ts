@@ -123,7 +123,10 @@ test('max_tokens: a server that wants max_completion_tokens is answered once wit
 
 test('tools: definitions and tool_choice go out; calls come back parsed, streamed or not', async () => {
   fake.reset();
-  const tools = [{ name: 'scrape', description: 'Scrape a URL', parameters: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } }];
+  const tools = [
+    { name: 'scrape', description: 'Scrape a URL', parameters: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } },
+    { name: 'search', description: 'Search the web', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
+  ];
   fake.enqueue({ toolCalls: [{ name: 'scrape', arguments: { url: 'https://a.example/' } }] }, { toolCalls: [{ name: 'scrape', arguments: { url: 'https://b.example/long/path/to/stream' }, id: 'call_x' }] });
   const r = await client().chat({ messages: hi, tools, toolChoice: 'required' });
   assert.equal(r.finishReason, 'tool_calls');
@@ -132,7 +135,13 @@ test('tools: definitions and tool_choice go out; calls come back parsed, streame
   assert.deepEqual(s.toolCalls, [{ id: 'call_x', name: 'scrape', arguments: '{"url":"https://b.example/long/path/to/stream"}' }]);
   const [a, b] = fake.chatRequests();
   assert.equal(a!.tool_choice, 'required');
-  assert.deepEqual(b!.tool_choice, { type: 'function', function: { name: 'scrape' } });
+  // A named choice is sent as that tool alone with 'required' (llama.cpp's server ignores the named form).
+  assert.equal(b!.tool_choice, 'required');
+  assert.deepEqual(b!.tools!.map((t) => t.function.name), ['scrape']);
+  // A server that enforced nothing and called another tool: that call was not offered, so it is dropped.
+  fake.enqueue({ toolCalls: [{ name: 'search', arguments: { query: 'x' } }] });
+  assert.deepEqual((await client().chat({ messages: hi, tools, toolChoice: { name: 'scrape' } })).toolCalls, []);
+  fake.reset();
   assert.deepEqual(a!.tools![0], { type: 'function', function: tools[0] });
   // A tool turn goes back in the protocol's shape.
   await client().chat({ messages: [...hi, { role: 'assistant', content: null, toolCalls: r.toolCalls }, { role: 'tool', toolCallId: r.toolCalls[0]!.id, content: 'page text' }] });

@@ -114,16 +114,22 @@ export function createLlmClient(config: LlmConfig, options: ClientOptions = {}):
   async function chat(req: ChatRequest): Promise<ChatResult> {
     const model = req.model ?? config.model;
     const started = performance.now();
+    // A named choice goes out as that one tool with 'required': the same constraint, in the form
+    // every OpenAI-compatible server knows. llama.cpp's server ignores the named object (it falls
+    // back to 'auto' with only a log line) and so do others; 'required' they enforce by grammar.
+    const named = typeof req.toolChoice === 'object' ? req.toolChoice.name : undefined;
+    const tools = named ? req.tools?.filter((t) => t.name === named) : req.tools;
+    const toolChoice = named && tools?.length ? 'required' : req.toolChoice;
     const body = (): ChatCompletionCreateParamsBase => ({
       model,
       messages: req.messages.map(toSdkMessage),
       ...(req.maxOutputTokens !== undefined ? { [tokenParam]: req.maxOutputTokens } : {}),
       ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
       ...(req.responseFormat ? { response_format: toSdkFormat(req.responseFormat) } : {}),
-      ...(req.tools?.length
+      ...(tools?.length
         ? {
-            tools: req.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })),
-            ...(req.toolChoice ? { tool_choice: typeof req.toolChoice === 'string' ? req.toolChoice : { type: 'function' as const, function: { name: req.toolChoice.name } } } : {}),
+            tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })),
+            ...(toolChoice ? { tool_choice: typeof toolChoice === 'string' ? toolChoice : { type: 'function' as const, function: { name: toolChoice.name } } } : {}),
           }
         : {}),
     });
@@ -170,6 +176,8 @@ export function createLlmClient(config: LlmConfig, options: ClientOptions = {}):
         throw err;
       }
     }
+    // A server that enforced nothing may still call another tool: only the named one was offered.
+    if (named) raw = { ...raw, toolCalls: raw.toolCalls.filter((c) => c.name === named) };
     const usageEstimated = !raw.usage;
     const usage = raw.usage ?? estimateUsage(req.messages, raw.content, raw.toolCalls);
     return { ...raw, usage, usageEstimated, latencyMs: performance.now() - started };
