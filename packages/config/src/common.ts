@@ -157,7 +157,10 @@ export const commonEnvShape = {
   WDS_LLM_CONTEXT_TOKENS: envInt(0, 0, 10_000_000),
   /**
    * The model's output limit in tokens (`0`: the known limit of an OpenAI model, else 4,096);
-   * `onlyCleanContent` is skipped, with a `warning`, for a page whose markdown exceeds it.
+   * `onlyCleanContent` is skipped, with a `warning`, for a page whose markdown exceeds it. Every
+   * call's reply is capped by it and by half the context window (the page keeps the other half).
+   * With a small local model, a few hundred tokens keep a reply that repeats itself from running
+   * until the scrape's timeout.
    */
   WDS_LLM_MAX_OUTPUT_TOKENS: envInt(0, 0, 1_000_000),
   /** One model request's timeout (a scrape's own `timeout` bounds its whole model step). */
