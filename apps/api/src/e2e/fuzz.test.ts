@@ -125,10 +125,12 @@ describe('pages holding NUL bytes and unpaired surrogates are stored, not refuse
     const job = await fc.crawl(site.url('/utf16'), { limit: 5, sitemap: 'skip', crawlEntireDomain: true, pollInterval: 1 });
     assert.equal(job.status, 'completed', JSON.stringify(job).slice(0, 500));
     const urls = job.data.map((d) => { const u = new URL(d.metadata!.sourceURL!); return u.pathname + u.search; }).sort();
-    // The HTML parser reads the NUL in the link as U+FFFD, which the URL then percent-encodes.
-    assert.deepEqual(urls, ['/nul', '/utf16', '/utf16?%EF%BF%BD']);
+    // The HTML parser reads the NUL in the link as U+FFFD, which the URL then percent-encodes: /utf16?%EF%BF%BD is
+    // fetched, and as the site answers it with /utf16's page it is that page's duplicate (not a second document).
+    assert.deepEqual(urls, ['/nul', '/utf16']);
     const errors = await call(stack, 'GET', `/v2/crawl/${job.id}/errors`);
     assert.deepEqual(errors.json.errors, []);
+    assert.deepEqual(errors.json.duplicates, [{ url: site.url('/utf16?%EF%BF%BD'), duplicateOf: site.url('/utf16') }]);
   });
 });
 
