@@ -11,7 +11,7 @@ import { openApiController } from './controllers/v2/openapi';
 import { docsAssetController, docsPageController } from './controllers/v2/docs';
 import { installResponseCheck, type Mismatch } from './response-check';
 import { v1Routes } from './routes/v1';
-import { v2Routes, type RouteConfig } from './routes/v2';
+import { routeShared, v2Routes, type RouteConfig } from './routes/v2';
 import { attachJobStreams, type JobStreamConfig } from './ws/job-stream';
 
 export interface AppOptions extends RouteConfig {
@@ -50,9 +50,10 @@ export async function buildApp(deps: ApiDeps, opts: AppOptions): Promise<Fastify
     const ok = r.postgres && r.temporal;
     return reply.status(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not ready', ...r });
   });
-  await app.register(async (v2) => v2Routes(v2, deps, opts), { prefix: '/v2' });
+  const shared = routeShared(deps, opts);
+  await app.register(async (v2) => v2Routes(v2, deps, opts, shared), { prefix: '/v2' });
   // Firecrawl's v1 API: adapters that run the v2 controllers (routes/v1.ts).
-  await app.register(async (v1) => v1Routes(v1, deps, opts), { prefix: '/v1' });
+  await app.register(async (v1) => v1Routes(v1, deps, opts, shared), { prefix: '/v1' });
   // Signed links instead of bearer auth, so it sits outside the authenticated v2 plugin.
   if (opts.files) app.get('/v2/files/*', filesController(opts.files));
   // Monitor emails' confirm and unsubscribe links, signed with the same secret.

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { V1_UNAVAILABLE } from '@wds/contracts';
-import { OwnIndexProvider } from '@wds/search';
 import { WdsError } from '@wds/errors';
 import { batchScrapeController } from '../controllers/v2/batch';
 import { activeCrawlsController, crawlController } from '../controllers/v2/crawl';
@@ -13,8 +12,8 @@ import { teamControllers } from '../controllers/v2/team';
 import { batchToV2, crawlToV2, extractToV2, mapToV2, scrapeOptionsToV2, searchToV2, type V1Wants } from '../controllers/v1/request';
 import { v1Answers } from '../controllers/v1/response';
 import type { ApiDeps } from '../deps';
-import { admitRequests, scrapeCreditCheck, teamLimitsReader } from '../middleware/limits';
-import type { RouteConfig } from './v2';
+import { scrapeCreditCheck } from '../middleware/limits';
+import type { RouteConfig, RouteShared } from './v2';
 
 /**
  * Firecrawl's v1 API (docs/compatibility.md): each route runs the v2 controller of the same job,
@@ -62,15 +61,14 @@ function eitherJob<R>(first: (req: R, reply: FastifyReply) => Promise<unknown>, 
   };
 }
 
-export async function v1Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteConfig) {
-  const limitsOf = teamLimitsReader(deps.db, cfg.limits.defaults);
+export async function v1Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteConfig, { limitsOf, admit, search }: RouteShared) {
   app.addHook('onRequest', async (req) => {
     // Both v1 SDKs send `Content-Type: application/json` with their bodiless DELETEs (cancel, and
     // the JS SDK's errors read), which the JSON parser refuses as an empty body: there is no body to parse.
     const h = req.headers;
     if (req.method === 'DELETE' && (h['content-length'] === undefined || h['content-length'] === '0') && h['transfer-encoding'] === undefined) delete h['content-type'];
   });
-  app.addHook('preValidation', admitRequests(deps.db, cfg.limits, limitsOf));
+  app.addHook('preValidation', admit);
   const scrapeBody = (b: Body) => {
     const { url, ...options } = b;
     const { body, wants } = scrapeOptionsToV2(options);
@@ -96,8 +94,7 @@ export async function v1Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
   app.get('/batch/scrape/:id/errors', batch.errors);
   app.delete('/batch/scrape/:id/errors', batch.errors);
 
-  const provider = deps.search ?? new OwnIndexProvider(deps.db, { shared: deps.sharedIndex ?? false });
-  app.post('/search', adapt(only(searchToV2), v1Answers.search), searchController(deps, cfg, provider));
+  app.post('/search', adapt(only(searchToV2), v1Answers.search), searchController(deps, cfg, search));
   app.post('/extract', adapt(only(extractToV2), v1Answers.started), extractController(deps, { ...cfg.extract, publicUrl: cfg.publicUrl }));
   app.get('/extract/:id', extractStatusController(deps));
 

@@ -28,12 +28,25 @@ export interface RouteConfig extends CrawlConfig {
   interact: InteractConfig;
 }
 
-/** The v2 route table. Every route sits behind authentication. */
-export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteConfig) {
+/**
+ * What the v2 and v1 route tables share, built once per process: the team-limits cache, the
+ * admission hook (its key → team memory) and the search provider.
+ */
+export function routeShared(deps: ApiDeps, cfg: RouteConfig) {
   const limitsOf = teamLimitsReader(deps.db, cfg.limits.defaults);
+  return {
+    limitsOf,
+    admit: admitRequests(deps.db, cfg.limits, limitsOf),
+    search: deps.search ?? new OwnIndexProvider(deps.db, { shared: deps.sharedIndex ?? false }),
+  };
+}
+export type RouteShared = ReturnType<typeof routeShared>;
+
+/** The v2 route table. Every route sits behind authentication. */
+export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteConfig, { limitsOf, admit, search }: RouteShared) {
   // After the body is parsed, as Firecrawl does: malformed JSON answers 400 BAD_REQUEST_INVALID_JSON
   // whatever the key. Uploads are not read before this (parse's multipart parser streams in the handler).
-  app.addHook('preValidation', admitRequests(deps.db, cfg.limits, limitsOf));
+  app.addHook('preValidation', admit);
   app.post('/scrape', { preHandler: scrapeCreditCheck(deps.db, limitsOf) }, scrapeController(deps));
   app.get('/scrape/:id', scrapeStatusController(deps));
   const interact = interactControllers(deps, cfg.interact, limitsOf);
@@ -59,7 +72,7 @@ export async function v2Routes(app: FastifyInstance, deps: ApiDeps, cfg: RouteCo
   app.post('/map', mapController(deps));
   app.post('/extract', extractController(deps, { ...cfg.extract, publicUrl: cfg.publicUrl }));
   app.get('/extract/:id', extractStatusController(deps));
-  app.post('/search', searchController(deps, cfg, deps.search ?? new OwnIndexProvider(deps.db, { shared: deps.sharedIndex ?? false })));
+  app.post('/search', searchController(deps, cfg, search));
   await app.register(parseRoutes(deps, cfg.parse));
   await app.register(agentRoutes(deps, cfg.agent, limitsOf));
   const crawlSettings = { defaultConcurrency: cfg.defaultConcurrency, batchesPerRun: cfg.batchesPerRun, maxCrawlLimit: cfg.maxCrawlLimit };
