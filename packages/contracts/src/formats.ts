@@ -34,13 +34,14 @@ const screenshotFormat = z.strictObject({
   viewport: viewport.optional(),
 });
 
-const changeTrackingFormat = z.strictObject({
-  type: z.literal('changeTracking'),
+/** The changeTracking format's options (v1 sends them apart, as changeTrackingOptions). */
+export const changeTrackingOptionsShape = {
   modes: z.array(z.enum(['git-diff', 'json'])).optional(),
   schema: z.record(z.string(), z.unknown()).optional(),
   prompt: z.string().max(10_000).optional(),
   tag: z.string().max(256).nullable().optional(),
-});
+};
+const changeTrackingFormat = z.strictObject({ type: z.literal('changeTracking'), ...changeTrackingOptionsShape });
 
 const attributesFormat = z.strictObject({
   type: z.literal('attributes'),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { jobStatusFieldsShape, scrapeDocumentSchema } from './responses';
 import { searchWebResultSchema } from './search';
 import { httpUrl } from './scrape';
+import { changeTrackingOptionsShape } from './formats';
 
 /**
  * Firecrawl's v1 API, as its public v1 OpenAPI document (`firecrawl/firecrawl-docs`,
@@ -26,14 +27,7 @@ export const v1ScrapeFieldsShape = {
   jsonOptions: v1JsonOptions.optional(),
   /** The JS SDK v1's name for the `extract` format's options. */
   extract: v1JsonOptions.optional(),
-  changeTrackingOptions: z
-    .strictObject({
-      modes: z.array(z.enum(['git-diff', 'json'])).optional(),
-      schema: z.record(z.string(), z.unknown()).optional(),
-      prompt: z.string().max(10_000).optional(),
-      tag: z.string().max(256).nullable().optional(),
-    })
-    .optional(),
+  changeTrackingOptions: z.strictObject(changeTrackingOptionsShape).optional(),
   /** false: the PDF is not converted (v2 `parsers: []`). */
   parsePDF: z.boolean().optional(),
 };
