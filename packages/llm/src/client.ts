@@ -119,7 +119,8 @@ export function createLlmClient(config: LlmConfig, options: ClientOptions = {}):
     // back to 'auto' with only a log line) and so do others; 'required' they enforce by grammar.
     const named = typeof req.toolChoice === 'object' ? req.toolChoice.name : undefined;
     const tools = named ? req.tools?.filter((t) => t.name === named) : req.tools;
-    const toolChoice = named && tools?.length ? 'required' : req.toolChoice;
+    // So no named object is ever sent (a name not among the tools sends no tools at all).
+    const toolChoice = named ? 'required' : (req.toolChoice as Exclude<typeof req.toolChoice, { name: string }>);
     const body = (): ChatCompletionCreateParamsBase => ({
       model,
       messages: req.messages.map(toSdkMessage),
@@ -129,7 +130,7 @@ export function createLlmClient(config: LlmConfig, options: ClientOptions = {}):
       ...(tools?.length
         ? {
             tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })),
-            ...(toolChoice ? { tool_choice: typeof toolChoice === 'string' ? toolChoice : { type: 'function' as const, function: { name: toolChoice.name } } } : {}),
+            ...(toolChoice ? { tool_choice: toolChoice } : {}),
           }
         : {}),
     });
