@@ -90,7 +90,8 @@ export function createScope(startUrl: string, o: ScopeOptions) {
     }
     const url = canonicalCrawlUrl(u, o);
     const key = crawlUrlKey(url, o);
-    const trap = trapOf(new URL(url), key);
+    // The fetched URL differs from `u` by its fragment (and query, when ignored), never by its path.
+    const trap = trapOf(url, u.pathname, key);
     if (trap) return { ok: false, reason: trap };
     return { ok: true, url, key, depth, external };
   }

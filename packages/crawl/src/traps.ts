@@ -43,9 +43,10 @@ export function repeatsSegments(segments: string[], maxRepeats: number = TRAP_LI
  */
 export function createTrapGuard(limits: typeof TRAP_LIMITS = TRAP_LIMITS) {
   const variants = new Map<string, Set<string>>();
-  return function trapOf(u: URL, key: string): TrapReason | null {
-    if (u.href.length > limits.maxUrlLength) return 'trap-length';
-    const segments = u.pathname.split('/').filter(Boolean);
+  /** `url` as fetched, `pathname` its path, `key` its frontier key. */
+  return function trapOf(url: string, pathname: string, key: string): TrapReason | null {
+    if (url.length > limits.maxUrlLength) return 'trap-length';
+    const segments = pathname.split('/').filter(Boolean);
     if (segments.length > limits.maxPathSegments) return 'trap-segments';
     if (repeatsSegments(segments, limits.maxRepeats)) return 'trap-repeat';
     const q = key.indexOf('?');
