@@ -60,7 +60,7 @@ export async function agentStep(deps: AgentStepDeps, input: AgentStepInput): Pro
 
     const availability = runAvailability(deps.tools, ctx);
     const tools = toolSpecs(availability);
-    const limits = deps.client.config.limits;
+    const limits = deps.client.limits;
     const toolTokens = specTokens(tools);
     const replyTokens = outputReserve(limits, STEP_OUTPUT_TOKENS);
     const { messages, tokens } = fitTranscript(rows, limits, toolTokens + replyTokens);

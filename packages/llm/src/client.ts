@@ -2,6 +2,8 @@ import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { LlmConfig } from './config';
 import { LlmCodes, LlmError } from './errors';
+import { createContextFit } from './context-fit';
+import type { ModelLimits } from './models';
 import { classifyProviderError } from './provider-errors';
 import { countMessageTokens, countTokens } from './tokens';
 import type { Usage } from './usage';
@@ -80,6 +82,12 @@ export interface EmbedResult {
 
 export interface LlmClient {
   readonly config: LlmConfig;
+  /**
+   * The limits to build prompts with: the configured ones, narrowed by what the server has shown —
+   * its tokenizer counting more tokens than ours for the same text (Llama, Qwen and SmolLM
+   * tokenizers do, by 10–40% on some text), or its context being smaller than configured.
+   */
+  readonly limits: ModelLimits;
   /** What the model turned out to accept; starts from the configured flags, learns from rejections. */
   readonly capabilities: { jsonSchema?: boolean; jsonObject?: boolean };
   chat(req: ChatRequest): Promise<ChatResult>;
@@ -108,6 +116,7 @@ export function createLlmClient(config: LlmConfig, options: ClientOptions = {}):
   });
   const secrets = [config.apiKey];
   const capabilities = { ...config.capabilities };
+  const fit = createContextFit(config.limits);
   // OpenAI's newer models refuse `max_tokens`; many compatible servers know only `max_tokens`.
   let tokenParam: 'max_tokens' | 'max_completion_tokens' = config.provider === 'openai' ? 'max_completion_tokens' : 'max_tokens';
 
@@ -168,6 +177,7 @@ export function createLlmClient(config: LlmConfig, options: ClientOptions = {}):
           throw classifyProviderError(e2, { signal: req.signal, secrets, model, baseUrl: config.baseUrl });
         }
       } else {
+        if (err.code === LlmCodes.CONTEXT_EXCEEDED) fit.overflowed(req.messages, req.maxOutputTokens, err);
         const d = err.details as { param?: string; unsupported?: boolean } | undefined;
         // Learn only "this model does not take json_schema", not "this schema was refused".
         if (d?.param === 'response_format' && d.unsupported && req.responseFormat) {
@@ -181,6 +191,7 @@ export function createLlmClient(config: LlmConfig, options: ClientOptions = {}):
     if (named) raw = { ...raw, toolCalls: raw.toolCalls.filter((c) => c.name === named) };
     const usageEstimated = !raw.usage;
     const usage = raw.usage ?? estimateUsage(req.messages, raw.content, raw.toolCalls);
+    if (!usageEstimated) fit.served(req.messages, req.maxOutputTokens, usage.promptTokens);
     return { ...raw, usage, usageEstimated, latencyMs: performance.now() - started };
   }
 
@@ -204,7 +215,15 @@ export function createLlmClient(config: LlmConfig, options: ClientOptions = {}):
     }
   }
 
-  return { config, capabilities, chat, embed };
+  return {
+    config,
+    capabilities,
+    get limits() {
+      return fit.limits();
+    },
+    chat,
+    embed,
+  };
 }
 
 async function readStream(

@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatResult, LlmClient, ResponseFormat } from './client';
+import { retryRefitted } from './context-fit';
 import { LlmCodes, LlmError, isLlmError } from './errors';
 import { jsonPrompt, repairMessage, type BuiltPrompt, type JsonPromptMode, type PageInput } from './prompts';
 import { parseJsonReply } from './reply-text';
@@ -48,7 +49,7 @@ export async function extractJson(client: LlmClient, input: ExtractJsonInput): P
 
   const { result, mode, prompt } = await callWithLadder(client, {
     schema: compiled,
-    build: (mode) => jsonPrompt({ page: input.page, prompt: input.prompt, schema: compiled?.providerSchema, mode, limits: client.config.limits }),
+    build: (mode) => jsonPrompt({ page: input.page, prompt: input.prompt, schema: compiled?.providerSchema, mode, limits: client.limits }),
     options: input,
     onUsage: (u) => (usage = addUsage(usage, u)),
   });
@@ -64,7 +65,7 @@ export async function extractJson(client: LlmClient, input: ExtractJsonInput): P
   const reply = result.content ?? '';
   const fix = repairMessage(check.errors);
   const extra = countMessageTokens([{ content: reply }, { content: fix }]);
-  const { limits } = client.config;
+  const { limits } = client;
   const refit = jsonPrompt({
     page: input.page,
     prompt: input.prompt,
@@ -130,9 +131,12 @@ export async function callWithLadder(
   rungs.push('prompt');
   let lastError: unknown;
   for (const mode of rungs) {
-    const prompt = opts.build(mode);
+    let prompt!: BuiltPrompt;
     try {
-      const result = await client.chat({ messages: prompt.messages, responseFormat: responseFormatFor(mode, opts.schema), maxOutputTokens: prompt.maxOutputTokens, ...callOpts(opts.options) });
+      const result = await retryRefitted(() => {
+        prompt = opts.build(mode);
+        return client.chat({ messages: prompt.messages, responseFormat: responseFormatFor(mode, opts.schema), maxOutputTokens: prompt.maxOutputTokens, ...callOpts(opts.options) });
+      });
       opts.onUsage(result.usage);
       return { result, mode, prompt };
     } catch (e) {

@@ -1,4 +1,5 @@
 import type { ChatResult, LlmClient } from './client';
+import { retryRefitted } from './context-fit';
 import { callOpts, truncationWarning, type CallOptions } from './extract';
 import { LlmCodes, LlmError, isLlmError } from './errors';
 import { cleanContentPrompt, highlightsPrompt, questionPrompt, summaryPrompt, type BuiltPrompt, type PageInput } from './prompts';
@@ -21,11 +22,11 @@ export interface TextResult {
 }
 
 export function summarize(client: LlmClient, page: PageInput, opts: CallOptions = {}): Promise<TextResult> {
-  return textCall(client, summaryPrompt(page, client.config.limits), opts, 'summary');
+  return textCall(client, () => summaryPrompt(page, client.limits), opts, 'summary');
 }
 
 export function answerQuestion(client: LlmClient, page: PageInput, question: string, opts: CallOptions = {}): Promise<TextResult> {
-  return textCall(client, questionPrompt(page, question, client.config.limits), opts, 'answer');
+  return textCall(client, () => questionPrompt(page, question, client.limits), opts, 'answer');
 }
 
 /**
@@ -34,7 +35,7 @@ export function answerQuestion(client: LlmClient, page: PageInput, question: str
  * no quote.
  */
 export async function findHighlights(client: LlmClient, page: PageInput, query: string, opts: CallOptions = {}): Promise<TextResult> {
-  const r = await textCall(client, highlightsPrompt(page, query, client.config.limits), opts, 'highlights');
+  const r = await textCall(client, () => highlightsPrompt(page, query, client.limits), opts, 'highlights');
   const passages = r.text.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
   const source = normalize(page.markdown);
   const kept = passages.filter((p) => source.includes(normalize(p)));
@@ -47,8 +48,13 @@ function normalize(s: string): string {
   return s.replace(/[*_`#>]|\[|\]\([^)]*\)/g, '').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
-async function textCall(client: LlmClient, prompt: BuiltPrompt, opts: CallOptions, what: string): Promise<TextResult> {
-  const r = await client.chat({ messages: prompt.messages, maxOutputTokens: prompt.maxOutputTokens, ...callOpts(opts) });
+/** `build` makes the prompt from the client's current limits (rebuilt once if the server refuses it as too long). */
+async function textCall(client: LlmClient, build: () => BuiltPrompt, opts: CallOptions, what: string): Promise<TextResult> {
+  let prompt!: BuiltPrompt;
+  const r = await retryRefitted(() => {
+    prompt = build();
+    return client.chat({ messages: prompt.messages, maxOutputTokens: prompt.maxOutputTokens, ...callOpts(opts) });
+  });
   if (r.refusal) throw new LlmError('UNPROCESSABLE', LlmCodes.REFUSED, { message: `The model refused: ${r.refusal.slice(0, 300)}`, retryable: false, usage: r.usage });
   const warnings = [
     prompt.truncated ? truncationWarning(prompt) : undefined,
@@ -76,7 +82,7 @@ const CLEAN_SLACK = 1.1;
  */
 export async function cleanContent(client: LlmClient, page: PageInput, opts: CallOptions = {}): Promise<CleanResult> {
   if (!page.markdown.trim()) return { markdown: page.markdown, cleaned: false };
-  const { limits } = client.config;
+  const { limits } = client;
   const tokens = countTokens(page.markdown);
   const reserved = Math.ceil(tokens * CLEAN_SLACK) + 64;
   const skip = (why: string, usage?: Usage): CleanResult => ({

@@ -58,7 +58,7 @@ const SCHEMA = {
 };
 
 export async function judgeChange(client: LlmClient, input: JudgeInput): Promise<{ judgment: MonitorJudgment; usage: Usage; truncated: boolean }> {
-  const shown = truncateToTokens(contentOf(input), Math.min(MAX_SHOWN_TOKENS, Math.floor(client.config.limits.contextWindow / 2)));
+  const shown = truncateToTokens(contentOf(input), Math.min(MAX_SHOWN_TOKENS, Math.floor(client.limits.contextWindow / 2)));
   const what = input.result ? 'A new search result' : 'A change to a watched page';
   const user = `Goal: ${input.goal}\n\n${what}: ${input.url}${input.title ? ` (${input.title})` : ''}\n<content>\n${shown.text}${shown.truncated ? '\n[… cut]' : ''}\n</content>`;
   const r = await askJson(client, { system: SYSTEM, user, schema: SCHEMA, maxOutputTokens: 1_024, ...callOpts(input) });

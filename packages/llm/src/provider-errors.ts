@@ -87,12 +87,12 @@ function fromStatus(e: APIError, ctx: ClassifyContext): LlmError {
     });
   }
   const text = `${providerMessage} ${body.param ?? ''}`;
-  if (body.code === 'context_length_exceeded' || /maximum context length|context[_ ]length|too many tokens|prompt is too long/i.test(text)) {
+  if (body.code === 'context_length_exceeded' || /maximum context length|context[_ ]length|too many tokens|prompt is too long|exceeds the available context size/i.test(text)) {
     return new LlmError('BAD_GATEWAY', LlmCodes.CONTEXT_EXCEEDED, {
       ...common,
       message: "The prompt exceeded the model's context window; set the context size of MODEL_NAME to the model's real one",
       retryable: false,
-      details,
+      details: { ...details, ...contextCounts(providerMessage) },
     });
   }
   // A parameter the model or server does not take (vs. a value it dislikes, e.g. a schema it cannot compile).
@@ -127,4 +127,26 @@ export function retryAfterMs(headers: Headers | undefined, now = Date.now()): nu
 function describeCause(e: APIConnectionError): string {
   const c = (e as { cause?: { code?: string; message?: string; cause?: { code?: string } } }).cause;
   return c?.code ?? c?.cause?.code ?? c?.message ?? '';
+}
+
+/**
+ * The token counts a context-overflow message states, by the server's own tokenizer: llama.cpp's
+ * "request (4186 tokens) exceeds the available context size (4096 tokens)", OpenAI's and vLLM's
+ * "maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens" /
+ * "you requested 9000 tokens (8000 in the messages, 1000 in the completion)". `promptTokens` is the
+ * messages' count; `requestedTokens` a total that includes the reply's reserve, when only that is said.
+ */
+export function contextCounts(message: string): { promptTokens?: number; requestedTokens?: number; contextTokens?: number } {
+  const n = (re: RegExp) => {
+    const m = re.exec(message);
+    return m ? Number(m[1]) : undefined;
+  };
+  const llama = /request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)/.exec(message);
+  if (llama) return { promptTokens: Number(llama[1]), contextTokens: Number(llama[2]) };
+  const out = {
+    contextTokens: n(/maximum context length is (\d+) tokens/i),
+    promptTokens: n(/(\d+) (?:tokens )?in the messages/i) ?? n(/messages resulted in (\d+) tokens/i),
+    requestedTokens: n(/you requested (\d+) tokens/i),
+  };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }

@@ -39,7 +39,7 @@ export async function askJson(client: LlmClient, input: AskJsonInput): Promise<A
       { role: 'system', content: system },
       { role: 'user', content: input.user },
     ];
-    return { messages, truncated: false, pageTokens: 0, maxOutputTokens: outputReserve(client.config.limits, input.maxOutputTokens) };
+    return { messages, truncated: false, pageTokens: 0, maxOutputTokens: outputReserve(client.limits, input.maxOutputTokens) };
   };
   const { result, mode, prompt } = await callWithLadder(client, { schema: compiled, build, options: input, onUsage: (u) => (usage = addUsage(usage, u)) });
   let verdict = await judgeReply(result, compiled, input.check).catch((e: unknown) => Promise.reject(withUsage(e, usage)));
@@ -51,7 +51,7 @@ export async function askJson(client: LlmClient, input: AskJsonInput): Promise<A
     { role: 'assistant', content: result.content ?? '' },
     { role: 'user', content: `Your reply was not acceptable:\n${verdict.errors.map((e) => `- ${e}`).join('\n')}\nReply again with corrected JSON only, fixing every problem listed.` },
   ];
-  if (countMessageTokens(messages) + prompt.maxOutputTokens > client.config.limits.contextWindow) throw cannotConform(verdict.errors, usage);
+  if (countMessageTokens(messages) + prompt.maxOutputTokens > client.limits.contextWindow) throw cannotConform(verdict.errors, usage);
   let repaired: ChatResult;
   try {
     repaired = await client.chat({
